@@ -1,0 +1,127 @@
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Platform } from './platform.ts';
+import { installErrorHandling, sendError } from './http/core.ts';
+import { AppError } from './http/errors.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
+import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
+import { createIdempotencyHooks } from './http/idempotency.ts';
+import { createRateLimitHook } from './http/rate-limit.ts';
+import { randomToken } from './crypto/ids.ts';
+import type { Api } from './http/types.ts';
+import { registerCustomerRoutes } from './modules/customers/routes.ts';
+import { registerAdminRoutes } from './modules/admin/routes.ts';
+
+export const apiVersion = '1.0.0';
+
+/**
+ * Builds the HTTP app: cross-cutting behaviour from http/, then each module's routes, listed
+ * explicitly. Nothing here touches SQL.
+ */
+export async function buildApp(platform: Platform): Promise<Api> {
+  const { config, services, metrics, database } = platform;
+  let closing = false;
+
+  const app = Fastify({
+    loggerInstance: platform.logger as FastifyBaseLogger,
+    genReqId: () => `req_${randomToken(12)}`,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  installErrorHandling(app);
+  app.addSchema(ErrorEnvelope);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      reply.header('Connection', 'close');
+      return sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', {}, { 'Retry-After': '1' }));
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  app.addHook('onClose', async () => {
+    closing = true;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Paysail API',
+        version: apiVersion,
+        description:
+          'Customers with identity verification, hosted payout and payment pages, fraud reports and entitlements. ' +
+          'Every answer is an envelope (`status` SUCCEEDED with `data`, or FAILED with `errorCode`, `errorMessage`, `requestId`), ' +
+          'except the entitlements query. Authenticate with HTTP Basic: the API key as user name, empty password. ' +
+          '`livemode=false` selects sandbox; omitted means live. Every POST accepts `Idempotency-Key`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          basicAuth: { type: 'http', scheme: 'basic', description: 'API key as the user name, empty password.' },
+          adminBearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY (operators only).' },
+        },
+      },
+      security: [{ basicAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { tags: ['Operations'], summary: 'Liveness', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ok') })) } } }, async () =>
+    succeeded({ status: 'ok' as const }),
+  );
+  app.get('/readyz', { schema: { tags: ['Operations'], summary: 'Readiness: the database answers', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ready') })) } } }, async () => {
+    try {
+      await database.ping();
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable', {}, { 'Retry-After': '1' });
+    }
+    return succeeded({ status: 'ready' as const });
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+
+  const merchantAuth = createMerchantAuthHook((rawKey) => services.merchants.authenticate(rawKey));
+  const rateLimit = createRateLimitHook(platform.rateLimiter);
+  const idempotency = createIdempotencyHooks({ database, clock: platform.clock });
+
+  await app.register(
+    async (scope) => {
+      const v1 = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
+      v1.addHook('onRequest', merchantAuth);
+      v1.addHook('onRequest', rateLimit);
+      v1.addHook('preHandler', idempotency.preHandler);
+      v1.addHook('onSend', idempotency.onSend);
+      registerCustomerRoutes(v1, services.customers);
+    },
+    { prefix: '/v1' },
+  );
+
+  await app.register(
+    async (scope) => {
+      const admin = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
+      admin.addHook('onRequest', createAdminAuthHook(async () => platform.adminKey));
+      registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers });
+    },
+    { prefix: '/admin/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,175 @@
+import path from 'node:path';
+
+/**
+ * Every environment variable Paysail reads, with its default and meaning. This is the only place
+ * that touches process.env; everything else receives the frozen Config.
+ */
+export interface Config {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  /** Base of the API, hosted pages and dashboard (contract §1). */
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  /** PostgreSQL URL; when absent the embedded PGlite database in dataDir is used. */
+  readonly databaseUrl: string | undefined;
+  readonly adminApiKey: string | undefined;
+  /** `kid:base64key,…` — the first key encrypts, all decrypt. Absent: a key file in dataDir. */
+  readonly encryptionKeys: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly redisUrl: string | undefined;
+  readonly rateLimitPerSecond: number;
+  readonly rateLimitBurst: number;
+  readonly sandboxKycDelayMs: number;
+  readonly sandboxPayoutDelayMs: number;
+  readonly webhookAllowPrivateTargets: boolean;
+  readonly role: 'all' | 'api' | 'worker';
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly jobPollIntervalMs: number;
+  readonly workerConcurrency: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (!/^-?\d+$/.test(raw.trim())) {
+    throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  }
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  const normalized = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(normalized)) {
+    return true;
+  }
+  if (['false', '0', 'no'].includes(normalized)) {
+    return false;
+  }
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return fallback;
+  }
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function readUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+function readRole(env: Env, argv: readonly string[]): Config['role'] {
+  const flag = argv.find((argument) => argument.startsWith('--role='));
+  if (flag) {
+    return readEnum({ ROLE: flag.slice('--role='.length) }, 'ROLE', ['all', 'api', 'worker'] as const, 'all');
+  }
+  return readEnum(env, 'ROLE', ['all', 'api', 'worker'] as const, 'all');
+}
+
+export function loadConfig(env: Env = process.env, argv: readonly string[] = process.argv): Config {
+  const nodeEnv = readEnum(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const port = readInteger(env, 'PORT', 4000, 0, 65535);
+  const host = env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0';
+  const publicUrl = (readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const adminApiKey = env.ADMIN_API_KEY && env.ADMIN_API_KEY !== '' ? env.ADMIN_API_KEY : undefined;
+  if (adminApiKey !== undefined && adminApiKey.length < 24) {
+    throw new ConfigError('ADMIN_API_KEY', 'must be at least 24 characters');
+  }
+  const encryptionKeys = env.ENCRYPTION_KEYS && env.ENCRYPTION_KEYS !== '' ? env.ENCRYPTION_KEYS : undefined;
+  if (nodeEnv === 'production' && encryptionKeys === undefined && databaseUrl !== undefined) {
+    throw new ConfigError('ENCRYPTION_KEYS', 'is required in production with PostgreSQL (generate one with `npm run cli -- crypto generate-key`)');
+  }
+  const rateLimitPerSecond = readInteger(env, 'RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000);
+  const rateLimitBurst = readInteger(env, 'RATE_LIMIT_BURST', 200, 1, 1_000_000);
+  if (rateLimitBurst < rateLimitPerSecond) {
+    throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${rateLimitPerSecond})`);
+  }
+  // The embedded (development) default allows loopback webhook targets; production refuses them.
+  const embeddedDefault = nodeEnv !== 'production';
+  return Object.freeze({
+    nodeEnv,
+    port,
+    host,
+    publicUrl,
+    dataDir: path.resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
+    databaseUrl,
+    adminApiKey,
+    encryptionKeys,
+    smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM && env.MAIL_FROM !== '' ? env.MAIL_FROM : 'Paysail <no-reply@paysail.localhost>',
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimitPerSecond,
+    rateLimitBurst,
+    sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
+    sandboxPayoutDelayMs: readInteger(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 3_600_000),
+    webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', embeddedDefault),
+    role: readRole(env, argv),
+    logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    jobPollIntervalMs: readInteger(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
+    workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+  });
+}
+
+/** The configuration table rendered in README.md; kept here so the two cannot drift far. */
+export const configDocumentation: ReadonlyArray<{ name: string; fallback: string; meaning: string }> = [
+  { name: 'PORT', fallback: '4000', meaning: 'HTTP port for the API, hosted pages and dashboard.' },
+  { name: 'HOST', fallback: '0.0.0.0', meaning: 'Interface to listen on.' },
+  { name: 'PUBLIC_URL', fallback: 'http://localhost:$PORT', meaning: 'Public base URL used in page links and e-mails.' },
+  { name: 'DATA_DIR', fallback: './data', meaning: 'Embedded PGlite database and local key file.' },
+  { name: 'DATABASE_URL', fallback: '(unset)', meaning: 'PostgreSQL URL; when set, PGlite is not used.' },
+  { name: 'ADMIN_API_KEY', fallback: 'generated at first start', meaning: 'Bearer token of the operator admin API (`/admin/v1`).' },
+  { name: 'ENCRYPTION_KEYS', fallback: 'key file in DATA_DIR', meaning: '`kid:base64(32 bytes)` list, first encrypts; required in production with PostgreSQL.' },
+  { name: 'SMTP_URL', fallback: '(unset)', meaning: 'SMTP server for e-mail; unset keeps mail in the sandbox inbox.' },
+  { name: 'MAIL_FROM', fallback: 'Paysail <no-reply@paysail.localhost>', meaning: 'Sender of customer e-mails.' },
+  { name: 'REDIS_URL', fallback: '(unset)', meaning: 'Shares rate limits across processes.' },
+  { name: 'RATE_LIMIT_PER_SECOND', fallback: '100', meaning: 'Sustained requests per second per API key.' },
+  { name: 'RATE_LIMIT_BURST', fallback: '200', meaning: 'Burst size per API key.' },
+  { name: 'SANDBOX_KYC_DELAY_MS', fallback: '2000', meaning: 'Sandbox KYC provider decision delay.' },
+  { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay.' },
+  { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true (false when NODE_ENV=production)', meaning: 'Allow webhook delivery to loopback/private addresses.' },
+  { name: 'ROLE', fallback: 'all', meaning: '`api`, `worker` or `all` (also `--role=`).' },
+  { name: 'LOG_LEVEL', fallback: 'info', meaning: 'pino log level.' },
+  { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },
+  { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
+  { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
+];

@@ -1,0 +1,116 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The platform key ring: AES-256-GCM keys with ids. The first key encrypts; every key decrypts, so
+ * rotation is "add a new first key, re-encrypt in the background, later drop the old one".
+ *
+ * Ciphertext: `v1.<kid>.<base64url(iv ‖ ciphertext ‖ tag)>`. The associated data binds a value to
+ * where it lives (merchant, row, field): a ciphertext copied to another row or field fails to decrypt.
+ */
+export interface KeyRing {
+  readonly activeKeyId: string;
+  readonly keyIds: readonly string[];
+  encrypt(plaintext: string, associatedData: string): string;
+  decrypt(ciphertext: string, associatedData: string): string;
+  keyIdOf(ciphertext: string): string;
+}
+
+export class KeyRingError extends Error {}
+
+export function parseKeySpec(spec: string): Array<{ id: string; key: Buffer }> {
+  const keys = spec
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const separator = part.indexOf(':');
+      if (separator <= 0) {
+        throw new KeyRingError('each key must be written as kid:base64key');
+      }
+      const id = part.slice(0, separator);
+      const key = Buffer.from(part.slice(separator + 1), 'base64');
+      if (!/^[A-Za-z0-9_-]{1,32}$/.test(id)) {
+        throw new KeyRingError(`key id "${id}" must be 1-32 characters of A-Z, a-z, 0-9, _ or -`);
+      }
+      if (key.length !== 32) {
+        throw new KeyRingError(`key "${id}" must decode to 32 bytes`);
+      }
+      return { id, key };
+    });
+  if (keys.length === 0) {
+    throw new KeyRingError('at least one key is required');
+  }
+  return keys;
+}
+
+export function generateKeySpec(id: string): string {
+  return `${id}:${randomBytes(32).toString('base64')}`;
+}
+
+export function createKeyRing(keys: Array<{ id: string; key: Buffer }>): KeyRing {
+  const byId = new Map(keys.map((entry) => [entry.id, entry.key]));
+  const [active] = keys;
+  if (!active) {
+    throw new KeyRingError('at least one key is required');
+  }
+  return {
+    activeKeyId: active.id,
+    keyIds: keys.map((entry) => entry.id),
+    encrypt(plaintext, associatedData) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', active.key, iv);
+      cipher.setAAD(Buffer.from(associatedData, 'utf8'));
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      const sealed = Buffer.concat([iv, body, cipher.getAuthTag()]);
+      return `v1.${active.id}.${sealed.toString('base64url')}`;
+    },
+    decrypt(ciphertext, associatedData) {
+      const [version, keyId, payload] = ciphertext.split('.');
+      if (version !== 'v1' || keyId === undefined || payload === undefined) {
+        throw new KeyRingError('unrecognised ciphertext');
+      }
+      const key = byId.get(keyId);
+      if (!key) {
+        throw new KeyRingError(`unknown key id ${keyId}`);
+      }
+      const sealed = Buffer.from(payload, 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
+      decipher.setAAD(Buffer.from(associatedData, 'utf8'));
+      decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+      return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8');
+    },
+    keyIdOf(ciphertext) {
+      return ciphertext.split('.')[1] ?? '';
+    },
+  };
+}
+
+const keyFileName = 'encryption-keys';
+
+/**
+ * Loads the key ring from ENCRYPTION_KEYS, or from `<dataDir>/encryption-keys` (created with mode
+ * 0600 on first start). The file lives beside the embedded database but never inside it.
+ */
+export function loadKeyRing(options: { encryptionKeys: string | undefined; dataDir: string }): KeyRing {
+  if (options.encryptionKeys) {
+    return createKeyRing(parseKeySpec(options.encryptionKeys));
+  }
+  const file = path.join(options.dataDir, keyFileName);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    fs.writeFileSync(file, `${generateKeySpec(`k${Date.now().toString(36)}`)}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return createKeyRing(parseKeySpec(fs.readFileSync(file, 'utf8')));
+}
+
+/** Adds a new active key to the key file and returns its id (the `crypto rotate-key` command). */
+export function rotateKeyFile(dataDir: string): string {
+  const file = path.join(dataDir, keyFileName);
+  const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+  const id = `k${Date.now().toString(36)}`;
+  const next = [generateKeySpec(id), existing].filter((part) => part !== '').join(',');
+  fs.writeFileSync(file, `${next}\n`, { mode: 0o600 });
+  return id;
+}

@@ -1,0 +1,216 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
+import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from './schema/index.ts';
+
+export type Schema = typeof schema;
+/** A database handle or an open transaction: services take this and never commit themselves. */
+export type Executor = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  readonly kind: 'pglite' | 'postgres';
+  readonly db: Executor;
+  /** Runs `work` in one transaction; after-commit callbacks run only once it committed. */
+  transaction<T>(work: (tx: Executor, afterCommit: (callback: () => void) => void) => Promise<T>): Promise<T>;
+  /** Calls `onNotify` for every NOTIFY on `channel`; returns an unsubscribe function. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.join(path.dirname(new URL(import.meta.url).pathname), 'migrations');
+
+export class DatabaseLockedError extends Error {}
+
+function acquireDirectoryLock(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockFile = path.join(dataDir, 'paysail.lock');
+  const take = () => fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+  try {
+    take();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw error;
+    }
+    const holder = Number(fs.readFileSync(lockFile, 'utf8').trim());
+    let alive = false;
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid) {
+      try {
+        process.kill(holder, 0);
+        alive = true;
+      } catch (probe) {
+        alive = (probe as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    }
+    if (alive) {
+      throw new DatabaseLockedError(
+        `The embedded database in ${dataDir} is in use by process ${holder}. ` +
+          'PGlite allows one process per data directory: stop that process, choose another DATA_DIR, ' +
+          'or set DATABASE_URL to use PostgreSQL with several processes.',
+      );
+    }
+    // The previous owner died without cleaning up: take the lock over.
+    fs.rmSync(lockFile, { force: true });
+    take();
+  }
+  return () => {
+    try {
+      if (fs.readFileSync(lockFile, 'utf8').trim() === String(process.pid)) {
+        fs.rmSync(lockFile, { force: true });
+      }
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function runAfterCommit(callbacks: Array<() => void>): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch {
+      // after-commit hooks are best effort (wake-ups); the committed data is what counts
+    }
+  }
+}
+
+export interface OpenPgliteOptions {
+  /** A directory, or undefined for in-memory. */
+  dataDir?: string;
+  /** A snapshot made by `dumpDataDir` (tests start from a migrated snapshot). */
+  snapshot?: Blob;
+}
+
+export async function openPglite(options: OpenPgliteOptions): Promise<Database & { client: PGlite }> {
+  const release = options.dataDir ? acquireDirectoryLock(options.dataDir) : () => undefined;
+  let client: PGlite;
+  try {
+    client = await PGlite.create({
+      ...(options.dataDir ? { dataDir: path.join(options.dataDir, 'pglite') } : {}),
+      ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Executor;
+  return {
+    kind: 'pglite',
+    client,
+    db,
+    async transaction(work) {
+      const callbacks: Array<() => void> = [];
+      const result = await db.transaction((tx) => work(tx as unknown as Executor, (callback) => callbacks.push(callback)));
+      runAfterCommit(callbacks);
+      return result;
+    },
+    async listen(channel, onNotify) {
+      const unsubscribe = await client.listen(channel, () => onNotify());
+      return async () => {
+        await unsubscribe();
+      };
+    },
+    async ping() {
+      await client.query('select 1');
+    },
+    async close() {
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database & { pool: pg.Pool }> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 5000,
+    // int8 (count(*), sums) as numbers, like PGlite; every amount we store fits in 2^53.
+    types: {
+      getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? 'text'),
+    } as pg.CustomTypesConfig,
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const db = drizzlePostgres(pool, { schema }) as unknown as Executor;
+  const listeners = new Set<pg.Client>();
+  return {
+    kind: 'postgres',
+    pool,
+    db,
+    async transaction(work) {
+      const callbacks: Array<() => void> = [];
+      const result = await db.transaction((tx) => work(tx as unknown as Executor, (callback) => callbacks.push(callback)));
+      runAfterCommit(callbacks);
+      return result;
+    },
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => undefined);
+      await client.connect();
+      client.on('notification', (message) => {
+        if (message.channel === channel) {
+          onNotify();
+        }
+      });
+      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      listeners.add(client);
+      return async () => {
+        listeners.delete(client);
+        await client.end().catch(() => undefined);
+      };
+    },
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
+      await pool.end();
+    },
+  };
+}
+
+/** Applies the one migration set; on PostgreSQL under an advisory lock so many processes can start at once. */
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.kind === 'pglite') {
+    await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], { migrationsFolder });
+    return;
+  }
+  const { pool } = database as Database & { pool: pg.Pool };
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock(72707370)');
+    await migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder });
+  } finally {
+    await client.query('select pg_advisory_unlock(72707370)').catch(() => undefined);
+    client.release();
+  }
+}
+
+export async function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): Promise<Database> {
+  const database = options.databaseUrl ? await openPostgres(options.databaseUrl) : await openPglite({ dataDir: options.dataDir });
+  try {
+    await migrateDatabase(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+/** `db.execute` returns `{ rows }` on both drivers. */
+export async function queryRows<T>(executor: Executor, query: ReturnType<typeof sql>): Promise<T[]> {
+  const result = (await executor.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

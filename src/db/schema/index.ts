@@ -1,0 +1,3 @@
+export * from './platform.ts';
+export * from './merchants.ts';
+export * from './customers.ts';

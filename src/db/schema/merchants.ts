@@ -1,0 +1,69 @@
+import { boolean, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const merchants = pgTable('merchants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  email: text('email').notNull(),
+  liveEnabled: boolean('live_enabled').notNull().default(false),
+  fraudReportWebhooksEnabled: boolean('fraud_report_webhooks_enabled').notNull().default(false),
+  createdAt: timestamptz('created_at').notNull(),
+  updatedAt: timestamptz('updated_at').notNull(),
+});
+
+/**
+ * API keys: `sk_<lookup>_<secret>`. Only the SHA-256 of the secret is stored; the lookup part is
+ * the key id's suffix, so authentication is one primary-key read plus a constant-time compare.
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    name: text('name').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    /** Last four characters of the secret, to tell keys apart in the dashboard. */
+    last4: text('last4').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    lastUsedAt: timestamptz('last_used_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (table) => [index('api_keys_merchant').on(table.merchantId)],
+);
+
+export const dashboardUsers = pgTable(
+  'dashboard_users',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [uniqueIndex('dashboard_users_email_unique').on(table.email)],
+);
+
+/**
+ * Per-merchant keys for the JWE the API returns PII in. Stored encrypted with the platform key
+ * ring; the newest active one encrypts responses. Rotation keeps old keys (inactive) so a merchant
+ * can still read responses they stored earlier.
+ */
+export const merchantPiiKeys = pgTable(
+  'merchant_pii_keys',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    keyCiphertext: text('key_ciphertext').notNull(),
+    active: boolean('active').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [index('merchant_pii_keys_merchant').on(table.merchantId, table.createdAt)],
+);

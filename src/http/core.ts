@@ -1,0 +1,125 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorStatus, isExpected, type ErrorCode } from './errors.ts';
+import { validationError } from './validation.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set once the response is known to be an error, for logs and metrics. */
+    errorCode?: ErrorCode;
+  }
+}
+
+const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+
+/** Errors that mean "the database is not reachable right now" (answered 503, not 500). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && (connectionErrorCodes.has(candidate.code) || candidate.code.startsWith('08'))) {
+      return true;
+    }
+    if (typeof candidate.message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error|PGlite is closed/i.test(candidate.message)) {
+      return true;
+    }
+    current = candidate.cause;
+  }
+  return false;
+}
+
+export function errorBody(request: FastifyRequest, error: AppError): Record<string, unknown> {
+  return { status: 'FAILED', errorCode: error.code, errorMessage: error.message, requestId: request.id, ...error.extra };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  request.errorCode = error.code;
+  for (const [name, value] of Object.entries(error.headers)) {
+    reply.header(name, value);
+  }
+  if (error.code === 'UNAUTHORIZED') {
+    reply.header('WWW-Authenticate', 'Basic realm="Paysail API", charset="UTF-8"');
+  }
+  const { field: _field, ...extra } = error.extra;
+  return reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ status: 'FAILED', errorCode: error.code, errorMessage: error.message, requestId: request.id, ...extra }));
+}
+
+/** Maps whatever was thrown to one of our closed error codes. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) {
+    return error;
+  }
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  if (fastifyError.validation) {
+    return validationError(fastifyError.validationContext ?? 'body', fastifyError.validation as never);
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('WRONG_PARAMETER', 'body is not valid JSON');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('WRONG_PARAMETER', 'body is not valid JSON');
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry with the same Idempotency-Key', {}, { 'Retry-After': '1' });
+  }
+  const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : 500;
+  if (status === 404) {
+    return new AppError('NOT_FOUND', 'Not found');
+  }
+  if (status >= 400 && status < 500) {
+    return new AppError('WRONG_PARAMETER', 'The request is malformed');
+  }
+  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred; it has been logged with the requestId');
+}
+
+/**
+ * Makes every answer an envelope: validation, parser, not-found and unexpected errors included.
+ * Stack traces and internals go to the log only.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  // An empty body with Content-Type: application/json is "no body" (the expire call sends one).
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  // JSON only: any other body type answers UNSUPPORTED_MEDIA_TYPE (hosted-page forms add their own
+  // parser in their own scope).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    defaultJsonParser(request, body as string, (error, value) => {
+      done(error ? new AppError('WRONG_PARAMETER', 'body is not valid JSON') : null, value);
+    });
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (isExpected(appError)) {
+      request.log.info({ errorCode: appError.code }, appError.message);
+    } else if (appError.code === 'SERVICE_UNAVAILABLE') {
+      request.log.warn({ err: error, errorCode: appError.code }, 'database unavailable');
+    } else {
+      request.log.error({ err: error, errorCode: appError.code }, 'unhandled error');
+    }
+    return sendError(request, reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]?.slice(0, 200) ?? ''}`)));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+}
+
+export const statusOf = (code: ErrorCode): number => errorStatus[code];

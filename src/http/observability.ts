@@ -1,0 +1,28 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route'>;
+  readonly jobs: Counter<'queue' | 'outcome'>;
+  readonly jobDuration: Histogram<'queue'>;
+}
+
+/** One registry per platform instance (tests build many in one process). */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({ name: 'paysail_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    httpDuration: new Histogram({
+      name: 'paysail_http_request_duration_seconds',
+      help: 'HTTP request duration',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    jobs: new Counter({ name: 'paysail_jobs_total', help: 'Jobs finished by queue and outcome', labelNames: ['queue', 'outcome'], registers: [registry] }),
+    jobDuration: new Histogram({ name: 'paysail_job_duration_seconds', help: 'Job run time', labelNames: ['queue'], registers: [registry] }),
+  };
+}

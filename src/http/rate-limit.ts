@@ -1,0 +1,89 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { AppError } from './errors.ts';
+
+export interface RateLimiter {
+  /** Takes one token for `key`; returns 0 when allowed, else the seconds to wait. */
+  take(key: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Token bucket: `ratePerSecond` tokens a second, at most `burst` stored. In-process by default;
+ * shared across processes through Redis when REDIS_URL is set.
+ */
+export function createMemoryRateLimiter(ratePerSecond: number, burst: number, now: () => number = Date.now): RateLimiter {
+  const buckets = new Map<string, { tokens: number; updatedAt: number }>();
+  return {
+    async take(key) {
+      const time = now();
+      const bucket = buckets.get(key) ?? { tokens: burst, updatedAt: time };
+      bucket.tokens = Math.min(burst, bucket.tokens + ((time - bucket.updatedAt) / 1000) * ratePerSecond);
+      bucket.updatedAt = time;
+      buckets.set(key, bucket);
+      if (buckets.size > 100_000) {
+        buckets.clear();
+      }
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return 0;
+      }
+      return Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerSecond));
+    },
+    async close() {
+      buckets.clear();
+    },
+  };
+}
+
+const tokenBucketScript = `
+local key = KEYS[1]
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local state = redis.call('HMGET', key, 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or nowMs
+tokens = math.min(burst, tokens + ((nowMs - at) / 1000) * rate)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(nowMs))
+redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 1000)
+if allowed == 1 then return 0 end
+return math.max(1, math.ceil((1 - tokens) / rate))
+`;
+
+export function createRedisRateLimiter(url: string, ratePerSecond: number, burst: number): RateLimiter {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+  redis.on('error', () => undefined);
+  return {
+    async take(key) {
+      try {
+        const wait = (await redis.eval(tokenBucketScript, 1, `paysail:ratelimit:${key}`, ratePerSecond, burst)) as number;
+        return Number(wait);
+      } catch {
+        // Redis down: fail open rather than refuse every request; the outage is visible in logs/metrics.
+        return 0;
+      }
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
+
+export function createRateLimitHook(limiter: RateLimiter) {
+  return async function rateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    if (!request.auth) {
+      return;
+    }
+    const wait = await limiter.take(request.auth.apiKeyId);
+    if (wait > 0) {
+      throw new AppError('RATE_LIMITED', `Too many requests for this API key; retry after ${wait} s`, {}, { 'Retry-After': String(wait) });
+    }
+  };
+}

@@ -1,0 +1,39 @@
+import { Type, type TSchema } from 'typebox';
+import { errorCodes } from './errors.ts';
+
+/** `{ status: 'SUCCEEDED', data }` — every success answer except the entitlements query. */
+export function Envelope<T extends TSchema>(data: T) {
+  return Type.Object({ status: Type.Literal('SUCCEEDED'), data }, { additionalProperties: false });
+}
+
+export const ErrorEnvelope = Type.Object(
+  {
+    status: Type.Literal('FAILED'),
+    errorCode: Type.Union(errorCodes.map((code) => Type.Literal(code))),
+    errorMessage: Type.String(),
+    requestId: Type.String(),
+  },
+  { $id: 'ErrorEnvelope', additionalProperties: true, description: 'Every failure, on every route. CARD_DECLINED adds declineReason.' },
+);
+
+export const LivemodeQuery = Type.Object(
+  {
+    livemode: Type.Optional(Type.Boolean({ description: '`false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'Empty body or `{}`.' });
+
+/** Success helper: wraps a resource in the envelope. */
+export function succeeded<T>(data: T): { status: 'SUCCEEDED'; data: T } {
+  return { status: 'SUCCEEDED', data };
+}
+
+export function errorResponses(...statuses: number[]): Record<number, { $ref: string }> {
+  const responses: Record<number, { $ref: string }> = {};
+  for (const status of [400, 401, 429, 500, ...statuses]) {
+    responses[status] = { $ref: 'ErrorEnvelope#' };
+  }
+  return responses;
+}

@@ -1,0 +1,93 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { AppError } from './errors.ts';
+
+// ajv-formats is CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function createAjv(coerceTypes: boolean): Ajv {
+  // removeAdditional stays off: an unknown field is an error (WRONG_PARAMETER), never silently dropped.
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+// Bodies are typed exactly ("100" is not an integer); query strings and params are text, so coerced.
+const strictAjv = createAjv(false);
+const coercingAjv = createAjv('array' as unknown as boolean);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+  return ajv.compile(schema as object) as ValidateFunction;
+};
+
+function fieldName(context: string, error: ErrorObject): string {
+  const path = error.instancePath
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('')
+    .replace(/^\./, '');
+  const params = error.params as Record<string, unknown>;
+  const child = (name: unknown) => (path === '' ? String(name) : `${path}.${String(name)}`);
+  if (error.keyword === 'required') {
+    return child(params.missingProperty);
+  }
+  if (error.keyword === 'additionalProperties') {
+    return child(params.additionalProperty);
+  }
+  if (path === '') {
+    return context === 'body' ? 'body' : context;
+  }
+  return path;
+}
+
+function rule(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a recognised field';
+    case 'type':
+      return `must be ${params.type === 'integer' ? 'an integer' : params.type === 'object' || params.type === 'array' ? `an ${String(params.type)}` : `a ${String(params.type)}`}`;
+    case 'minLength':
+      return `must be at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters`;
+    case 'minimum':
+      return `must be at least ${String(params.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(params.limit)}`;
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(params.allowedValue)}`;
+    case 'format':
+      return `must be a valid ${String(params.format)}`;
+    case 'pattern':
+      return 'has an invalid format';
+    case 'maxItems':
+      return `must have at most ${String(params.limit)} items`;
+    case 'minItems':
+      return `must have at least ${String(params.limit)} items`;
+    case 'uniqueItems':
+      return 'must not contain duplicates';
+    case 'maxProperties':
+      return `must have at most ${String(params.limit)} entries`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Turns the first schema violation into `WRONG_PARAMETER` naming the field and the rule. */
+export function validationError(context: string, errors: ErrorObject[]): AppError {
+  // A union (anyOf) reports one error per branch; the most specific one names the real problem.
+  const meaningful = errors.find((error) => error.keyword !== 'anyOf' && error.keyword !== 'oneOf') ?? errors[0];
+  if (!meaningful) {
+    return new AppError('WRONG_PARAMETER', `${context} is invalid`);
+  }
+  const field = fieldName(context, meaningful);
+  return new AppError('WRONG_PARAMETER', `${field} ${rule(meaningful)}`, { field });
+}

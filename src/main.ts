@@ -1,0 +1,108 @@
+import { loadConfig, ConfigError, type Config } from './config/index.ts';
+import { createLogger } from './logger.ts';
+import { loadKeyRing } from './crypto/keyring.ts';
+import { DatabaseLockedError, openDatabase } from './db/client.ts';
+import { createPlatform, scheduleMaintenance, type Platform } from './platform.ts';
+import { buildApp } from './app.ts';
+import { platformSettings } from './db/schema/index.ts';
+
+/** Creates the sandbox demo merchant on an empty database and returns what to print (once). */
+async function createDemoMerchantOnce(platform: Platform): Promise<string[]> {
+  const claimed = await platform.database.db
+    .insert(platformSettings)
+    .values({ key: 'demo_merchant_created', value: 'true', updatedAt: platform.clock.now() })
+    .onConflictDoNothing()
+    .returning({ key: platformSettings.key });
+  if (claimed.length === 0 || (await platform.services.merchants.countMerchants()) > 0) {
+    return [];
+  }
+  const demo = await platform.services.merchants.createMerchant({ name: 'Demo Merchant', email: 'demo@paysail.localhost' });
+  return [
+    `Demo merchant ${demo.merchant.id} (sandbox only; use ?livemode=false)`,
+    `  API key:          ${demo.apiKey}`,
+    `  Dashboard login:  ${demo.dashboardUser.email} / ${demo.dashboardUser.password}`,
+    `  Try:  curl -u '${demo.apiKey}:' -H 'Content-Type: application/json' \\`,
+    `          -d '{"referenceId":"user-1","signupAt":${Date.now()}}' '${platform.config.publicUrl}/v1/customers?livemode=false'`,
+  ];
+}
+
+function fail(message: string): never {
+  process.stderr.write(`paysail: ${message}\n`);
+  process.exit(1);
+}
+
+export async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      fail(`invalid configuration: ${error.message}`);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  let keyRing;
+  try {
+    keyRing = loadKeyRing(config);
+  } catch (error) {
+    fail(`invalid configuration: ENCRYPTION_KEYS: ${(error as Error).message}`);
+  }
+  let database;
+  try {
+    database = await openDatabase(config);
+  } catch (error) {
+    if (error instanceof DatabaseLockedError) {
+      fail(error.message);
+    }
+    fail(`cannot open the database (${config.databaseUrl ? 'DATABASE_URL' : `PGlite in ${config.dataDir}`}): ${(error as Error).message}`);
+  }
+  const platform = await createPlatform({ config, database, keyRing, logger });
+
+  const banner: string[] = [];
+  if (platform.adminKey.generated) {
+    banner.push(`Admin API key (generated; set ADMIN_API_KEY to choose your own): ${platform.adminKey.generated}`);
+  }
+  banner.push(...(await createDemoMerchantOnce(platform)));
+
+  const app = config.role === 'worker' ? null : await buildApp(platform);
+  if (app) {
+    await app.listen({ port: config.port, host: config.host });
+  }
+  if (config.role !== 'api') {
+    await scheduleMaintenance(platform);
+    await platform.worker.start();
+  }
+  const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
+  process.stdout.write(
+    [
+      '',
+      `Paysail ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (role ${config.role}, ${where})`,
+      ...(app ? [`  API docs: ${config.publicUrl}/docs   OpenAPI: ${config.publicUrl}/openapi.json`] : []),
+      ...banner,
+      '',
+    ].join('\n') + '\n',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    try {
+      await app?.close();
+      await platform.close();
+      await database.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+await main();

@@ -1,0 +1,202 @@
+import { Type } from 'typebox';
+import type { Api } from '../../http/types.ts';
+import { Envelope, EmptyBody, errorResponses, succeeded } from '../../http/schemas.ts';
+import type { MerchantsService, Merchant } from '../merchants/service.ts';
+import type { CustomersService } from '../customers/service.ts';
+import { Customer } from '../customers/schemas.ts';
+import { normalizeEmail } from '../customers/rules.ts';
+import { payoutMethods } from '../customers/rules.ts';
+
+const MerchantSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  liveEnabled: Type.Boolean(),
+  fraudReportWebhooksEnabled: Type.Boolean(),
+  createdAt: Type.Integer(),
+});
+
+const ApiKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  last4: Type.String(),
+  createdAt: Type.Integer(),
+  lastUsedAt: Type.Union([Type.Integer(), Type.Null()]),
+  revokedAt: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+const MerchantParams = Type.Object({ merchantId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+
+function merchantView(merchant: Merchant) {
+  return {
+    id: merchant.id,
+    name: merchant.name,
+    email: merchant.email,
+    liveEnabled: merchant.liveEnabled,
+    fraudReportWebhooksEnabled: merchant.fraudReportWebhooksEnabled,
+    createdAt: merchant.createdAt.getTime(),
+  };
+}
+
+const millis = (date: Date | null) => (date ? date.getTime() : null);
+
+/** The operator API (`/admin/v1`, bearer ADMIN_API_KEY): merchants, keys, live access, settings. */
+export function registerAdminRoutes(admin: Api, services: { merchants: MerchantsService; customers: CustomersService }): void {
+  const { merchants, customers } = services;
+  const tags = ['Admin'];
+  const security = [{ adminBearer: [] }];
+
+  admin.post(
+    '/merchants',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a merchant with its first API key and dashboard user',
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ maxLength: 254 }) }, { additionalProperties: false }),
+        response: {
+          200: Envelope(
+            Type.Object({
+              merchant: Type.Object({ id: Type.String(), name: Type.String(), liveEnabled: Type.Boolean() }),
+              apiKey: Type.String({ description: 'Shown once.' }),
+              dashboardUser: Type.Object({ email: Type.String(), password: Type.String({ description: 'Shown once.' }) }),
+            }),
+          ),
+          ...errorResponses(),
+        },
+      },
+    },
+    async (request) => succeeded(await merchants.createMerchant({ name: request.body.name.trim(), email: normalizeEmail('email', request.body.email) })),
+  );
+
+  admin.get('/merchants', { schema: { tags, security, summary: 'List merchants', response: { 200: Envelope(Type.Array(MerchantSchema)), ...errorResponses() } } }, async () =>
+    succeeded((await merchants.listMerchants()).map(merchantView)),
+  );
+
+  admin.get(
+    '/merchants/:merchantId',
+    { schema: { tags, security, summary: 'Read a merchant', params: MerchantParams, response: { 200: Envelope(MerchantSchema), ...errorResponses(404) } } },
+    async (request) => succeeded(merchantView(await merchants.getMerchant(request.params.merchantId))),
+  );
+
+  admin.post(
+    '/merchants/:merchantId/live',
+    { schema: { tags, security, summary: 'Enable live mode', params: MerchantParams, body: Type.Optional(EmptyBody), response: { 200: Envelope(MerchantSchema), ...errorResponses(404) } } },
+    async (request) => succeeded(merchantView(await merchants.enableLive(request.params.merchantId))),
+  );
+
+  admin.post(
+    '/merchants/:merchantId/settings',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Change merchant settings',
+        params: MerchantParams,
+        body: Type.Object({ fraudReportWebhooksEnabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 200: Envelope(MerchantSchema), ...errorResponses(404) },
+      },
+    },
+    async (request) => succeeded(merchantView(await merchants.updateSettings(request.params.merchantId, request.body))),
+  );
+
+  admin.post(
+    '/merchants/:merchantId/api_keys',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create an API key (shown once)',
+        params: MerchantParams,
+        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false })),
+        response: { 200: Envelope(Type.Object({ id: Type.String(), name: Type.String(), apiKey: Type.String(), createdAt: Type.Integer() })), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const created = await merchants.createApiKey(request.params.merchantId, request.body?.name ?? 'API key');
+      return succeeded({ ...created, createdAt: created.createdAt.getTime() });
+    },
+  );
+
+  admin.get(
+    '/merchants/:merchantId/api_keys',
+    { schema: { tags, security, summary: 'List API keys', params: MerchantParams, response: { 200: Envelope(Type.Array(ApiKeySchema)), ...errorResponses(404) } } },
+    async (request) =>
+      succeeded(
+        (await merchants.listApiKeys(request.params.merchantId)).map((key) => ({
+          ...key,
+          createdAt: key.createdAt.getTime(),
+          lastUsedAt: millis(key.lastUsedAt),
+          revokedAt: millis(key.revokedAt),
+        })),
+      ),
+  );
+
+  admin.post(
+    '/merchants/:merchantId/api_keys/:keyId/revoke',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke an API key',
+        params: Type.Object({ merchantId: Type.String({ maxLength: 100 }), keyId: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(Type.Object({ id: Type.String(), revoked: Type.Literal(true) })), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      await merchants.revokeApiKey(request.params.merchantId, request.params.keyId);
+      return succeeded({ id: request.params.keyId, revoked: true as const });
+    },
+  );
+
+  admin.get(
+    '/merchants/:merchantId/pii_keys',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Reveal the merchant's PII keys (JWE decryption keys, base64url)",
+        params: MerchantParams,
+        response: { 200: Envelope(Type.Array(Type.Object({ id: Type.String(), key: Type.String(), active: Type.Boolean(), createdAt: Type.Integer() }))), ...errorResponses(404) },
+      },
+    },
+    async (request) => succeeded((await merchants.revealPiiKeys(request.params.merchantId)).map((key) => ({ ...key, createdAt: key.createdAt.getTime() }))),
+  );
+
+  admin.post(
+    '/merchants/:merchantId/pii_keys/rotate',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Rotate the merchant PII key (new responses use the new key; old keys stay readable)',
+        params: MerchantParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(Type.Array(Type.Object({ id: Type.String(), key: Type.String(), active: Type.Boolean(), createdAt: Type.Integer() }))), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      await merchants.rotatePiiKey(request.params.merchantId);
+      return succeeded((await merchants.revealPiiKeys(request.params.merchantId)).map((key) => ({ ...key, createdAt: key.createdAt.getTime() })));
+    },
+  );
+
+  admin.post(
+    '/customers/:customerId/supported_payout_methods',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Set a customer's supported payout methods",
+        params: Type.Object({ customerId: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { supportedPayoutMethods: Type.Array(Type.Union(payoutMethods.map((method) => Type.Literal(method))), { uniqueItems: true, minItems: 1 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Customer), ...errorResponses(404) },
+      },
+    },
+    async (request) => succeeded(await customers.setSupportedPayoutMethods(request.params.customerId, request.body.supportedPayoutMethods)),
+  );
+}

@@ -1,0 +1,64 @@
+import type { Api } from '../../http/types.ts';
+import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
+import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
+import { Customer, CustomerCreateBody, CustomerIdParams, CustomerUpdateBody } from './schemas.ts';
+import type { CustomersService } from './service.ts';
+
+export function registerCustomerRoutes(api: Api, customers: CustomersService): void {
+  api.post(
+    '/customers',
+    {
+      schema: {
+        tags: ['Customers'],
+        summary: 'Create a customer',
+        description:
+          'Creates a customer. When the identity data needed for KYC is complete it is verified in the background (`kycStatus` PENDING); ' +
+          'otherwise the hosted payout page asks the customer for the rest. PII fields come back as JWE.',
+        querystring: LivemodeQuery,
+        body: CustomerCreateBody,
+        response: { 200: Envelope(Customer), ...errorResponses(403, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      const livemode = modeForCreate(merchant, request.query.livemode);
+      return succeeded(await customers.createCustomer(merchant, livemode, request.body));
+    },
+  );
+
+  api.get(
+    '/customers/:customerId',
+    {
+      schema: {
+        tags: ['Customers'],
+        summary: 'Read a customer',
+        querystring: LivemodeQuery,
+        params: CustomerIdParams,
+        response: { 200: Envelope(Customer), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await customers.getCustomer(merchant, modeFilter(merchant, request.query.livemode), request.params.customerId));
+    },
+  );
+
+  api.post(
+    '/customers/:customerId',
+    {
+      schema: {
+        tags: ['Customers'],
+        summary: 'Update a customer',
+        description: 'Updates `email`, `address` (merged field by field) and `supportedPaymentMethods` (only while unset). Any other field answers IMMUTABLE_FIELD.',
+        querystring: LivemodeQuery,
+        params: CustomerIdParams,
+        body: CustomerUpdateBody,
+        response: { 200: Envelope(Customer), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await customers.updateCustomer(merchant, modeFilter(merchant, request.query.livemode), request.params.customerId, request.body));
+    },
+  );
+}

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { migrateDatabase, migrationsFolder, openPglite, openPostgres, type Database } from '../../src/db/client.ts';
+
+/** Which database the suite runs on: PostgreSQL when DATABASE_URL is set, else embedded PGlite. */
+export const testDatabaseKind: 'postgres' | 'pglite' = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+function migrationsHash(): string {
+  const hash = createHash('sha256');
+  for (const file of fs.readdirSync(migrationsFolder).filter((name) => name.endsWith('.sql')).sort()) {
+    hash.update(file).update(fs.readFileSync(path.join(migrationsFolder, file)));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * PGlite: initdb + migrations take seconds, so the migrated data directory is dumped once (per
+ * migration set) and every test file starts from that snapshot.
+ */
+async function pgliteFromSnapshot(): Promise<Database> {
+  const snapshot = path.join(os.tmpdir(), `paysail-pglite-${migrationsHash()}.tar`);
+  if (!fs.existsSync(snapshot)) {
+    const fresh = await openPglite({});
+    await migrateDatabase(fresh);
+    const dump = await fresh.client.dumpDataDir('none');
+    await fresh.close();
+    const temporary = `${snapshot}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()));
+    fs.renameSync(temporary, snapshot);
+  }
+  const database = await openPglite({ snapshot: new Blob([fs.readFileSync(snapshot)]) });
+  // A snapshot made by an older run of the same migrations is already current; this is a no-op check.
+  await migrateDatabase(database);
+  return database;
+}
+
+/**
+ * PostgreSQL: each test file gets its own database, cloned from a migrated template (fast), and
+ * dropped afterwards. The template is built once per migration set, under an advisory lock.
+ */
+async function postgresDatabase(): Promise<Database> {
+  const baseUrl = process.env.DATABASE_URL ?? '';
+  const template = `paysail_template_${migrationsHash()}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query('select pg_advisory_lock(72707371)');
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [template]);
+    if (exists.rowCount === 0) {
+      await admin.query(`create database "${template}"`);
+      const url = new URL(baseUrl);
+      url.pathname = `/${template}`;
+      const database = await openPostgres(url.toString(), { max: 1 });
+      await migrateDatabase(database);
+      await database.close();
+    }
+    await admin.query('select pg_advisory_unlock(72707371)');
+    const name = `paysail_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+    await admin.query(`create database "${name}" template "${template}"`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    const database = await openPostgres(url.toString(), { max: 12 });
+    const close = database.close.bind(database);
+    return Object.assign(database, {
+      async close() {
+        await close();
+        const dropper = new pg.Client({ connectionString: baseUrl });
+        await dropper.connect();
+        await dropper.query(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+        await dropper.end();
+      },
+    });
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function openTestDatabase(): Promise<Database> {
+  return testDatabaseKind === 'postgres' ? postgresDatabase() : pgliteFromSnapshot();
+}
