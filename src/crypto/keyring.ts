@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -15,6 +15,8 @@ export interface KeyRing {
   encrypt(plaintext: string, associatedData: string): string;
   decrypt(ciphertext: string, associatedData: string): string;
   keyIdOf(ciphertext: string): string;
+  /** A 32-byte key for one purpose (CSRF tokens, cursors, …), derived with HKDF from the active key. */
+  deriveKey(purpose: string): Buffer;
 }
 
 export class KeyRingError extends Error {}
@@ -83,6 +85,9 @@ export function createKeyRing(keys: Array<{ id: string; key: Buffer }>): KeyRing
     },
     keyIdOf(ciphertext) {
       return ciphertext.split('.')[1] ?? '';
+    },
+    deriveKey(purpose) {
+      return Buffer.from(hkdfSync('sha256', active.key, Buffer.alloc(0), `paysail:${purpose}`, 32));
     },
   };
 }

@@ -1,0 +1,72 @@
+import type { Child } from 'hono/jsx';
+
+/** Shared styles for hosted pages and the dashboard: readable, high-contrast, phone-first. */
+export const baseStyles = `
+:root { color-scheme: light; --ink: #0f172a; --muted: #475569; --line: #cbd5e1; --accent: #1d4ed8; --accent-ink: #fff; --bad: #b91c1c; --good: #047857; --bg: #f8fafc; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+main { max-width: 34rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
+main.wide { max-width: 72rem; }
+h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 0.5rem; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; margin: 1rem 0; }
+.amount { font-size: 2rem; font-weight: 700; letter-spacing: -0.02em; }
+.muted { color: var(--muted); }
+label { display: block; font-weight: 600; margin: 0.9rem 0 0.3rem; }
+input, select { width: 100%; font: inherit; padding: 0.65rem 0.75rem; border: 1px solid #94a3b8; border-radius: 8px; background: #fff; color: var(--ink); }
+input:focus, select:focus, button:focus, a:focus { outline: 3px solid #93c5fd; outline-offset: 1px; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 1rem 0; padding: 0.5rem 1rem 1rem; }
+legend { font-weight: 600; padding: 0 0.25rem; }
+.choice { display: flex; gap: 0.5rem; align-items: center; font-weight: 500; margin: 0.5rem 0; }
+.choice input { width: auto; }
+button, .button { display: inline-block; width: 100%; margin-top: 1.25rem; padding: 0.8rem 1rem; font: inherit; font-weight: 600; border: 0; border-radius: 8px; background: var(--accent); color: var(--accent-ink); cursor: pointer; text-align: center; text-decoration: none; }
+button.secondary, .button.secondary { background: #e2e8f0; color: var(--ink); }
+button.danger { background: var(--bad); }
+.error { color: var(--bad); font-weight: 600; }
+.error-summary { border: 2px solid var(--bad); border-radius: 8px; padding: 0.75rem 1rem; background: #fef2f2; }
+.success { color: var(--good); font-weight: 600; }
+.row { display: flex; gap: 0.75rem; }
+.row > * { flex: 1; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.35rem 1rem; margin: 0; }
+dt { color: var(--muted); }
+dd { margin: 0; word-break: break-word; }
+table { width: 100%; border-collapse: collapse; background: #fff; }
+th, td { text-align: left; padding: 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+.badge { display: inline-block; padding: 0.1rem 0.5rem; border-radius: 999px; background: #e2e8f0; font-size: 0.85rem; font-weight: 600; }
+footer { margin-top: 2rem; font-size: 0.85rem; color: var(--muted); text-align: center; }
+@media (max-width: 30rem) { .row { flex-direction: column; gap: 0; } .amount { font-size: 1.6rem; } }
+`;
+
+export interface LayoutProps {
+  title: string;
+  nonce: string;
+  children?: Child;
+  /** Extra page-specific CSS (rendered in the nonce'd style element). */
+  styles?: string;
+  /** Inline script (rendered with the nonce); pages must work without it. */
+  script?: string;
+  wide?: boolean;
+  /** Set on pages that refresh themselves without JavaScript (status views). */
+  refreshSeconds?: number;
+}
+
+/** The HTML shell of every server-rendered page. hono/jsx escapes every interpolated value. */
+export function Layout(props: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        {props.refreshSeconds ? <meta http-equiv="refresh" content={String(props.refreshSeconds)} /> : null}
+        <title>{props.title}</title>
+        <style nonce={props.nonce}>{baseStyles + (props.styles ?? '')}</style>
+      </head>
+      <body>
+        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
+        <footer>Secured by Paysail</footer>
+        {props.script ? <script nonce={props.nonce}>{props.script}</script> : null}
+      </body>
+    </html>
+  );
+}
