@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Platform } from './platform.ts';
-import { installErrorHandling, sendError } from './http/core.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, sendError } from './http/core.ts';
 import { AppError } from './http/errors.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
@@ -13,8 +13,21 @@ import { createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
 import { randomToken } from './crypto/ids.ts';
 import type { Api } from './http/types.ts';
+import { registerDashboard } from './modules/dashboard/routes.tsx';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
+import { registerLedgerAdminRoutes, registerLedgerRoutes } from './modules/ledger/routes.ts';
+import { registerPayoutPageRoutes } from './modules/payout-pages/routes.ts';
+import { registerPayoutPageWebRoutes } from './modules/payout-pages/pages/routes.tsx';
+import { registerEventRoutes } from './modules/events/routes.ts';
+import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
+import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
+import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
+import { registerFraudImportAdminRoutes, registerFraudReportRoutes } from './modules/fraud-reports/routes.ts';
+import { registerSubscriptionRoutes } from './modules/subscriptions/routes.ts';
+import { registerEntitlementRoutes } from './modules/entitlements/routes.ts';
+import { registerWebScope } from './web/scope.ts';
+import { registerPaymentPageWebRoutes } from './web/pages/payment-page/routes.tsx';
 
 export const apiVersion = '1.0.0';
 
@@ -33,6 +46,8 @@ export async function buildApp(platform: Platform): Promise<Api> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -100,7 +115,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   const merchantAuth = createMerchantAuthHook((rawKey) => services.merchants.authenticate(rawKey));
   const rateLimit = createRateLimitHook(platform.rateLimiter);
-  const idempotency = createIdempotencyHooks({ database, clock: platform.clock });
+  const idempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing });
 
   await app.register(
     async (scope) => {
@@ -110,6 +125,14 @@ export async function buildApp(platform: Platform): Promise<Api> {
       v1.addHook('preHandler', idempotency.preHandler);
       v1.addHook('onSend', idempotency.onSend);
       registerCustomerRoutes(v1, services.customers);
+      registerLedgerRoutes(v1, services.ledger);
+      registerPayoutPageRoutes(v1, services.payoutPages);
+      registerEventRoutes(v1, { events: services.events, webhooks: services.webhooks });
+      registerWebhookRoutes(v1, services.webhooks);
+      registerPaymentPageRoutes(v1, services.paymentPages);
+      registerFraudReportRoutes(v1, services.fraudReports);
+      registerSubscriptionRoutes(v1, services.subscriptions);
+      registerEntitlementRoutes(v1, services.entitlements);
     },
     { prefix: '/v1' },
   );
@@ -119,9 +142,24 @@ export async function buildApp(platform: Platform): Promise<Api> {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
       admin.addHook('onRequest', createAdminAuthHook(async () => platform.adminKey));
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers });
+      registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
+      registerAdminEmailRoutes(admin, services.email);
+      registerFraudImportAdminRoutes(admin, services.fraudReports);
     },
     { prefix: '/admin/v1' },
   );
+
+  // Hosted checkout: /payment-page/<id> (HTML, CSRF, strict CSP).
+  await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
+    registerPaymentPageWebRoutes(web, tools, { paymentPages: services.paymentPages, merchants: services.merchants, clock: platform.clock }),
+  );
+
+  // Hosted payout page: /payout-page/<id> (HTML, e-mailed access code, CSRF, strict CSP).
+  await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
+    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
+  );
+
+  await registerDashboard(app, platform);
 
   return app;
 }

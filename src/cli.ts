@@ -21,7 +21,12 @@ async function withPlatform<T>(work: (platform: Awaited<ReturnType<typeof create
   const database = await openDatabase(config);
   try {
     const platform = await createPlatform({ config, database, keyRing: loadKeyRing(config), logger });
-    return await work(platform);
+    try {
+      return await work(platform);
+    } finally {
+      // Closes the rate limiter's Redis connection too, which would otherwise keep the CLI running.
+      await platform.close();
+    }
   } finally {
     await database.close();
   }

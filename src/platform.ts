@@ -14,11 +14,34 @@ import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
 import { idempotencyWindowMs } from './http/idempotency.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
+import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
+import { createEmailService, type EmailService } from './modules/email/service.ts';
+import { createSandboxCardProcessor } from './modules/card-processor/sandbox.ts';
+import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
+import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
+import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
+import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
+import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
+import { createLedgerService, type LedgerService } from './modules/ledger/service.ts';
+import { createPayoutPagesService, type PayoutPagesService } from './modules/payout-pages/service.ts';
+import { createSandboxPayoutRail } from './modules/payout-pages/rails/sandbox.ts';
 
 export interface Services {
   merchants: MerchantsService;
   customers: CustomersService;
   kyc: KycService;
+  events: EventsService;
+  webhooks: WebhooksService;
+  email: EmailService;
+  /** Routes sandbox charges to the sandbox processor and live ones to the live adapter (none yet). */
+  cardProcessor: CardProcessorRouter;
+  paymentPages: PaymentPagesService;
+  fraudReports: FraudReportsService;
+  subscriptions: SubscriptionsService;
+  entitlements: EntitlementsService;
+  ledger: LedgerService;
+  payoutPages: PayoutPagesService;
 }
 
 export interface Platform {
@@ -51,27 +74,65 @@ export async function createPlatform(options: { config: Config; database: Databa
   const registry = new JobRegistry();
 
   const merchants = createMerchantsService({ database, clock, keyRing });
-  let kyc: KycService | undefined;
-  const customers = createCustomersService({
-    database,
-    clock,
-    keyRing,
-    merchants,
-    kyc: () => {
-      if (!kyc) {
-        throw new Error('kyc service not ready');
-      }
-      return kyc;
-    },
-  });
-  kyc = createKycService({
+  // KYC reads identity data through customers, and customers start KYC: each refers to the other
+  // through a closure that runs only after both exist.
+  const kyc: KycService = createKycService({
     database,
     clock,
     sandboxProvider: createSandboxKycProvider({ database, clock, delayMs: config.sandboxKycDelayMs }),
     liveProvider: null,
     readKycData: (executor, customerId) => customers.readKycData(executor, customerId),
   });
+  const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
   registry.register(kyc.verifyJob());
+
+  // Balances (sandbox opens funded) and payout pages; KYC decisions move the pages waiting on them.
+  const ledger = createLedgerService({ database, clock });
+  merchants.onMerchantCreated((tx, merchant, now) => ledger.openSandboxBalances(tx, merchant.id, now));
+  const payoutPages = createPayoutPagesService({
+    database,
+    clock,
+    keyRing,
+    publicUrl: config.publicUrl,
+    ledger,
+    customers,
+    rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: null },
+  });
+  kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
+  registry.register(payoutPages.expireJob());
+  registry.register(payoutPages.submitJob());
+  registry.register(payoutPages.settleJob());
+
+  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock });
+  const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: null });
+  const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, cardProcessor, logger: logger.child({ component: 'payment-pages' }) });
+  const fraudReports = createFraudReportsService({ database, clock, keyRing, payments: paymentPages });
+  sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));
+  registry.register(paymentPages.expireJob());
+  registry.register(paymentPages.resolveAttemptJob());
+  registry.register(sandboxCardProcessor.fraudSignalJob());
+
+  const entitlements = createEntitlementsService({ database, clock, keyRing });
+  const subscriptions = createSubscriptionsService({ database, clock, entitlements, savedCards: paymentPages });
+  paymentPages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
+  registry.register(subscriptions.renewalJob());
+
+  const email = createEmailService({ database, clock, keyRing, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, logger: logger.child({ component: 'email' }) });
+  registry.register(email.sendJob());
+  const events = createEventsService({ database, clock, keyRing });
+  registry.register(events.retentionJob());
+  const webhooks = createWebhooksService({
+    database,
+    clock,
+    keyRing,
+    logger,
+    publicUrl: config.publicUrl,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    timeoutMs: config.webhookTimeoutMs,
+  });
+  for (const job of webhooks.jobs()) {
+    registry.register(job);
+  }
 
   registry.register<Record<string, never>>({
     queue: maintenanceQueue,
@@ -94,6 +155,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     logger: logger.child({ component: 'worker' }),
     concurrency: config.workerConcurrency,
     pollIntervalMs: config.jobPollIntervalMs,
+    leaseMs: config.jobLeaseMs,
     onJobFinished: (queue, outcome, durationMs) => {
       metrics.jobs.inc({ queue, outcome });
       metrics.jobDuration.observe({ queue }, durationMs / 1000);
@@ -114,11 +176,13 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, paymentPages, fraudReports, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     async close() {
       await worker.stop();
+      webhooks.close();
+      email.close();
       await rateLimiter.close();
     },
   };
@@ -130,5 +194,6 @@ export async function scheduleMaintenance(platform: Platform): Promise<void> {
   await platform.database.transaction(async (tx) => {
     const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
     await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
+    await scheduleEventRetention(tx, now);
   });
 }

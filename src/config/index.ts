@@ -24,6 +24,10 @@ export interface Config {
   readonly sandboxKycDelayMs: number;
   readonly sandboxPayoutDelayMs: number;
   readonly webhookAllowPrivateTargets: boolean;
+  /** One webhook attempt (connect + answer) must finish within this; contract §12 says 15 s. */
+  readonly webhookTimeoutMs: number;
+  /** How long a claimed job is held before another worker may take it over (its worker died). */
+  readonly jobLeaseMs: number;
   readonly role: 'all' | 'api' | 'worker';
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly jobPollIntervalMs: number;
@@ -126,6 +130,12 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   }
   // The embedded (development) default allows loopback webhook targets; production refuses them.
   const embeddedDefault = nodeEnv !== 'production';
+  const webhookTimeoutMs = readInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000);
+  const jobLeaseMs = readInteger(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000);
+  if (jobLeaseMs < webhookTimeoutMs + 1_000) {
+    // A lease shorter than one webhook attempt would hand a running delivery to a second worker.
+    throw new ConfigError('JOB_LEASE_MS', `must be at least WEBHOOK_TIMEOUT_MS + 1000 (${webhookTimeoutMs + 1_000})`);
+  }
   return Object.freeze({
     nodeEnv,
     port,
@@ -143,6 +153,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
     sandboxPayoutDelayMs: readInteger(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 3_600_000),
     webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', embeddedDefault),
+    webhookTimeoutMs,
+    jobLeaseMs,
     role: readRole(env, argv),
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     jobPollIntervalMs: readInteger(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
@@ -167,6 +179,8 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'SANDBOX_KYC_DELAY_MS', fallback: '2000', meaning: 'Sandbox KYC provider decision delay.' },
   { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay.' },
   { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true (false when NODE_ENV=production)', meaning: 'Allow webhook delivery to loopback/private addresses.' },
+  { name: 'WEBHOOK_TIMEOUT_MS', fallback: '15000', meaning: 'Time limit of one webhook attempt (connect to last byte).' },
+  { name: 'JOB_LEASE_MS', fallback: '60000', meaning: 'How long a claimed job is held before another worker may take it over; at least WEBHOOK_TIMEOUT_MS + 1000.' },
   { name: 'ROLE', fallback: 'all', meaning: '`api`, `worker` or `all` (also `--role=`).' },
   { name: 'LOG_LEVEL', fallback: 'info', meaning: 'pino log level.' },
   { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },

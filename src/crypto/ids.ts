@@ -15,6 +15,7 @@ export const idPrefixes = {
   webhookDelivery: 'whd_',
   apiKey: 'key_',
   dashboardUser: 'usr_',
+  dashboardSession: 'dss_',
   job: 'job_',
   kycVerification: 'kyc_',
   piiKey: 'pii_',

@@ -1,16 +1,78 @@
-import { CompactEncrypt, compactDecrypt } from 'jose';
+import { createCipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
+import { compactDecrypt } from 'jose';
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** Imported AES keys, per key buffer (merchant PII keys are cached by the merchants service). */
+const secretKeys = new WeakMap<Uint8Array, KeyObject>();
+/** The base64url protected header per key id: `{"alg":"dir","enc":"A256GCM","kid":…}`. */
+const protectedHeaders = new Map<string, string>();
+
+/**
+ * Random IVs, drawn from a buffer refilled from the CSPRNG 1024 IVs at a time (as Node does for
+ * `randomUUID`): one `randomBytes(12)` per field cost more than the encryption itself. Each slice is
+ * used once and encoded before the buffer can be refilled.
+ */
+const ivLength = 12;
+const ivPool = Buffer.alloc(ivLength * 1024);
+let ivOffset = ivPool.length;
+
+function nextIv(): Buffer {
+  if (ivOffset + ivLength > ivPool.length) {
+    randomFillSync(ivPool);
+    ivOffset = 0;
+  }
+  const iv = ivPool.subarray(ivOffset, ivOffset + ivLength);
+  ivOffset += ivLength;
+  return iv;
+}
+
+function secretKeyOf(key: Uint8Array): KeyObject {
+  let secret = secretKeys.get(key);
+  if (!secret) {
+    if (key.length !== 32) {
+      throw new TypeError('A256GCM needs a 256-bit key');
+    }
+    secret = createSecretKey(key);
+    secretKeys.set(key, secret);
+  }
+  return secret;
+}
+
+function protectedHeaderOf(keyId: string): string {
+  let header = protectedHeaders.get(keyId);
+  if (header === undefined) {
+    // Same member order as jose's `setProtectedHeader({ alg, enc, kid })`.
+    header = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: keyId }), 'utf8').toString('base64url');
+    if (protectedHeaders.size > 10_000) {
+      protectedHeaders.clear();
+    }
+    protectedHeaders.set(keyId, header);
+  }
+  return header;
+}
 
 /**
  * PII is returned to merchants as JWE compact serialization (RFC 7516): `alg: dir`, `enc: A256GCM`,
  * with `kid` naming the merchant PII key. Any JOSE library decrypts it with that key.
+ *
+ * Built directly with node:crypto (synchronous AES-GCM) rather than jose's WebCrypto path, which
+ * imported the key and crossed to the thread pool for every field: the output is the same
+ * `header..iv.ciphertext.tag` form (empty encrypted key, 96-bit IV, 128-bit tag, the ASCII of the
+ * encoded protected header as AAD), and `decryptJwe` (jose) reads it.
  */
+export function encryptJweSync(plaintext: string, key: Uint8Array, keyId: string): string {
+  const header = protectedHeaderOf(keyId);
+  const iv = nextIv();
+  const encodedIv = iv.toString('base64url');
+  const cipher = createCipheriv('aes-256-gcm', secretKeyOf(key), iv);
+  cipher.setAAD(Buffer.from(header, 'ascii'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return `${header}..${encodedIv}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
+}
+
 export async function encryptJwe(plaintext: string, key: Uint8Array, keyId: string): Promise<string> {
-  return new CompactEncrypt(encoder.encode(plaintext))
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: keyId })
-    .encrypt(key);
+  return encryptJweSync(plaintext, key, keyId);
 }
 
 export async function decryptJwe(jwe: string, key: Uint8Array): Promise<string> {

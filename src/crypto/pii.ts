@@ -1,5 +1,5 @@
 import type { KeyRing } from './keyring.ts';
-import { encryptJwe } from './jwe.ts';
+import { encryptJweSync } from './jwe.ts';
 
 /** Where a sealed value lives; bound into the AES-GCM associated data. */
 export interface PiiLocation {
@@ -43,7 +43,9 @@ export async function fieldsAsJwe(
   sealed: Record<string, string>,
   merchantKey: { id: string; key: Uint8Array },
 ): Promise<Record<string, string>> {
-  const plain = openFields(keyRing, location, sealed);
-  const entries = await Promise.all(Object.entries(plain).map(async ([field, value]) => [field, await encryptJwe(value, merchantKey.key, merchantKey.id)] as const));
-  return Object.fromEntries(entries);
+  const jwe: Record<string, string> = {};
+  for (const [field, value] of Object.entries(sealed)) {
+    jwe[field] = encryptJweSync(keyRing.decrypt(value, associatedData(location, field)), merchantKey.key, merchantKey.id);
+  }
+  return jwe;
 }

@@ -47,7 +47,7 @@ export function createAdminAuthHook(adminKey: () => Promise<{ verify(token: stri
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1] || !(await adminKey()).verify(match[1])) {
-      throw new AppError('UNAUTHORIZED', 'The admin API needs Authorization: Bearer <ADMIN_API_KEY>');
+      throw new AppError('UNAUTHORIZED', 'The admin API needs Authorization: Bearer <ADMIN_API_KEY>', {}, { 'WWW-Authenticate': 'Bearer realm="Paysail admin API"' });
     }
   };
 }

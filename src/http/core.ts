@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { AppError, errorStatus, isExpected, type ErrorCode } from './errors.ts';
 import { validationError } from './validation.ts';
+import { randomToken } from '../crypto/ids.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +38,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   for (const [name, value] of Object.entries(error.headers)) {
     reply.header(name, value);
   }
-  if (error.code === 'UNAUTHORIZED') {
+  // The merchant API is HTTP Basic; the admin API names its own (Bearer) scheme in error.headers.
+  if (error.code === 'UNAUTHORIZED' && !reply.hasHeader('WWW-Authenticate')) {
     reply.header('WWW-Authenticate', 'Basic realm="Paysail API", charset="UTF-8"');
   }
   const { field: _field, ...extra } = error.extra;
@@ -120,6 +123,49 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
+}
+
+/**
+ * Errors Fastify's router raises before any hook runs (an undecodable URL, a path parameter over
+ * the router's length limit): answered as envelopes with a Request-Id like everything else.
+ * Passed as the `frameworkErrors` option.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('Request-Id', request.id);
+  const appError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('NOT_FOUND', 'No resource has an id that long')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new AppError('WRONG_PARAMETER', 'The URL is malformed (invalid percent-encoding)')
+        : toAppError(error);
+  request.log.info({ errorCode: appError.code }, appError.message);
+  void sendError(request, reply, appError);
+}
+
+/**
+ * Requests Node's HTTP parser rejects (malformed request line or headers, headers too large) never
+ * reach Fastify; this answers them with an envelope instead of the framework's own JSON. Passed as
+ * the `clientErrorHandler` option.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) {
+    return;
+  }
+  const requestId = `req_${randomToken(12)}`;
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request headers are too large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'The request was not received in time'
+        : 'The request is not valid HTTP';
+  const body = JSON.stringify({ status: 'FAILED', errorCode: 'WRONG_PARAMETER', errorMessage: message, requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nRequest-Id: ${requestId}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export const statusOf = (code: ErrorCode): number => errorStatus[code];

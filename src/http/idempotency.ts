@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
 import { sha256Hex } from '../crypto/hashing.ts';
+import type { KeyRing } from '../crypto/keyring.ts';
 import { AppError } from './errors.ts';
 import type { Clock } from '../jobs/worker.ts';
 
@@ -22,13 +23,28 @@ function requestHash(request: FastifyRequest): string {
   return sha256Hex(`${request.method}\n${request.url}\n${body}`);
 }
 
+function responseAssociatedData(record: { merchantId: string; livemode: boolean; key: string }): string {
+  return `idempotency_keys|${record.merchantId}|${record.livemode}|${record.key}`;
+}
+
 /**
  * Idempotency-Key on every POST (contract §5): the first response (below 500) is stored and replayed
  * byte for byte for 24 h; a different request with the key → IDEMPOTENCY_KEY_REUSED; while the first
  * is still running → IDEMPOTENCY_KEY_IN_USE.
+ *
+ * Stored responses are sealed with the key ring: they can carry PII (a customer's e-mail), and no
+ * plaintext PII may rest in the database. Keep a retired key in the ring for at least 24 hours.
  */
-export function createIdempotencyHooks(deps: { database: Database; clock: Clock }) {
-  const { database, clock } = deps;
+export function createIdempotencyHooks(deps: { database: Database; clock: Clock; keyRing: KeyRing }) {
+  const { database, clock, keyRing } = deps;
+
+  function openResponseBody(record: { merchantId: string; livemode: boolean; key: string }, stored: string | null): string {
+    if (stored === null) {
+      return '';
+    }
+    // Rows written before responses were sealed hold the JSON itself.
+    return stored.startsWith('v1.') ? keyRing.decrypt(stored, responseAssociatedData(record)) : stored;
+  }
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
     const header = request.headers['idempotency-key'];
@@ -85,7 +101,7 @@ export function createIdempotencyHooks(deps: { database: Database; clock: Clock 
       .code(existing.responseStatus ?? 200)
       .header('Idempotent-Replayed', 'true')
       .type(existing.responseContentType ?? 'application/json; charset=utf-8')
-      .send(existing.responseBody ?? '');
+      .send(openResponseBody({ merchantId, livemode, key }, existing.responseBody));
   }
 
   async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
@@ -100,7 +116,12 @@ export function createIdempotencyHooks(deps: { database: Database; clock: Clock 
     }
     await database.db
       .update(idempotencyKeys)
-      .set({ state: 'completed', responseStatus: reply.statusCode, responseBody: payload, responseContentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8') })
+      .set({
+        state: 'completed',
+        responseStatus: reply.statusCode,
+        responseBody: keyRing.encrypt(payload, responseAssociatedData(record)),
+        responseContentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+      })
       .where(and(scope, eq(idempotencyKeys.state, 'in_progress')));
     return payload;
   }

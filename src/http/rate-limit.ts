@@ -57,13 +57,18 @@ if allowed == 1 then return 0 end
 return math.max(1, math.ceil((1 - tokens) / rate))
 `;
 
-export function createRedisRateLimiter(url: string, ratePerSecond: number, burst: number): RateLimiter {
+/**
+ * The shared bucket: one Lua script per request, atomic in Redis, timed by Redis's own clock so the
+ * processes' clocks need not agree. `keyPrefix` separates deployments (or test runs) sharing a Redis.
+ */
+export function createRedisRateLimiter(url: string, ratePerSecond: number, burst: number, options: { keyPrefix?: string } = {}): RateLimiter {
+  const keyPrefix = options.keyPrefix ?? 'paysail:ratelimit:';
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
   redis.on('error', () => undefined);
   return {
     async take(key) {
       try {
-        const wait = (await redis.eval(tokenBucketScript, 1, `paysail:ratelimit:${key}`, ratePerSecond, burst)) as number;
+        const wait = (await redis.eval(tokenBucketScript, 1, `${keyPrefix}${key}`, ratePerSecond, burst)) as number;
         return Number(wait);
       } catch {
         // Redis down: fail open rather than refuse every request; the outage is visible in logs/metrics.

@@ -43,6 +43,10 @@ function fieldName(context: string, error: ErrorObject): string {
   return path;
 }
 
+function count(limit: unknown, noun: string): string {
+  return `${String(limit)} ${noun}${limit === 1 ? '' : 's'}`;
+}
+
 function rule(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -53,9 +57,9 @@ function rule(error: ErrorObject): string {
     case 'type':
       return `must be ${params.type === 'integer' ? 'an integer' : params.type === 'object' || params.type === 'array' ? `an ${String(params.type)}` : `a ${String(params.type)}`}`;
     case 'minLength':
-      return `must be at least ${String(params.limit)} characters`;
+      return `must be at least ${count(params.limit, 'character')}`;
     case 'maxLength':
-      return `must be at most ${String(params.limit)} characters`;
+      return `must be at most ${count(params.limit, 'character')}`;
     case 'minimum':
       return `must be at least ${String(params.limit)}`;
     case 'maximum':
@@ -69,9 +73,9 @@ function rule(error: ErrorObject): string {
     case 'pattern':
       return 'has an invalid format';
     case 'maxItems':
-      return `must have at most ${String(params.limit)} items`;
+      return `must have at most ${count(params.limit, 'item')}`;
     case 'minItems':
-      return `must have at least ${String(params.limit)} items`;
+      return `must have at least ${count(params.limit, 'item')}`;
     case 'uniqueItems':
       return 'must not contain duplicates';
     case 'maxProperties':
@@ -79,6 +83,38 @@ function rule(error: ErrorObject): string {
     default:
       return error.message ?? 'is invalid';
   }
+}
+
+function allowedValues(error: ErrorObject): unknown[] | null {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    return params.allowedValues;
+  }
+  if (error.keyword === 'const') {
+    return [params.allowedValue];
+  }
+  return null;
+}
+
+/**
+ * A union of literals (TypeBox `Union([Literal('CARD'), …])`) fails with one enum/const error per
+ * branch; reporting only the first ("must be CARD") would be wrong, so the values are merged.
+ */
+function unionOfValuesRule(errors: ErrorObject[], first: ErrorObject): string | null {
+  const union = errors.find((error) => (error.keyword === 'anyOf' || error.keyword === 'oneOf') && error.instancePath === first.instancePath);
+  if (!union) {
+    return null;
+  }
+  const branches = errors.filter((error) => error.instancePath === first.instancePath && error.keyword !== 'anyOf' && error.keyword !== 'oneOf');
+  const values: unknown[] = [];
+  for (const branch of branches) {
+    const allowed = allowedValues(branch);
+    if (!allowed) {
+      return null;
+    }
+    values.push(...allowed);
+  }
+  return values.length > 0 ? `must be one of ${values.map(String).join(', ')}` : null;
 }
 
 /** Turns the first schema violation into `WRONG_PARAMETER` naming the field and the rule. */
@@ -89,5 +125,5 @@ export function validationError(context: string, errors: ErrorObject[]): AppErro
     return new AppError('WRONG_PARAMETER', `${context} is invalid`);
   }
   const field = fieldName(context, meaningful);
-  return new AppError('WRONG_PARAMETER', `${field} ${rule(meaningful)}`, { field });
+  return new AppError('WRONG_PARAMETER', `${field} ${unionOfValuesRule(errors, meaningful) ?? rule(meaningful)}`, { field });
 }

@@ -9,6 +9,7 @@ export const jobsChannel = 'paysail_jobs';
 export interface EnqueueOptions {
   /** When to run; default now. */
   runAt?: Date;
+  /** Overrides the queue's policy (its JobDefinition.maxAttempts, else 10) for this one job. */
   maxAttempts?: number;
   /** A second enqueue with the same key is a no-op (exactly-once scheduling). */
   dedupeKey?: string;
@@ -28,7 +29,8 @@ export async function enqueueJob(tx: Executor, now: Date, queue: string, payload
       payload: payload as object,
       status: 'pending',
       runAt: options.runAt ?? now,
-      maxAttempts: options.maxAttempts ?? 10,
+      // 0 = "the queue's policy": the worker applies JobDefinition.maxAttempts (or the default).
+      maxAttempts: options.maxAttempts ?? 0,
       dedupeKey: options.dedupeKey ?? null,
       createdAt: now,
       updatedAt: now,
@@ -81,9 +83,24 @@ export async function completeJob(executor: Executor, jobId: string, workerId: s
   return updated.length === 1;
 }
 
-/** Schedules another attempt, or marks the job dead when attempts are used up. */
-export async function failJob(executor: Executor, job: ClaimedJob, workerId: string, now: Date, error: string, retryAt: Date | null): Promise<'retry' | 'dead'> {
-  const dead = retryAt === null || job.attempts >= job.maxAttempts;
+export const defaultMaxAttempts = 10;
+
+/** The attempt limit of a claimed job: its own when enqueued with one, else the queue's policy. */
+export function attemptLimit(job: Pick<ClaimedJob, 'maxAttempts'>, queueMaxAttempts: number | undefined): number {
+  return job.maxAttempts > 0 ? job.maxAttempts : (queueMaxAttempts ?? defaultMaxAttempts);
+}
+
+/** Schedules another attempt, or marks the job dead when attempts are used up (`maxAttempts` is the effective limit). */
+export async function failJob(
+  executor: Executor,
+  job: ClaimedJob,
+  workerId: string,
+  now: Date,
+  error: string,
+  retryAt: Date | null,
+  maxAttempts: number = attemptLimit(job, undefined),
+): Promise<'retry' | 'dead'> {
+  const dead = retryAt === null || job.attempts >= maxAttempts;
   await executor
     .update(jobs)
     .set(

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../db/client.ts';
-import { claimJobs, completeJob, defaultBackoff, failJob, jobsChannel, type ClaimedJob } from './queue.ts';
+import { attemptLimit, claimJobs, completeJob, defaultBackoff, failJob, jobsChannel, type ClaimedJob } from './queue.ts';
 import { randomToken } from '../crypto/ids.ts';
 import { sql } from 'drizzle-orm';
 import { jobs } from '../db/schema/index.ts';
@@ -29,6 +29,7 @@ export type JobOutcome = void | { rescheduleAt: Date };
 
 export interface JobDefinition<P = unknown> {
   readonly queue: string;
+  /** Attempts before the job is `dead` (default 10); an enqueue may override it per job. */
   readonly maxAttempts?: number;
   /** Delay in ms before attempt `attempt + 1` after a failure; default exponential with jitter. */
   readonly backoff?: (attempt: number) => number;
@@ -217,10 +218,17 @@ export class Worker {
         logger.warn({ jobId: job.id, queue: job.queue }, 'job lease lost; another worker owns it now');
         return;
       }
+      if (completedInTransaction) {
+        // The job's effects and its completion already committed; what failed afterwards cannot undo them.
+        logger.error({ jobId: job.id, queue: job.queue, err: error }, 'job failed after its transaction committed');
+        this.options.onJobFinished?.(job.queue, 'succeeded', Date.now() - started);
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       const backoff = definition?.backoff ?? defaultBackoff;
       const retryAt = new Date(clock.now().getTime() + backoff(job.attempts));
-      const outcome = await failJob(database.db, job, this.id, clock.now(), message, definition ? retryAt : null).catch(() => 'retry' as const);
+      const limit = attemptLimit(job, definition?.maxAttempts);
+      const outcome = await failJob(database.db, job, this.id, clock.now(), message, definition ? retryAt : null, limit).catch(() => 'retry' as const);
       const log = outcome === 'dead' ? logger.error.bind(logger) : logger.warn.bind(logger);
       log({ jobId: job.id, queue: job.queue, attempt: job.attempts, outcome, err: error }, 'job failed');
       this.options.onJobFinished?.(job.queue, outcome, Date.now() - started);

@@ -37,6 +37,11 @@ footer { margin-top: 2rem; font-size: 0.85rem; color: var(--muted); text-align: 
 @media (max-width: 30rem) { .row { flex-direction: column; gap: 0; } .amount { font-size: 1.6rem; } }
 `;
 
+/** Keeps raw style/script text from closing its element early (`</script`, `</style`, `<!--`). */
+function rawTextSafe(text: string): string {
+  return text.replace(/<\/(script|style)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+}
+
 export interface LayoutProps {
   title: string;
   nonce: string;
@@ -60,12 +65,13 @@ export function Layout(props: LayoutProps) {
         <meta name="robots" content="noindex" />
         {props.refreshSeconds ? <meta http-equiv="refresh" content={String(props.refreshSeconds)} /> : null}
         <title>{props.title}</title>
-        <style nonce={props.nonce}>{baseStyles + (props.styles ?? '')}</style>
+        {/* Raw text elements: escaping would corrupt CSS (`>`) and JS. The contents are our own constants. */}
+        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + (props.styles ?? '')) }} />
       </head>
       <body>
         <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
         <footer>Secured by Paysail</footer>
-        {props.script ? <script nonce={props.nonce}>{props.script}</script> : null}
+        {props.script ? <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(props.script) }} /> : null}
       </body>
     </html>
   );

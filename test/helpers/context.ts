@@ -41,11 +41,23 @@ export function basicAuth(apiKey: string): string {
 
 let merchantCounter = 0;
 
+export interface TestContextOptions {
+  env?: Record<string, string>;
+  clock?: TestClock;
+  /**
+   * Share another context's database (a second "process" on the same database: shared rate limits,
+   * key-ring rotation). The context that opened the database closes it.
+   */
+  database?: Database;
+  /** A specific key ring (rotation tests); default a fresh one-key ring. */
+  keyRing?: KeyRing;
+}
+
 /**
  * Builds the real platform and app on a fresh database (PGlite, or PostgreSQL when DATABASE_URL is
  * set) with a test clock and captured logs. Nothing of our own is mocked.
  */
-export async function createTestContext(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestContext> {
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const config = loadConfig(
     {
       NODE_ENV: 'test',
@@ -68,9 +80,10 @@ export async function createTestContext(options: { env?: Record<string, string>;
     },
   });
   const logger = createLogger({ level: config.logLevel, stream });
-  const keyRing = createKeyRing(parseKeySpec(generateKeySpec('test1')));
+  const keyRing = options.keyRing ?? createKeyRing(parseKeySpec(generateKeySpec('test1')));
   const clock = options.clock ?? new TestClock();
-  const database = await openTestDatabase();
+  const ownsDatabase = options.database === undefined;
+  const database = options.database ?? (await openTestDatabase());
   const platform = await createPlatform({ config, database, keyRing, logger, clock });
   const app = await buildApp(platform);
   await app.ready();
@@ -118,7 +131,9 @@ export async function createTestContext(options: { env?: Record<string, string>;
     async close() {
       await app.close();
       await platform.close();
-      await database.close();
+      if (ownsDatabase) {
+        await database.close();
+      }
     },
   };
   return context;

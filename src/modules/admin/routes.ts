@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { Envelope, EmptyBody, errorResponses, succeeded } from '../../http/schemas.ts';
+import { wrongParameter } from '../../http/errors.ts';
 import type { MerchantsService, Merchant } from '../merchants/service.ts';
 import type { CustomersService } from '../customers/service.ts';
 import { Customer } from '../customers/schemas.ts';
@@ -66,7 +67,13 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
         },
       },
     },
-    async (request) => succeeded(await merchants.createMerchant({ name: request.body.name.trim(), email: normalizeEmail('email', request.body.email) })),
+    async (request) => {
+      const name = request.body.name.trim();
+      if (name === '') {
+        throw wrongParameter('name', 'must not be blank');
+      }
+      return succeeded(await merchants.createMerchant({ name, email: normalizeEmail('email', request.body.email) }));
+    },
   );
 
   admin.get('/merchants', { schema: { tags, security, summary: 'List merchants', response: { 200: Envelope(Type.Array(MerchantSchema)), ...errorResponses() } } }, async () =>
@@ -108,12 +115,17 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
         security,
         summary: 'Create an API key (shown once)',
         params: MerchantParams,
-        body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false })),
+        // No body (validated as null), `{}` or `{name}`.
+        body: Type.Union([Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }), Type.Null()]),
         response: { 200: Envelope(Type.Object({ id: Type.String(), name: Type.String(), apiKey: Type.String(), createdAt: Type.Integer() })), ...errorResponses(404) },
       },
     },
     async (request) => {
-      const created = await merchants.createApiKey(request.params.merchantId, request.body?.name ?? 'API key');
+      const name = request.body?.name?.trim() ?? 'API key';
+      if (name === '') {
+        throw wrongParameter('name', 'must not be blank');
+      }
+      const created = await merchants.createApiKey(request.params.merchantId, name);
       return succeeded({ ...created, createdAt: created.createdAt.getTime() });
     },
   );

@@ -45,4 +45,10 @@ export interface CardProcessor {
   charge(input: { paymentId: string; livemode: boolean; amount: number; currency: string; card: CardDetails; saveCard: boolean }): Promise<ChargeResult>;
   /** Charges a saved token (renewals), once per `paymentId`. */
   chargeToken(input: { paymentId: string; livemode: boolean; amount: number; currency: string; token: string }): Promise<ChargeResult>;
+  /**
+   * The recorded result of an earlier `charge`/`chargeToken` with this `paymentId`, or null when the
+   * processor never received it. Used to settle an attempt whose answer was lost (crash, timeout).
+   * Optional: without it such an attempt is recorded as declined with `processing_error`.
+   */
+  retrieveCharge?(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null>;
 }

@@ -17,6 +17,7 @@ export const AddressInput = Type.Object(
 
 const PaymentMethods = Type.Array(Type.Union(paymentMethods.map((method) => Type.Literal(method))), {
   uniqueItems: true,
+  minItems: 1,
   maxItems: paymentMethods.length,
   description: 'Distinct values of CARD, BANK_TRANSFER, CRYPTO. Immutable once set.',
 });

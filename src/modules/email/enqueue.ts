@@ -5,6 +5,8 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 
 export const emailSendQueue = 'email.send';
+/** Attempts of the `email.send` job before the e-mail is marked `failed`. */
+export const emailMaxAttempts = 8;
 
 export interface OutgoingEmail {
   merchantId: string;
@@ -41,6 +43,6 @@ export async function enqueueEmail(tx: Executor, now: Date, keyRing: KeyRing, em
     status: 'queued',
     createdAt: now,
   });
-  await enqueueJob(tx, now, emailSendQueue, { emailId: id }, { dedupeKey: `${emailSendQueue}:${id}`, maxAttempts: 8 });
+  await enqueueJob(tx, now, emailSendQueue, { emailId: id }, { dedupeKey: `${emailSendQueue}:${id}`, maxAttempts: emailMaxAttempts });
   return id;
 }

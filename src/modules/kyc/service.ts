@@ -94,7 +94,9 @@ export function createKycService(deps: {
           }
           const decision = await provider.fetchDecision(reference);
           if (decision.status === 'PENDING') {
-            return { rescheduleAt: new Date(clock.now().getTime() + provider.pollIntervalMs) };
+            const now = clock.now().getTime();
+            const retryAt = decision.retryAt && decision.retryAt.getTime() > now ? decision.retryAt.getTime() : now + provider.pollIntervalMs;
+            return { rescheduleAt: new Date(Math.min(retryAt, now + 60 * 60 * 1000)) };
           }
           await context.transaction(async (tx) => {
             const now = clock.now();

@@ -36,6 +36,13 @@ export const passwordHashOptions = { memoryCost: 19456, timeCost: 2, parallelism
 const apiKeyPattern = /^sk_([0-9a-z]{36})_([A-Za-z0-9_-]{43})$/;
 const lastUsedWriteIntervalMs = 60_000;
 const piiKeyCacheMs = 30_000;
+/**
+ * How long a resolved API key (its hash, revocation and merchant row) is reused without reading the
+ * database. Revoking a key or changing the merchant through this service empties the cache at once
+ * in this process; another process (several API processes on one PostgreSQL) notices within this time.
+ */
+export const authCacheMs = 2_000;
+const authCacheMaxEntries = 10_000;
 
 function piiKeyAssociatedData(merchantId: string, keyId: string): string {
   return `merchant_pii_keys|${merchantId}|${keyId}`;
@@ -46,6 +53,40 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
   const createdHooks: MerchantCreatedHook[] = [];
   const lastUsedWrites = new Map<string, number>();
   const piiKeyCache = new Map<string, { key: PiiKey; loadedAt: number }>();
+  type KeyRow = { key: typeof apiKeys.$inferSelect; merchant: Merchant };
+  const authCache = new Map<string, { row: KeyRow; loadedAt: number }>();
+  /** Bumped by every invalidation, so a read that raced with it is not cached. */
+  let authCacheEpoch = 0;
+
+  /** Forgets every resolved key: after a revocation or a change to a merchant row. */
+  function invalidateAuthCache(): void {
+    authCacheEpoch += 1;
+    authCache.clear();
+  }
+
+  async function loadKeyRow(keyId: string): Promise<KeyRow | undefined> {
+    const cached = authCache.get(keyId);
+    if (cached && Date.now() - cached.loadedAt < authCacheMs) {
+      return cached.row;
+    }
+    const epoch = authCacheEpoch;
+    const [row] = await database.db
+      .select({ key: apiKeys, merchant: merchants })
+      .from(apiKeys)
+      .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+      .where(eq(apiKeys.id, keyId));
+    if (!row) {
+      authCache.delete(keyId);
+      return undefined;
+    }
+    if (epoch === authCacheEpoch) {
+      if (authCache.size >= authCacheMaxEntries) {
+        authCache.clear();
+      }
+      authCache.set(keyId, { row, loadedAt: Date.now() });
+    }
+    return row;
+  }
 
   async function insertApiKey(tx: Executor, merchantId: string, name: string, now: Date): Promise<{ id: string; secret: string }> {
     const id = newId('apiKey', now.getTime());
@@ -122,6 +163,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
 
     async enableLive(merchantId: string): Promise<Merchant> {
       const [merchant] = await database.db.update(merchants).set({ liveEnabled: true, updatedAt: clock.now() }).where(eq(merchants.id, merchantId)).returning();
+      invalidateAuthCache();
       if (!merchant) {
         throw notFound('merchant', merchantId);
       }
@@ -134,6 +176,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
         changes.fraudReportWebhooksEnabled = settings.fraudReportWebhooksEnabled;
       }
       const [merchant] = await database.db.update(merchants).set(changes).where(eq(merchants.id, merchantId)).returning();
+      invalidateAuthCache();
       if (!merchant) {
         throw notFound('merchant', merchantId);
       }
@@ -164,6 +207,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
         .set({ revokedAt: clock.now() })
         .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId), isNull(apiKeys.revokedAt)))
         .returning({ id: apiKeys.id });
+      invalidateAuthCache();
       if (updated.length === 0) {
         const [existing] = await database.db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)));
         if (!existing) {
@@ -173,8 +217,9 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
     },
 
     /**
-     * Resolves `sk_<lookup>_<secret>`: one primary-key read, then a constant-time comparison of the
-     * secret's hash. Unknown, malformed and revoked keys all answer null.
+     * Resolves `sk_<lookup>_<secret>`: one primary-key read (reused for `authCacheMs`, see above),
+     * then a constant-time comparison of the secret's hash on every call. Unknown, malformed and
+     * revoked keys all answer null.
      */
     async authenticate(rawKey: string): Promise<AuthenticatedKey | null> {
       const match = apiKeyPattern.exec(rawKey);
@@ -183,11 +228,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
       }
       const [, lookup, secret] = match as unknown as [string, string, string];
       const keyId = `key_${lookup}`;
-      const [row] = await database.db
-        .select({ key: apiKeys, merchant: merchants })
-        .from(apiKeys)
-        .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-        .where(eq(apiKeys.id, keyId));
+      const row = await loadKeyRow(keyId);
       const expected = Buffer.from(row?.key.secretHash ?? '0'.repeat(64), 'hex');
       const actual = Buffer.from(sha256Hex(secret), 'hex');
       if (!row || !timingSafeEqual(expected, actual) || row.key.revokedAt !== null) {
@@ -204,7 +245,8 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
           .where(eq(apiKeys.id, keyId))
           .catch(() => lastUsedWrites.delete(keyId));
       }
-      return { merchant: row.merchant, apiKeyId: keyId };
+      // A copy: the cached row is shared by every request that hits it.
+      return { merchant: { ...row.merchant }, apiKeyId: keyId };
     },
 
     /** The merchant's active PII key (for JWE responses), cached briefly per process. */

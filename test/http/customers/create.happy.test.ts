@@ -110,4 +110,38 @@ describe('POST /v1/customers (happy paths)', () => {
     assert.equal(liveResponse.statusCode, 200);
     assert.notEqual(json<Envelope>(sandbox).data.id, json<Envelope>(liveResponse).data.id);
   });
+  test('an international customer: E.164 phone, non-US address without a state, createdAt from the clock', async () => {
+    const response = await context.request({
+      method: 'POST',
+      url: '/v1/customers?livemode=false',
+      apiKey: merchant.apiKey,
+      body: {
+        referenceId: 'intl-1',
+        signupAt: context.clock.now().getTime() - 1_000,
+        firstName: 'Émile',
+        phoneNumber: '+33 1 42 68 53 00',
+        address: { line1: '55 Rue du Faubourg Saint-Honoré', city: 'Paris', postalCode: '75008', country: 'fr' },
+      },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const { data } = json<Envelope>(response);
+    assert.equal(data.createdAt, context.clock.now().getTime());
+    assert.equal(data.updatedAt, context.clock.now().getTime());
+    assert.equal((await decrypt(String(data.firstName))).plaintext, 'Émile');
+    assert.equal((await decrypt(String(data.phoneNumber))).plaintext, '+33142685300');
+    assert.equal((await decrypt(String(data.address?.country))).plaintext, 'FR');
+    assert.equal('state' in (data.address ?? {}), false);
+    assert.equal(data.kycStatus, 'NOT_STARTED', 'no last name or date of birth yet');
+  });
+
+  test('every JWE of one answer names the active PII key', async () => {
+    const response = await context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: { referenceId: 'kid-1', signupAt: 1, ...fullKyc } });
+    const { data } = json<Envelope>(response);
+    const kids = new Set<string | undefined>();
+    for (const jwe of [data.firstName, data.middleName, data.lastName, data.dateOfBirth, data.phoneNumber, ...Object.values(data.address ?? {})]) {
+      kids.add((await decrypt(String(jwe))).kid);
+    }
+    const keys = json<{ data: Array<{ id: string; active: boolean }> }>(await context.admin('GET', `/admin/v1/merchants/${merchant.id}/pii_keys`)).data;
+    assert.deepEqual([...kids], [keys.find((key) => key.active)?.id]);
+  });
 });

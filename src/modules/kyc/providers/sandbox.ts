@@ -41,7 +41,7 @@ export function createSandboxKycProvider(deps: { database: Database; clock: Cloc
         throw new Error(`sandbox KYC has no applicant ${reference}`);
       }
       if (record.readyAt.getTime() > clock.now().getTime()) {
-        return { status: 'PENDING' };
+        return { status: 'PENDING', retryAt: record.readyAt };
       }
       const data = record.data as { decision: 'APPROVED' | 'REJECTED'; reason: string | null };
       return data.decision === 'REJECTED' ? { status: 'REJECTED', reason: data.reason ?? 'rejected' } : { status: 'APPROVED' };

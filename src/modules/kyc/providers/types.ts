@@ -1,6 +1,7 @@
 import type { KycData } from '../../customers/rules.ts';
 
-export type KycDecision = { status: 'PENDING' } | { status: 'APPROVED' } | { status: 'REJECTED'; reason: string };
+/** `retryAt`: when the provider expects to have decided (the job looks again then, else after `pollIntervalMs`). */
+export type KycDecision = { status: 'PENDING'; retryAt?: Date } | { status: 'APPROVED' } | { status: 'REJECTED'; reason: string };
 
 /**
  * An identity verification provider. Live adapters (Persona, Onfido, …) implement the same two

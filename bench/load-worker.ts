@@ -1,0 +1,49 @@
+// The load generator: a child process (forked by harness.ts) that runs autocannon for each spec it
+// is sent, so the client neither shares the servers' event loop nor counts in their CPU time. Not a
+// bench: run.ts never lists it.
+import autocannon, { type RawRequest, type RawResult } from 'autocannon';
+import type { LoadSpec } from './harness.ts';
+
+/** The raw result (histograms encoded, as in autocannon's own worker mode); harness.ts aggregates. */
+async function runLoad(spec: LoadSpec): Promise<RawResult> {
+  let sequence = 0;
+  const nextRequest = (request: RawRequest): RawRequest => {
+    const n = sequence++;
+    const path = spec.paths[n % spec.paths.length] ?? '/';
+    if (!spec.body) {
+      return { ...request, method: spec.method, path };
+    }
+    const body: Record<string, unknown> = { ...spec.body };
+    if (spec.uniqueField) {
+      body[spec.uniqueField] = `${spec.uniquePrefix ?? 'bench'}-${n}`;
+    }
+    return { ...request, method: spec.method, path, headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  };
+  return (await autocannon({
+    url: spec.origin,
+    connections: spec.connections,
+    duration: spec.durationSeconds,
+    pipelining: 1,
+    timeout: 10,
+    headers: spec.headers,
+    requests: [{ setupRequest: nextRequest }],
+    // Raw histograms, so several rounds can be merged exactly.
+    skipAggregateResult: true,
+  })) as RawResult;
+}
+
+function reply(message: unknown): void {
+  process.send?.(message);
+}
+
+process.on('message', (message: { kind?: string; id?: number; spec?: LoadSpec }) => {
+  if (message?.kind !== 'paysail-bench-load' || !message.spec) {
+    return;
+  }
+  runLoad(message.spec).then(
+    (raw) => reply({ kind: 'paysail-bench-result', id: message.id, raw }),
+    (error: unknown) => reply({ kind: 'paysail-bench-result', id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+});
+// The harness closes the channel when it is done (or dies): leave then.
+process.on('disconnect', () => process.exit(0));

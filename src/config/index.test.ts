@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, configDocumentation, loadConfig } from './index.ts';
+
+function expectConfigError(env: Record<string, string>, variable: string, message?: RegExp): void {
+  assert.throws(
+    () => loadConfig(env, []),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `a ConfigError, got ${String(error)}`);
+      assert.equal(error.variable, variable);
+      assert.ok(error.message.startsWith(`${variable}:`), `the message names ${variable}: ${error.message}`);
+      if (message) {
+        assert.match(error.message, message);
+      }
+      return true;
+    },
+  );
+}
+
+describe('loadConfig', () => {
+  test('defaults (contract §16)', () => {
+    const config = loadConfig({}, []);
+    assert.equal(config.port, 4000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.publicUrl, 'http://localhost:4000');
+    assert.equal(config.dataDir, path.resolve('./data'));
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.adminApiKey, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.rateLimitPerSecond, 100);
+    assert.equal(config.rateLimitBurst, 200);
+    assert.equal(config.sandboxKycDelayMs, 2000);
+    assert.equal(config.sandboxPayoutDelayMs, 2000);
+    assert.equal(config.webhookAllowPrivateTargets, true, 'the embedded development default allows private targets');
+    assert.equal(config.role, 'all');
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('production refuses private webhook targets by default', () => {
+    assert.equal(loadConfig({ NODE_ENV: 'production' }, []).webhookAllowPrivateTargets, false);
+    assert.equal(loadConfig({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, []).webhookAllowPrivateTargets, true);
+  });
+
+  test('values are parsed from their string form', () => {
+    const config = loadConfig(
+      {
+        PORT: '8080',
+        PUBLIC_URL: 'https://pay.example.com/',
+        DATABASE_URL: 'postgres://u@db:5432/paysail',
+        REDIS_URL: 'redis://cache:6379',
+        RATE_LIMIT_PER_SECOND: '5',
+        RATE_LIMIT_BURST: '5',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'no',
+        ROLE: 'worker',
+      },
+      [],
+    );
+    assert.equal(config.port, 8080);
+    assert.equal(config.publicUrl, 'https://pay.example.com', 'trailing slash dropped');
+    assert.equal(config.databaseUrl, 'postgres://u@db:5432/paysail');
+    assert.equal(config.redisUrl, 'redis://cache:6379');
+    assert.equal(config.rateLimitPerSecond, 5);
+    assert.equal(config.rateLimitBurst, 5);
+    assert.equal(config.webhookAllowPrivateTargets, false);
+    assert.equal(config.role, 'worker');
+    assert.equal(loadConfig({ ROLE: 'worker' }, ['node', 'main.ts', '--role=api']).role, 'api', 'the flag wins over ROLE');
+  });
+
+  const invalid: Array<[string, Record<string, string>, string, RegExp?]> = [
+    ['PORT not a number', { PORT: 'abc' }, 'PORT', /integer/],
+    ['PORT out of range', { PORT: '70000' }, 'PORT', /between/],
+    ['PORT with a fraction', { PORT: '80.5' }, 'PORT'],
+    ['RATE_LIMIT_BURST below RATE_LIMIT_PER_SECOND', { RATE_LIMIT_PER_SECOND: '50', RATE_LIMIT_BURST: '10' }, 'RATE_LIMIT_BURST', /RATE_LIMIT_PER_SECOND/],
+    ['RATE_LIMIT_PER_SECOND zero', { RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
+    ['DATABASE_URL with http', { DATABASE_URL: 'http://x' }, 'DATABASE_URL', /postgres/],
+    ['DATABASE_URL not a URL', { DATABASE_URL: 'localhost:5432' }, 'DATABASE_URL'],
+    ['REDIS_URL with http', { REDIS_URL: 'http://cache' }, 'REDIS_URL'],
+    ['SMTP_URL with http', { SMTP_URL: 'http://mail' }, 'SMTP_URL'],
+    ['PUBLIC_URL with ftp', { PUBLIC_URL: 'ftp://files' }, 'PUBLIC_URL'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS=maybe', { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', /true or false/],
+    ['SANDBOX_KYC_DELAY_MS negative', { SANDBOX_KYC_DELAY_MS: '-1' }, 'SANDBOX_KYC_DELAY_MS'],
+    ['ADMIN_API_KEY too short', { ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY', /24/],
+    ['NODE_ENV unknown', { NODE_ENV: 'staging' }, 'NODE_ENV'],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+    ['ROLE unknown', { ROLE: 'both' }, 'ROLE'],
+    ['ENCRYPTION_KEYS missing in production with PostgreSQL', { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' }, 'ENCRYPTION_KEYS'],
+  ];
+  for (const [label, env, variable, message] of invalid) {
+    test(`${label} → ConfigError naming ${variable}`, () => {
+      expectConfigError(env, variable, message);
+    });
+  }
+
+  test('empty values mean "unset"', () => {
+    const config = loadConfig({ PORT: '', DATABASE_URL: '', ADMIN_API_KEY: '', REDIS_URL: '' }, []);
+    assert.equal(config.port, 4000);
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.adminApiKey, undefined);
+    assert.equal(config.redisUrl, undefined);
+  });
+
+  test('every variable of contract §16 is documented', () => {
+    const documented = new Set(configDocumentation.map((entry) => entry.name));
+    for (const name of ['PORT', 'HOST', 'PUBLIC_URL', 'DATA_DIR', 'DATABASE_URL', 'ADMIN_API_KEY', 'SMTP_URL', 'REDIS_URL', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'SANDBOX_KYC_DELAY_MS', 'SANDBOX_PAYOUT_DELAY_MS', 'WEBHOOK_ALLOW_PRIVATE_TARGETS']) {
+      assert.ok(documented.has(name), `${name} is documented`);
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants.ts';
+import { customers } from './customers.ts';
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** The non-secret part of a chosen payout method (the rest is sealed in `destination`). */
+export type PayoutMethodMask = { type: 'BANK_TRANSFER'; last4: string; accountType: 'CHECKING' | 'SAVINGS' } | { type: 'CRYPTO_WALLET'; network: 'ETHEREUM' | 'POLYGON' | 'BASE' | 'SOLANA'; address: string };
+
+/**
+ * Hosted payout pages (contract §8). `status`/`sub_status` move only through the transition table
+ * in src/modules/payout-pages/states.ts, by conditional UPDATEs; the CHECK below keeps the pair
+ * valid whatever code runs. Destination details (holder name, routing and account numbers, wallet
+ * address) are sealed with the key ring in `destination`; the customer's e-mail too.
+ */
+export const payoutPages = pgTable(
+  'payout_pages',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    livemode: boolean('livemode').notNull(),
+    customerId: text('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    /** Denormalised (a customer's referenceId never changes) so that responses need no join. */
+    customerReferenceId: text('customer_reference_id').notNull(),
+    /** The e-mail the page was created with, sealed (PII). */
+    customerEmailCiphertext: text('customer_email_ciphertext').notNull(),
+    clientReferenceId: text('client_reference_id').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    fundingCurrency: text('funding_currency', { enum: ['USDC', 'USD'] }).notNull(),
+    releaseMethod: text('release_method', { enum: ['AUTOMATIC', 'MANUAL'] }).notNull(),
+    status: text('status').notNull(),
+    subStatus: text('sub_status').notNull(),
+    /** Why the page is where it is, when that is not obvious (no live rail, rail rejection). Never PII. */
+    statusReason: text('status_reason'),
+    successReturnUrl: text('success_return_url'),
+    failureReturnUrl: text('failure_return_url'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    customerConfirmedAt: timestamptz('customer_confirmed_at'),
+    payoutMethod: jsonb('payout_method').$type<PayoutMethodMask>(),
+    /** field → key-ring ciphertext bound to table|merchant|row|field */
+    destination: jsonb('destination').$type<Record<string, string>>(),
+    /** The payout rail that took the payout, and its reference (idempotent by payout page id). */
+    rail: text('rail'),
+    railReference: text('rail_reference'),
+    submittedAt: timestamptz('submitted_at'),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('payout_pages_client_reference_unique').on(table.merchantId, table.livemode, table.clientReferenceId),
+    index('payout_pages_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id),
+    index('payout_pages_customer_status').on(table.customerId, table.status),
+    check('payout_pages_amount_range', sql`${table.amount} between 1 and 100000000`),
+    check(
+      'payout_pages_state_valid',
+      sql`(${table.status}, ${table.subStatus}) in (('CREATED', 'AWAITING_CUSTOMER'), ('PENDING', 'KYC_REQUIRED'), ('PENDING', 'KYC_IN_REVIEW'), ('PENDING', 'AWAITING_RELEASE'), ('PROCESSING', 'SUBMITTED'), ('PROCESSED', 'PAID'), ('FAILED', 'KYC_REJECTED'), ('FAILED', 'PAYOUT_REJECTED'), ('CANCELED', 'CUSTOMER_DECLINED'), ('CANCELED', 'MERCHANT_CANCELED'), ('EXPIRED', 'NOT_COMPLETED'))`,
+    ),
+  ],
+);
+
+/** Every status change of a payout page, for the dashboard's timeline (the first row is the creation). */
+export const payoutPageStatusHistory = pgTable(
+  'payout_page_status_history',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    payoutPageId: text('payout_page_id')
+      .notNull()
+      .references(() => payoutPages.id),
+    merchantId: text('merchant_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    fromStatus: text('from_status'),
+    fromSubStatus: text('from_sub_status'),
+    toStatus: text('to_status').notNull(),
+    toSubStatus: text('to_sub_status').notNull(),
+    /** The transition-table action (`create`, `confirm`, `release`, …). */
+    action: text('action').notNull(),
+    /** Who moved it: merchant, customer, system, kyc, rail. */
+    actor: text('actor').notNull(),
+    reason: text('reason'),
+    /** The PAYOUT_PAGE_UPDATED event recorded with the change (none for the creation). */
+    eventId: text('event_id'),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [index('payout_page_status_history_page').on(table.payoutPageId, table.id)],
+);
+
+/**
+ * One-time codes e-mailed to the customer before the hosted page shows stored PII. Only an HMAC of
+ * the code is stored; `attempts` is raised by a conditional UPDATE, so guesses are counted exactly.
+ */
+export const payoutPageAccessCodes = pgTable(
+  'payout_page_access_codes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    payoutPageId: text('payout_page_id')
+      .notNull()
+      .references(() => payoutPages.id),
+    codeHash: text('code_hash').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: timestamptz('expires_at').notNull(),
+    consumedAt: timestamptz('consumed_at'),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [index('payout_page_access_codes_page').on(table.payoutPageId, table.createdAt)],
+);
+
+/** Verified hosted-page sessions: the cookie holds a random token, only its SHA-256 is stored. */
+export const payoutPageSessions = pgTable(
+  'payout_page_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    payoutPageId: text('payout_page_id')
+      .notNull()
+      .references(() => payoutPages.id),
+    expiresAt: timestamptz('expires_at').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [index('payout_page_sessions_page').on(table.payoutPageId)],
+);

@@ -1,0 +1,239 @@
+import { createHash } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.ts';
+import { sandboxProviderRecords } from '../../db/schema/index.ts';
+import { randomToken } from '../../crypto/ids.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import { lookupBin } from './bin-table.ts';
+import { cvcLengthFor, isCardExpired, isLuhnValid } from './cards.ts';
+import type { CardDescription, CardProcessor, CardScheme, ChargeResult } from './types.ts';
+
+export const sandboxCardProcessorName = 'sandbox-card';
+export const sandboxFraudSignalQueue = 'card-processor.sandbox-fraud-signal';
+/** How long after a charge on the fraud test card its issuer "reports" it. */
+export const sandboxFraudSignalDelayMs = 2000;
+
+/** What a test card does when charged (and, saved as a token, on every renewal). */
+export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string } } | { outcome: 'decline'; declineReason: string };
+
+/**
+ * The sandbox test cards (contract §9, docs/payment-pages.md). Any other Luhn-valid number
+ * succeeds, with scheme, type and issuer from the BIN table.
+ */
+export const sandboxTestCards: Readonly<Record<string, CardBehaviour>> = {
+  '4242424242424242': { outcome: 'succeed' },
+  '5555555555554444': { outcome: 'succeed' },
+  '4000056655665556': { outcome: 'succeed' },
+  '4000000000000002': { outcome: 'decline', declineReason: 'card_declined' },
+  '4000000000009995': { outcome: 'decline', declineReason: 'insufficient_funds' },
+  '4000000000000069': { outcome: 'decline', declineReason: 'expired_card' },
+  '4000000000000127': { outcome: 'decline', declineReason: 'incorrect_cvc' },
+  // Succeeds; its issuer reports it as card-not-present fraud (Visa TC40 type 6) a moment later.
+  '4100000000000019': { outcome: 'succeed', fraudSignal: { fraudType: '6' } },
+};
+
+/** A fraud signal as a card network sends it: keyed by its own transaction id. */
+export interface NetworkFraudSignal {
+  livemode: boolean;
+  network: CardScheme;
+  networkTransactionId: string;
+  fraudType: string;
+  reportedAt: Date;
+}
+
+export type FraudSignalReceiver = (tx: Executor, signal: NetworkFraudSignal, now: Date) => Promise<void>;
+
+interface ChargeRecord {
+  kind: 'charge';
+  amount: number;
+  currency: string;
+  result: ChargeResult;
+}
+
+interface TokenRecord {
+  kind: 'token';
+  card: CardDescription;
+  behaviour: CardBehaviour;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Deterministic per payment: Visa-style 15-digit transaction id, Mastercard-style banknet reference + MMDD. */
+function networkTransactionIdFor(paymentId: string, scheme: CardScheme, now: Date): string {
+  const bytes = digest(`ntid:${paymentId}`);
+  if (scheme === 'MASTERCARD') {
+    const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
+    let reference = '';
+    for (let index = 0; index < 9; index += 1) {
+      reference += alphabet[(bytes[index] ?? 0) % alphabet.length];
+    }
+    const month = String(now.getUTCMonth() + 1).padStart(2, '0');
+    const day = String(now.getUTCDate()).padStart(2, '0');
+    return `${reference}${month}${day}`;
+  }
+  let digits = '';
+  for (let index = 0; digits.length < 15; index += 1) {
+    digits += String((bytes[index % bytes.length] ?? 0) % 10);
+  }
+  return digits;
+}
+
+/**
+ * The deterministic sandbox card processor. It behaves like an outside processor: it keeps its own
+ * records in `sandbox_provider_records` (provider `sandbox-card`) — one per charge, keyed by our
+ * payment id (so a retry returns the first result), and one per saved-card token holding the card's
+ * description and test behaviour, never its number. It refuses live charges.
+ */
+export function createSandboxCardProcessor(deps: { database: Database; clock: Clock; fraudSignalDelayMs?: number }) {
+  const { database, clock } = deps;
+  const fraudSignalDelayMs = deps.fraudSignalDelayMs ?? sandboxFraudSignalDelayMs;
+  const receivers: FraudSignalReceiver[] = [];
+
+  function refuseLive(livemode: boolean): void {
+    if (livemode) {
+      throw new Error('the sandbox card processor does not take live charges');
+    }
+  }
+
+  async function readRecord<T>(executor: Executor, reference: string): Promise<T | null> {
+    const [record] = await executor
+      .select({ data: sandboxProviderRecords.data })
+      .from(sandboxProviderRecords)
+      .where(and(eq(sandboxProviderRecords.provider, sandboxCardProcessorName), eq(sandboxProviderRecords.reference, reference)));
+    return record ? (record.data as T) : null;
+  }
+
+  function decide(card: CardDescription, behaviour: CardBehaviour, now: Date, cvc: string | null): { declineReason: string } | null {
+    if (isCardExpired(card.expMonth, card.expYear, now)) {
+      return { declineReason: 'expired_card' };
+    }
+    if (cvc !== null && cvc.length !== cvcLengthFor(card.scheme)) {
+      return { declineReason: 'incorrect_cvc' };
+    }
+    return behaviour.outcome === 'decline' ? { declineReason: behaviour.declineReason } : null;
+  }
+
+  /** Stores the charge (first write wins) and schedules the fraud test card's signal with it. */
+  async function recordCharge(paymentId: string, livemode: boolean, record: ChargeRecord, behaviour: CardBehaviour, token: TokenRecord | null, tokenValue: string | null): Promise<ChargeResult> {
+    const now = clock.now();
+    return database.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(sandboxProviderRecords)
+        .values({ provider: sandboxCardProcessorName, reference: paymentId, data: record, readyAt: now, createdAt: now })
+        .onConflictDoNothing()
+        .returning({ reference: sandboxProviderRecords.reference });
+      if (inserted.length === 0) {
+        const existing = await readRecord<ChargeRecord>(tx, paymentId);
+        if (!existing) {
+          throw new Error(`sandbox charge ${paymentId} vanished`);
+        }
+        return existing.result;
+      }
+      if (token && tokenValue) {
+        await tx.insert(sandboxProviderRecords).values({ provider: sandboxCardProcessorName, reference: tokenValue, data: token, readyAt: now, createdAt: now });
+      }
+      const { result } = record;
+      if (result.status === 'SUCCEEDED' && behaviour.outcome === 'succeed' && behaviour.fraudSignal) {
+        const signal = { livemode, network: result.card.scheme, networkTransactionId: result.networkTransactionId, fraudType: behaviour.fraudSignal.fraudType };
+        await enqueueJob(tx, now, sandboxFraudSignalQueue, signal, {
+          runAt: new Date(now.getTime() + fraudSignalDelayMs),
+          dedupeKey: `${sandboxFraudSignalQueue}:${paymentId}`,
+        });
+      }
+      return result;
+    });
+  }
+
+  function succeeded(paymentId: string, card: CardDescription, now: Date, token: string | null): ChargeResult {
+    return {
+      status: 'SUCCEEDED',
+      processorReference: `sbxch_${digest(`charge:${paymentId}`).toString('hex').slice(0, 24)}`,
+      networkTransactionId: networkTransactionIdFor(paymentId, card.scheme, now),
+      card,
+      token,
+    };
+  }
+
+  const processor: CardProcessor & { retrieveCharge(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null> } = {
+    name: sandboxCardProcessorName,
+
+    async charge(input) {
+      refuseLive(input.livemode);
+      const existing = await readRecord<ChargeRecord>(database.db, input.paymentId);
+      if (existing) {
+        return existing.result;
+      }
+      const now = clock.now();
+      const number = input.card.number;
+      if (!isLuhnValid(number)) {
+        const result: ChargeResult = { status: 'DECLINED', declineReason: 'incorrect_number', card: null };
+        return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, { outcome: 'decline', declineReason: 'incorrect_number' }, null, null);
+      }
+      const card: CardDescription = { bin: number.slice(0, 6), last4: number.slice(-4), ...lookupBin(number), expMonth: input.card.expMonth, expYear: input.card.expYear };
+      const behaviour = sandboxTestCards[number] ?? { outcome: 'succeed' };
+      const declined = decide(card, behaviour, now, input.card.cvc);
+      let result: ChargeResult;
+      let tokenValue: string | null = null;
+      if (declined) {
+        result = { status: 'DECLINED', declineReason: declined.declineReason, card };
+      } else {
+        tokenValue = input.saveCard ? `sbxtok_${randomToken(18)}` : null;
+        result = succeeded(input.paymentId, card, now, tokenValue);
+      }
+      const token: TokenRecord | null = tokenValue ? { kind: 'token', card, behaviour } : null;
+      return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, behaviour, token, tokenValue);
+    },
+
+    async chargeToken(input) {
+      refuseLive(input.livemode);
+      const existing = await readRecord<ChargeRecord>(database.db, input.paymentId);
+      if (existing) {
+        return existing.result;
+      }
+      const now = clock.now();
+      const token = await readRecord<TokenRecord>(database.db, input.token);
+      if (!token || token.kind !== 'token') {
+        const result: ChargeResult = { status: 'DECLINED', declineReason: 'invalid_token', card: null };
+        return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, { outcome: 'decline', declineReason: 'invalid_token' }, null, null);
+      }
+      const declined = decide(token.card, token.behaviour, now, null);
+      const result: ChargeResult = declined ? { status: 'DECLINED', declineReason: declined.declineReason, card: token.card } : succeeded(input.paymentId, token.card, now, null);
+      return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, token.behaviour, null, null);
+    },
+
+    async retrieveCharge(input) {
+      refuseLive(input.livemode);
+      const existing = await readRecord<ChargeRecord>(database.db, input.paymentId);
+      return existing && existing.kind === 'charge' ? existing.result : null;
+    },
+  };
+
+  return {
+    ...processor,
+
+    /** Where the sandbox "network" delivers fraud signals (the fraud reports service). */
+    onFraudSignal(receiver: FraudSignalReceiver): void {
+      receivers.push(receiver);
+    },
+
+    /** Delivers the fraud test card's signal; retried until the payment it names is recorded. */
+    fraudSignalJob(): JobDefinition<{ livemode: boolean; network: CardScheme; networkTransactionId: string; fraudType: string }> {
+      return {
+        queue: sandboxFraudSignalQueue,
+        maxAttempts: 12,
+        handle: async (payload, context) => {
+          await context.transaction(async (tx) => {
+            for (const receiver of receivers) {
+              await receiver(tx, { ...payload, reportedAt: context.now }, context.now);
+            }
+          });
+        },
+      };
+    },
+  };
+}
+
+export type SandboxCardProcessor = ReturnType<typeof createSandboxCardProcessor>;

@@ -1,0 +1,144 @@
+import type { Child } from 'hono/jsx';
+import { withQuery } from '../paths.ts';
+
+/** ISO time in `datetime`, UTC text inside; the layout's script rewrites it to the browser's time zone. */
+export function Time(props: { value: Date | null | undefined; fallback?: string }) {
+  if (!props.value) {
+    return <span class="muted">{props.fallback ?? '—'}</span>;
+  }
+  const iso = props.value.toISOString();
+  return (
+    <time datetime={iso} data-local="">
+      {`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}
+    </time>
+  );
+}
+
+const amountFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Every currency the platform handles (USD, EUR, GBP, USDC) has two decimals of minor units. */
+export function formatMoney(minorUnits: number, currency: string): string {
+  return `${amountFormat.format(minorUnits / 100)} ${currency}`;
+}
+
+export function Money(props: { amount: number; currency: string }) {
+  return <span class="money">{formatMoney(props.amount, props.currency)}</span>;
+}
+
+const toneOf: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = {
+  APPROVED: 'good',
+  PROCESSED: 'good',
+  PAID: 'good',
+  SUCCEEDED: 'good',
+  ACTIVE: 'good',
+  sent: 'good',
+  stored: 'neutral',
+  REJECTED: 'bad',
+  FAILED: 'bad',
+  DECLINED: 'bad',
+  failed: 'bad',
+  PAST_DUE: 'bad',
+  CANCELED: 'neutral',
+  EXPIRED: 'neutral',
+  PENDING: 'warn',
+  PROCESSING: 'warn',
+  queued: 'warn',
+};
+
+export function Badge(props: { value: string }) {
+  return <span class={`badge ${toneOf[props.value] ?? 'neutral'}`}>{props.value}</span>;
+}
+
+export function CsrfField(props: { token: string }) {
+  return <input type="hidden" name="_csrf" value={props.token} />;
+}
+
+/** A POST button: one form per action, with the CSRF token. */
+export function ActionButton(props: { action: string; csrfToken: string; label: string; tone?: 'danger' | 'secondary'; fields?: Record<string, string>; describedBy?: string }) {
+  return (
+    <form method="post" action={props.action} class="inline">
+      <CsrfField token={props.csrfToken} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.tone} aria-describedby={props.describedBy}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** Says what is missing and what to do about it. */
+export function EmptyState(props: { title: string; children?: Child }) {
+  return (
+    <div class="card empty">
+      <p>
+        <strong>{props.title}</strong>
+      </p>
+      {props.children}
+    </div>
+  );
+}
+
+/** A table that scrolls sideways on a phone; the region is focusable so keyboards can scroll it too. */
+export function DataTable(props: { label: string; headers: string[]; children?: Child }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={props.label} tabindex={0}>
+      <table>
+        <thead>
+          <tr>
+            {props.headers.map((header) => (
+              <th scope="col">{header}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Pagination(props: { path: string; query: Record<string, string | undefined>; page: number; hasMore: boolean }) {
+  if (props.page <= 1 && !props.hasMore) {
+    return null;
+  }
+  return (
+    <nav class="pagination" aria-label="Pagination">
+      {props.page > 1 ? (
+        <a href={withQuery(props.path, { ...props.query, page: props.page === 2 ? undefined : props.page - 1 })} rel="prev">
+          ← Previous
+        </a>
+      ) : (
+        <span class="muted">← Previous</span>
+      )}
+      <span>Page {props.page}</span>
+      {props.hasMore ? (
+        <a href={withQuery(props.path, { ...props.query, page: props.page + 1 })} rel="next">
+          Next →
+        </a>
+      ) : (
+        <span class="muted">Next →</span>
+      )}
+    </nav>
+  );
+}
+
+export function Notice(props: { message: string | undefined; tone?: 'success' | 'error' }) {
+  if (!props.message) {
+    return null;
+  }
+  return (
+    <div class={`notice ${props.tone ?? 'success'}`} role={props.tone === 'error' ? 'alert' : 'status'}>
+      {props.message}
+    </div>
+  );
+}
+
+export function Field(props: { label: string; children?: Child }) {
+  return (
+    <>
+      <dt>{props.label}</dt>
+      <dd>{props.children}</dd>
+    </>
+  );
+}

@@ -1,0 +1,148 @@
+import { kycStatuses } from '../../../db/schema/index.ts';
+import { modePath } from '../paths.ts';
+import type { CustomerDetailView, CustomerFilters, CustomerRowView } from '../presenters/customers.ts';
+import type { PageOf } from '../presenters/pagination.ts';
+import { Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { DashboardPage, type Frame } from './layout.tsx';
+
+const kycExplanations: Record<string, string> = {
+  NOT_STARTED: 'Identity data is incomplete. The customer completes it on their first payout page, or you add it with POST /v1/customers/:id.',
+  PENDING: 'The identity data was submitted to the KYC provider; the decision follows by itself (the verification below says why when it cannot).',
+  APPROVED: 'Verified: payouts to this customer can proceed.',
+  REJECTED: 'The KYC provider rejected the identity data; payouts to this customer fail.',
+};
+
+export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerRowView> }) {
+  const { frame, filters, result } = props;
+  const path = modePath(frame.mode, '/customers');
+  const filtered = Boolean(filters.reference || filters.kycStatus);
+  return (
+    <DashboardPage frame={frame} section="customers" title="Customers">
+      <h1>Customers</h1>
+      <form method="get" action={path} class="toolbar" role="search" aria-label="Filter customers">
+        <div>
+          <label for="reference">Reference ID starts with</label>
+          <input id="reference" name="reference" type="search" value={filters.reference ?? ''} autocomplete="off" />
+        </div>
+        <div>
+          <label for="kyc">KYC status</label>
+          <select id="kyc" name="kyc">
+            <option value="">Any</option>
+            {kycStatuses.map((status) => (
+              <option value={status} selected={filters.kycStatus === status}>
+                {status}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="buttons">
+          <button type="submit">Search</button>
+          {filtered ? (
+            <a class="button secondary" href={path}>
+              Clear
+            </a>
+          ) : null}
+        </div>
+      </form>
+      {result.items.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No customer matches these filters.">
+            <p>
+              Check the reference ID (it is case-sensitive) or <a href={path}>clear the filters</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title={`No customers in ${frame.mode} yet.`}>
+            <p>
+              Create one with <code>POST /v1/customers{frame.mode === 'sandbox' ? '?livemode=false' : ''}</code>, or create a payout or payment page: its customer is created with it.
+            </p>
+          </EmptyState>
+        )
+      ) : (
+        <DataTable label="Customers" headers={['Reference ID', 'KYC status', 'Created', 'ID']}>
+          {result.items.map((customer) => (
+            <tr>
+              <td>
+                <a href={modePath(frame.mode, `/customers/${customer.id}`)}>{customer.referenceId}</a>
+              </td>
+              <td>
+                <Badge value={customer.kycStatus} />
+              </td>
+              <td>
+                <Time value={customer.createdAt} />
+              </td>
+              <td>
+                <code>{customer.id}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <Pagination path={path} query={{ reference: filters.reference, kyc: filters.kycStatus }} page={result.page} hasMore={result.hasMore} />
+    </DashboardPage>
+  );
+}
+
+export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView }) {
+  const { frame, customer } = props;
+  return (
+    <DashboardPage frame={frame} section="customers" title={`Customer ${customer.referenceId}`}>
+      <p class="crumbs">
+        <a href={modePath(frame.mode, '/customers')}>← Customers</a>
+      </p>
+      <h1>Customer {customer.referenceId}</h1>
+      <div class="card">
+        <dl>
+          <dt>ID</dt>
+          <dd>
+            <code>{customer.id}</code>
+          </dd>
+          <dt>Reference ID</dt>
+          <dd>{customer.referenceId}</dd>
+          <dt>E-mail</dt>
+          <dd>{customer.email ?? <span class="muted">not given</span>}</dd>
+          <dt>KYC status</dt>
+          <dd>
+            <Badge value={customer.kycStatus} /> <span class="muted">{kycExplanations[customer.kycStatus]}</span>
+          </dd>
+          <dt>Signed up</dt>
+          <dd>
+            <Time value={customer.signupAt} />
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time value={customer.createdAt} />
+          </dd>
+          <dt>Payment methods</dt>
+          <dd>{customer.supportedPaymentMethods?.join(', ') ?? <span class="muted">not set</span>}</dd>
+          <dt>Payout methods</dt>
+          <dd>{customer.supportedPayoutMethods?.join(', ') ?? <span class="muted">not set (your operator sets them)</span>}</dd>
+        </dl>
+      </div>
+      <h2>Identity verifications</h2>
+      {customer.verifications.length === 0 ? (
+        <EmptyState title="No verification yet.">
+          <p>Verification starts by itself once the customer's identity data is complete.</p>
+        </EmptyState>
+      ) : (
+        <DataTable label="Identity verifications" headers={['Status', 'Provider', 'Reason', 'Submitted', 'Decided']}>
+          {customer.verifications.map((verification) => (
+            <tr>
+              <td>
+                <Badge value={verification.status} />
+              </td>
+              <td>{verification.provider}</td>
+              <td>{verification.reason ?? '—'}</td>
+              <td>
+                <Time value={verification.createdAt} />
+              </td>
+              <td>
+                <Time value={verification.decidedAt} fallback="not yet" />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </DashboardPage>
+  );
+}

@@ -1,0 +1,138 @@
+import { modePath } from '../paths.ts';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Time } from './components.tsx';
+import { DashboardPage, type Frame } from './layout.tsx';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  last4: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export function ApiKeysPage(props: { frame: Frame; keys: ApiKeyView[]; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
+  const { frame } = props;
+  const base = modePath(frame.mode, '/developers/api-keys');
+  return (
+    <DashboardPage frame={frame} section="api-keys" title="API keys" notice={props.notice} error={props.error}>
+      <h1>API keys</h1>
+      <p class="muted">
+        A key works in both modes: send it as the HTTP Basic user name with an empty password, and add <code>livemode=false</code> to work in sandbox.
+      </p>
+      {props.created ? (
+        <div class="card" role="status" aria-labelledby="new-key-heading">
+          <h2 id="new-key-heading">New key “{props.created.name}”</h2>
+          <p>
+            <strong>Copy it now: it is shown only this once.</strong> Paysail stores only its hash.
+          </p>
+          <code class="secret" id="new-api-key">
+            {props.created.apiKey}
+          </code>
+        </div>
+      ) : null}
+      <form method="post" action={base} class="card toolbar" aria-labelledby="create-key-heading">
+        <h2 id="create-key-heading" class="visually-hidden">
+          Create a key
+        </h2>
+        <CsrfField token={frame.csrfToken} />
+        <div>
+          <label for="key-name">New key name</label>
+          <input id="key-name" name="name" required maxlength={100} placeholder="e.g. Production server" />
+        </div>
+        <div class="buttons">
+          <button type="submit">Create key</button>
+        </div>
+      </form>
+      {props.keys.length === 0 ? (
+        <EmptyState title="No API keys.">
+          <p>Create one above to call the API.</p>
+        </EmptyState>
+      ) : (
+        <DataTable label="API keys" headers={['Name', 'Key', 'Created', 'Last used', 'Status', 'Action']}>
+          {props.keys.map((key) => (
+            <tr>
+              <td id={`key-${key.id}`}>{key.name}</td>
+              <td>
+                <code>sk_…{key.last4}</code>
+              </td>
+              <td>
+                <Time value={key.createdAt} />
+              </td>
+              <td>
+                <Time value={key.lastUsedAt} fallback="never" />
+              </td>
+              <td>{key.revokedAt ? <Badge value="REVOKED" /> : <Badge value="ACTIVE" />}</td>
+              <td>
+                {key.revokedAt ? (
+                  <Time value={key.revokedAt} />
+                ) : (
+                  <ActionButton action={`${base}/${key.id}/revoke`} csrfToken={frame.csrfToken} label="Revoke" tone="danger" describedBy={`key-${key.id}`} />
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </DashboardPage>
+  );
+}
+
+export interface PiiKeyView {
+  id: string;
+  active: boolean;
+  createdAt: Date;
+  /** Present only after "Reveal". */
+  key?: string;
+}
+
+const decryptExample = (kid: string, key: string) => `// npm install jose
+import { compactDecrypt, decodeProtectedHeader } from 'jose';
+
+// Your PII keys by id (kid). Keep them secret, like an API key.
+const piiKeys = { '${kid}': Buffer.from('${key}', 'base64url') };
+
+export async function decryptField(jwe) {
+  const { kid } = decodeProtectedHeader(jwe);
+  const { plaintext } = await compactDecrypt(jwe, piiKeys[kid]);
+  return new TextDecoder().decode(plaintext);
+}
+
+// e.g. await decryptField(customer.firstName)`;
+
+export function PiiKeyPage(props: { frame: Frame; keys: PiiKeyView[]; revealed: boolean; notice?: string | undefined }) {
+  const { frame } = props;
+  const base = modePath(frame.mode, '/developers/pii-key');
+  const active = props.keys.find((key) => key.active);
+  return (
+    <DashboardPage frame={frame} section="pii-key" title="PII key" notice={props.notice}>
+      <h1>PII key</h1>
+      <p>
+        The API returns customers' personal data (names, date of birth, phone, address) as JWE (<code>alg: dir</code>, <code>enc: A256GCM</code>) encrypted with this key. The JWE header's <code>kid</code> names
+        the key that encrypted it; keys you rotated away still decrypt what they encrypted.
+      </p>
+      <div class="toolbar">
+        {props.revealed ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal keys" />}
+        <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate key" tone="secondary" />
+      </div>
+      <DataTable label="PII keys" headers={['Key id', 'Status', 'Created', 'Key (base64url)']}>
+        {props.keys.map((key) => (
+          <tr>
+            <td>
+              <code>{key.id}</code>
+            </td>
+            <td>{key.active ? <Badge value="ACTIVE" /> : <span class="muted">retired</span>}</td>
+            <td>
+              <Time value={key.createdAt} />
+            </td>
+            <td>{key.key ? <code class="secret">{key.key}</code> : <span class="muted">hidden: use Reveal keys</span>}</td>
+          </tr>
+        ))}
+      </DataTable>
+      <h2>Decrypt a field (Node.js)</h2>
+      <pre tabindex={0} aria-label="Decryption example">
+        <code>{decryptExample(active?.id ?? 'pii_…', props.revealed ? (active?.key ?? '<your key>') : '<your key: use Reveal keys>')}</code>
+      </pre>
+    </DashboardPage>
+  );
+}

@@ -1,0 +1,197 @@
+import { paymentPageStatuses, type PaymentPageStatus } from '../../../db/schema/index.ts';
+import { modePath } from '../paths.ts';
+import type { PageOf } from '../presenters/pagination.ts';
+import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { DashboardPage, type Frame } from './layout.tsx';
+
+export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; result: PageOf<PaymentPageRowView> }) {
+  const { frame, result } = props;
+  const path = modePath(frame.mode, '/payment-pages');
+  return (
+    <DashboardPage frame={frame} section="payment-pages" title="Payment pages">
+      <h1>Payment pages</h1>
+      <form method="get" action={path} class="toolbar" aria-label="Filter payment pages">
+        <div>
+          <label for="status">Status</label>
+          <select id="status" name="status">
+            <option value="">Any</option>
+            {paymentPageStatuses.map((status) => (
+              <option value={status} selected={props.status === status}>
+                {status}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="buttons">
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      {result.items.length === 0 ? (
+        props.status ? (
+          <EmptyState title={`No ${props.status} payment pages.`}>
+            <p>
+              <a href={path}>Show every status</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title={`No payment pages in ${frame.mode} yet.`}>
+            <p>
+              Create one with <code>POST /v1/payment_pages{frame.mode === 'sandbox' ? '?livemode=false' : ''}</code> and send your customer to its <code>url</code>.
+            </p>
+          </EmptyState>
+        )
+      ) : (
+        <DataTable label="Payment pages" headers={['Client reference', 'Customer', 'Amount', 'Status', 'Created', 'Expires']}>
+          {result.items.map((page) => (
+            <tr>
+              <td>
+                <a href={modePath(frame.mode, `/payment-pages/${page.id}`)}>{page.clientReferenceId}</a>
+              </td>
+              <td>{page.customerReferenceId}</td>
+              <td class="num">
+                <Money amount={page.amount} currency={page.currency} />
+              </td>
+              <td>
+                <Badge value={page.status} />
+              </td>
+              <td>
+                <Time value={page.createdAt} />
+              </td>
+              <td>
+                <Time value={page.expiresAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <Pagination path={path} query={{ status: props.status }} page={result.page} hasMore={result.hasMore} />
+    </DashboardPage>
+  );
+}
+
+export function AttemptsTable(props: { frame: Frame; attempts: PaymentAttemptView[]; fraudReports: boolean }) {
+  return (
+    <DataTable label="Card payments" headers={['Payment', 'Status', 'Card', 'Amount', 'Attempted', 'Fraud report']}>
+      {props.attempts.map((attempt) => (
+        <tr>
+          <td>
+            <code>{attempt.id}</code>
+            {attempt.kind === 'RENEWAL' ? <span class="muted"> (renewal)</span> : null}
+          </td>
+          <td>
+            <Badge value={attempt.status} />
+            {attempt.declineReason ? <span class="muted"> {attempt.declineReason}</span> : null}
+          </td>
+          <td>{attempt.card}</td>
+          <td class="num">
+            <Money amount={attempt.amount} currency={attempt.currency} />
+          </td>
+          <td>
+            <Time value={attempt.createdAt} />
+          </td>
+          <td>{attempt.hasFraudReport && props.fraudReports ? <a href={modePath(props.frame.mode, `/fraud-reports/${attempt.id}`)}>View report</a> : '—'}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPageDetailView; notice?: string | undefined; error?: string | undefined; fraudReports: boolean; subscriptions: boolean }) {
+  const { frame } = props;
+  const { page, attempts } = props.detail;
+  return (
+    <DashboardPage frame={frame} section="payment-pages" title={`Payment page ${page.clientReferenceId}`} notice={props.notice} error={props.error}>
+      <p class="crumbs">
+        <a href={modePath(frame.mode, '/payment-pages')}>← Payment pages</a>
+      </p>
+      <div class="split">
+        <h1>
+          Payment page {page.clientReferenceId} <Badge value={page.status} />
+        </h1>
+        {page.status === 'CREATED' ? (
+          <div>
+            <ActionButton action={modePath(frame.mode, `/payment-pages/${page.id}/expire`)} csrfToken={frame.csrfToken} label="Expire page" tone="danger" describedBy="expire-help" />
+            <p class="muted" id="expire-help">
+              The customer can no longer pay; a PAYMENT_EXPIRED event follows.
+            </p>
+          </div>
+        ) : null}
+      </div>
+      <div class="card">
+        <p class="amount">
+          <Money amount={page.amount} currency={page.currency} />
+        </p>
+        <dl>
+          <dt>ID</dt>
+          <dd>
+            <code>{page.id}</code>
+          </dd>
+          <dt>Customer</dt>
+          <dd>
+            <a href={modePath(frame.mode, `/customers/${page.customer.id}`)}>{page.customer.referenceId}</a> <span class="muted">{page.customer.email}</span>
+          </dd>
+          <dt>Checkout address</dt>
+          <dd>
+            <a href={page.url}>{page.url}</a>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time value={new Date(page.createdAt)} />
+          </dd>
+          <dt>Expires</dt>
+          <dd>
+            <Time value={new Date(page.expiresAt)} />
+          </dd>
+          {page.paidAt ? (
+            <>
+              <dt>Paid</dt>
+              <dd>
+                <Time value={new Date(page.paidAt)} />
+              </dd>
+            </>
+          ) : null}
+          {page.expiredAt ? (
+            <>
+              <dt>Expired</dt>
+              <dd>
+                <Time value={new Date(page.expiredAt)} />
+              </dd>
+            </>
+          ) : null}
+          {page.subscription ? (
+            <>
+              <dt>Subscription</dt>
+              <dd>
+                {page.subscription.productId}, every {page.subscription.intervalCount} {page.subscription.interval.toLowerCase()}
+                {page.subscription.intervalCount > 1 ? 's' : ''}
+                {page.subscriptionId ? (
+                  <>
+                    {' '}
+                    ({props.subscriptions ? <a href={modePath(frame.mode, `/subscriptions/${page.subscriptionId}`)}>{page.subscriptionId}</a> : <code>{page.subscriptionId}</code>})
+                  </>
+                ) : null}
+              </dd>
+            </>
+          ) : null}
+          {Object.entries(page.metadata).map(([key, value]) => (
+            <>
+              <dt>
+                <code>{key}</code>
+              </dt>
+              <dd>{value}</dd>
+            </>
+          ))}
+        </dl>
+      </div>
+      <h2>Card payments</h2>
+      {attempts.length === 0 ? (
+        <EmptyState title="No card payment was attempted on this page yet.">
+          <p>{page.status === 'CREATED' ? 'Send the customer to the checkout address above.' : 'This page can no longer be paid.'}</p>
+        </EmptyState>
+      ) : (
+        <AttemptsTable frame={frame} attempts={attempts} fraudReports={props.fraudReports} />
+      )}
+    </DashboardPage>
+  );
+}

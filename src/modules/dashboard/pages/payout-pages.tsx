@@ -1,0 +1,196 @@
+import { payoutPageStatuses } from '../../payout-pages/states.ts';
+import { modePath } from '../paths.ts';
+import type { PageOf } from '../presenters/pagination.ts';
+import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { DashboardPage, type Frame } from './layout.tsx';
+
+const filterOptions: Array<{ value: string; label: string }> = [
+  { value: 'AWAITING_RELEASE', label: 'Awaiting your release' },
+  ...payoutPageStatuses.map((status) => ({ value: status, label: status })),
+];
+
+function StatusCell(props: { status: string; subStatus: string }) {
+  return (
+    <>
+      <Badge value={props.status} /> <span class="muted">{props.subStatus}</span>
+    </>
+  );
+}
+
+export function PayoutPagesPage(props: { frame: Frame; filter: string; result: PageOf<PayoutPageRowView> }) {
+  const { frame, result } = props;
+  const path = modePath(frame.mode, '/payout-pages');
+  return (
+    <DashboardPage frame={frame} section="payout-pages" title="Payouts">
+      <h1>Payout pages</h1>
+      <form method="get" action={path} class="toolbar" aria-label="Filter payout pages">
+        <div>
+          <label for="status">Status</label>
+          <select id="status" name="status">
+            <option value="">Any</option>
+            {filterOptions.map((option) => (
+              <option value={option.value} selected={props.filter === option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="buttons">
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      {result.items.length === 0 ? (
+        props.filter ? (
+          <EmptyState title="No payout page has this status.">
+            <p>
+              <a href={path}>Show every status</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title={`No payout pages in ${frame.mode} yet.`}>
+            <p>
+              Create one with <code>POST /v1/payout_pages{frame.mode === 'sandbox' ? '?livemode=false' : ''}</code>: your customer gets an e-mail with its link
+              {frame.mode === 'sandbox' ? ' (it shows up in the inbox here)' : ''}.
+            </p>
+          </EmptyState>
+        )
+      ) : (
+        <DataTable label="Payout pages" headers={['Client reference', 'Customer', 'Amount', 'Status', 'Release', 'Created', 'Expires']}>
+          {result.items.map((page) => (
+            <tr>
+              <td>
+                <a href={modePath(frame.mode, `/payout-pages/${page.id}`)}>{page.clientReferenceId}</a>
+              </td>
+              <td>{page.customerReferenceId}</td>
+              <td class="num">
+                <Money amount={page.amount} currency={page.fundingCurrency} />
+              </td>
+              <td>
+                <StatusCell status={page.status} subStatus={page.subStatus} />
+              </td>
+              <td>{page.releaseMethod}</td>
+              <td>
+                <Time value={page.createdAt} />
+              </td>
+              <td>
+                <Time value={page.expiresAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <Pagination path={path} query={{ status: props.filter }} page={result.page} hasMore={result.hasMore} />
+    </DashboardPage>
+  );
+}
+
+function method(page: PayoutPageDetailView['page']): string {
+  const chosen = page.payoutMethod;
+  if (!chosen) {
+    return 'not chosen yet';
+  }
+  return chosen.type === 'BANK_TRANSFER' ? `Bank transfer to account …${chosen.last4} (routing ${chosen.routingNumber})` : `${chosen.network} wallet ${chosen.address}`;
+}
+
+export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDetailView; notice?: string | undefined; error?: string | undefined; eventsSection: boolean }) {
+  const { frame } = props;
+  const { page, history, canRelease, canCancel } = props.detail;
+  const base = modePath(frame.mode, `/payout-pages/${page.id}`);
+  return (
+    <DashboardPage frame={frame} section="payout-pages" title={`Payout page ${page.clientReferenceId}`} notice={props.notice} error={props.error}>
+      <p class="crumbs">
+        <a href={modePath(frame.mode, '/payout-pages')}>← Payout pages</a>
+      </p>
+      <div class="split">
+        <h1>
+          Payout {page.clientReferenceId} <Badge value={page.status} />
+        </h1>
+        {canRelease || canCancel ? (
+          <div class="toolbar">
+            {canRelease ? <ActionButton action={`${base}/release`} csrfToken={frame.csrfToken} label="Release payout" /> : null}
+            {canCancel ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel payout page" tone="danger" /> : null}
+          </div>
+        ) : null}
+      </div>
+      <div class="card">
+        <p class="amount">
+          <Money amount={page.amount} currency={page.fundingCurrency} />
+        </p>
+        <dl>
+          <dt>Status</dt>
+          <dd>
+            <StatusCell status={page.status} subStatus={page['sub-status']} />
+            {page.statusReason ? <span class="muted"> ({page.statusReason})</span> : null}
+          </dd>
+          <dt>ID</dt>
+          <dd>
+            <code>{page.id}</code>
+          </dd>
+          <dt>Customer</dt>
+          <dd>
+            <a href={modePath(frame.mode, `/customers/${page.customer.id}`)}>{page.customer.referenceId}</a> {page.customer.email ? <span class="muted">{page.customer.email}</span> : null}
+          </dd>
+          <dt>Release</dt>
+          <dd>{page.releaseMethod === 'MANUAL' ? 'Manual: you release it here or with POST /v1/payout_pages/:id/release' : 'Automatic once the customer is verified'}</dd>
+          <dt>Payout method</dt>
+          <dd>{method(page)}</dd>
+          <dt>Page address</dt>
+          <dd>
+            <a href={page.url}>{page.url}</a>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <Time value={new Date(page.createdAt)} />
+          </dd>
+          <dt>Customer confirmed</dt>
+          <dd>
+            <Time value={page.customerConfirmedAt ? new Date(page.customerConfirmedAt) : null} fallback="not yet" />
+          </dd>
+          <dt>Expires</dt>
+          <dd>
+            <Time value={new Date(page.expiresAt)} />
+          </dd>
+          {Object.entries(page.metadata).map(([key, value]) => (
+            <>
+              <dt>
+                <code>{key}</code>
+              </dt>
+              <dd>{value}</dd>
+            </>
+          ))}
+        </dl>
+      </div>
+      <h2>Status history</h2>
+      <DataTable label="Status history" headers={['When', 'Status', 'Sub-status', 'What happened', 'By', 'Event']}>
+        {history.map((entry) => (
+          <tr>
+            <td>
+              <Time value={entry.createdAt} />
+            </td>
+            <td>
+              <Badge value={entry.toStatus} />
+            </td>
+            <td>{entry.toSubStatus}</td>
+            <td>
+              {entry.action}
+              {entry.reason ? <span class="muted"> ({entry.reason})</span> : null}
+            </td>
+            <td>{entry.actor}</td>
+            <td>
+              {entry.eventId ? (
+                props.eventsSection ? (
+                  <a href={modePath(frame.mode, `/developers/events/${entry.eventId}`)}>{entry.eventId}</a>
+                ) : (
+                  <code>{entry.eventId}</code>
+                )
+              ) : (
+                '—'
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </DashboardPage>
+  );
+}

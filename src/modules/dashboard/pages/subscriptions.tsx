@@ -1,0 +1,265 @@
+import { subscriptionStatuses, type SubscriptionStatus } from '../../../db/schema/index.ts';
+import type { SubscriptionResponse } from '../../subscriptions/schemas.ts';
+import { modePath } from '../paths.ts';
+import type { PageOf } from '../presenters/pagination.ts';
+import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { DashboardPage, type Frame } from './layout.tsx';
+
+function every(interval: string, count: number): string {
+  const unit = interval.toLowerCase();
+  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+}
+
+export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionStatus | undefined; result: PageOf<SubscriptionRowView> }) {
+  const { frame, result } = props;
+  const path = modePath(frame.mode, '/subscriptions');
+  return (
+    <DashboardPage frame={frame} section="subscriptions" title="Subscriptions">
+      <h1>Subscriptions</h1>
+      <form method="get" action={path} class="toolbar" aria-label="Filter subscriptions">
+        <div>
+          <label for="status">Status</label>
+          <select id="status" name="status">
+            <option value="">Any</option>
+            {subscriptionStatuses.map((status) => (
+              <option value={status} selected={props.status === status}>
+                {status}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="buttons">
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      {result.items.length === 0 ? (
+        props.status ? (
+          <EmptyState title={`No ${props.status} subscriptions.`}>
+            <p>
+              <a href={path}>Show every status</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title={`No subscriptions in ${frame.mode} yet.`}>
+            <p>
+              A payment page created with <code>subscription: {'{productId, interval, intervalCount}'}</code> starts one when it is paid.
+            </p>
+          </EmptyState>
+        )
+      ) : (
+        <DataTable label="Subscriptions" headers={['Product', 'Customer', 'Price', 'Status', 'Current period ends', 'Created']}>
+          {result.items.map((subscription) => (
+            <tr>
+              <td>
+                <a href={modePath(frame.mode, `/subscriptions/${subscription.id}`)}>{subscription.productId}</a>
+              </td>
+              <td>
+                <a href={modePath(frame.mode, `/customers/${subscription.customerId}`)}>{subscription.customerReferenceId}</a>
+              </td>
+              <td>
+                <Money amount={subscription.amount} currency={subscription.currency} /> {every(subscription.interval, subscription.intervalCount)}
+              </td>
+              <td>
+                <Badge value={subscription.status} />
+                {subscription.cancelAtPeriodEnd && subscription.status !== 'CANCELED' ? <span class="muted"> ends at period end</span> : null}
+              </td>
+              <td>
+                <Time value={subscription.currentPeriodEnd} />
+              </td>
+              <td>
+                <Time value={subscription.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <Pagination path={path} query={{ status: props.status }} page={result.page} hasMore={result.hasMore} />
+    </DashboardPage>
+  );
+}
+
+function EntitlementsTable(props: { frame: Frame; rows: EntitlementRowView[]; now: Date; showSubscription: boolean }) {
+  const isActive = (row: EntitlementRowView) => row.startPeriod.getTime() <= props.now.getTime() && props.now.getTime() < row.endPeriod.getTime();
+  return (
+    <DataTable label="Entitlements" headers={['Entitlement', 'Product', 'Customer', ...(props.showSubscription ? ['Subscription'] : []), 'From', 'Until', 'Active']}>
+      {props.rows.map((row) => (
+        <tr>
+          <td>
+            <code>{row.id}</code>
+          </td>
+          <td>{row.productId}</td>
+          <td>
+            <a href={modePath(props.frame.mode, `/customers/${row.customerId}`)}>{row.customerReferenceId ?? row.customerId}</a>
+          </td>
+          {props.showSubscription ? (
+            <td>
+              <a href={modePath(props.frame.mode, `/subscriptions/${row.subscriptionId}`)}>{row.subscriptionId}</a>
+            </td>
+          ) : null}
+          <td>
+            <Time value={row.startPeriod} />
+          </td>
+          <td>
+            <Time value={row.endPeriod} />
+          </td>
+          <td>{isActive(row) ? <Badge value="ACTIVE" /> : <span class="muted">no</span>}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+export function SubscriptionPage(props: {
+  frame: Frame;
+  subscription: SubscriptionResponse;
+  customerReferenceId: string | null;
+  invoices: Array<{ id: string; periodNumber: number; amount: number; currency: string; paymentId: string; periodStart: Date; periodEnd: Date; paidAt: Date }>;
+  entitlements: EntitlementRowView[];
+  now: Date;
+  notice?: string | undefined;
+  error?: string | undefined;
+}) {
+  const { frame, subscription } = props;
+  const base = modePath(frame.mode, `/subscriptions/${subscription.id}`);
+  const cancellable = subscription.status !== 'CANCELED' && !subscription.cancelAtPeriodEnd;
+  return (
+    <DashboardPage frame={frame} section="subscriptions" title={`Subscription ${subscription.id}`} notice={props.notice} error={props.error}>
+      <p class="crumbs">
+        <a href={modePath(frame.mode, '/subscriptions')}>← Subscriptions</a>
+      </p>
+      <div class="split">
+        <h1>
+          {subscription.productId} <Badge value={subscription.status} />
+        </h1>
+        <div class="toolbar">
+          {cancellable ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel at period end" tone="danger" /> : null}
+          {frame.mode === 'sandbox' && subscription.status !== 'CANCELED' ? <ActionButton action={`${base}/renew`} csrfToken={frame.csrfToken} label="Renew now (sandbox)" tone="secondary" /> : null}
+        </div>
+      </div>
+      <div class="card">
+        <dl>
+          <dt>ID</dt>
+          <dd>
+            <code>{subscription.id}</code>
+          </dd>
+          <dt>Customer</dt>
+          <dd>
+            <a href={modePath(frame.mode, `/customers/${subscription.customerId}`)}>{props.customerReferenceId ?? subscription.customerId}</a>
+          </dd>
+          <dt>Price</dt>
+          <dd>
+            <Money amount={subscription.amount} currency={subscription.currency} /> {every(subscription.interval, subscription.intervalCount)}
+          </dd>
+          <dt>Current period</dt>
+          <dd>
+            <Time value={new Date(subscription.currentPeriodStart)} /> – <Time value={new Date(subscription.currentPeriodEnd)} />
+          </dd>
+          <dt>Renewal</dt>
+          <dd>
+            {subscription.status === 'CANCELED'
+              ? 'Ended'
+              : subscription.cancelAtPeriodEnd
+                ? 'Cancelled: ends at the end of the current period'
+                : 'Renews automatically with the saved card'}
+            {subscription.lastDeclineReason ? <span class="muted"> (last renewal declined: {subscription.lastDeclineReason})</span> : null}
+          </dd>
+          <dt>Started by</dt>
+          <dd>
+            <a href={modePath(frame.mode, `/payment-pages/${subscription.pageId}`)}>{subscription.pageId}</a>
+          </dd>
+        </dl>
+      </div>
+      <h2>Invoices</h2>
+      {props.invoices.length === 0 ? (
+        <EmptyState title="No invoice yet." />
+      ) : (
+        <DataTable label="Invoices" headers={['Period', 'Amount', 'From', 'Until', 'Paid', 'Payment']}>
+          {props.invoices.map((invoice) => (
+            <tr>
+              <td>#{invoice.periodNumber}</td>
+              <td class="num">
+                <Money amount={invoice.amount} currency={invoice.currency} />
+              </td>
+              <td>
+                <Time value={invoice.periodStart} />
+              </td>
+              <td>
+                <Time value={invoice.periodEnd} />
+              </td>
+              <td>
+                <Time value={invoice.paidAt} />
+              </td>
+              <td>
+                <code>{invoice.paymentId}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <h2>Entitlements</h2>
+      {props.entitlements.length === 0 ? <EmptyState title="No entitlement yet." /> : <EntitlementsTable frame={frame} rows={props.entitlements} now={props.now} showSubscription={false} />}
+    </DashboardPage>
+  );
+}
+
+export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilters; result: PageOf<EntitlementRowView>; now: Date }) {
+  const { frame, filters, result } = props;
+  const path = modePath(frame.mode, '/entitlements');
+  const filtered = Boolean(filters.customerId || filters.subscriptionId || filters.isActive !== undefined);
+  const activeValue = filters.isActive === undefined ? '' : String(filters.isActive);
+  return (
+    <DashboardPage frame={frame} section="entitlements" title="Entitlements">
+      <h1>Entitlements</h1>
+      <p class="muted">One per paid subscription period: what your customers have paid access to.</p>
+      <form method="get" action={path} class="toolbar" role="search" aria-label="Filter entitlements">
+        <div>
+          <label for="customer-id">Customer ID</label>
+          <input id="customer-id" name="customerId" value={filters.customerId ?? ''} placeholder="cus_…" autocomplete="off" />
+        </div>
+        <div>
+          <label for="subscription-id">Subscription ID</label>
+          <input id="subscription-id" name="subscriptionId" value={filters.subscriptionId ?? ''} placeholder="sub_…" autocomplete="off" />
+        </div>
+        <div>
+          <label for="active">Active now</label>
+          <select id="active" name="active">
+            <option value="" selected={activeValue === ''}>
+              Any
+            </option>
+            <option value="true" selected={activeValue === 'true'}>
+              Active
+            </option>
+            <option value="false" selected={activeValue === 'false'}>
+              Not active
+            </option>
+          </select>
+        </div>
+        <div class="buttons">
+          <button type="submit">Filter</button>
+          {filtered ? (
+            <a class="button secondary" href={path}>
+              Clear
+            </a>
+          ) : null}
+        </div>
+      </form>
+      {result.items.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No entitlement matches these filters.">
+            <p>
+              <a href={path}>Clear the filters</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title={`No entitlements in ${frame.mode} yet.`}>
+            <p>Each paid subscription period creates one. Pay a payment page that carries a subscription to start.</p>
+          </EmptyState>
+        )
+      ) : (
+        <EntitlementsTable frame={frame} rows={result.items} now={props.now} showSubscription={true} />
+      )}
+      <Pagination path={path} query={{ customerId: filters.customerId, subscriptionId: filters.subscriptionId, active: activeValue }} page={result.page} hasMore={result.hasMore} />
+    </DashboardPage>
+  );
+}

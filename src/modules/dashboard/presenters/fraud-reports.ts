@@ -1,0 +1,49 @@
+import type { Merchant } from '../../merchants/service.ts';
+import type { FraudReportsService } from '../../fraud-reports/service.ts';
+import type { FraudReportListInput, FraudReportResponse } from '../../fraud-reports/schemas.ts';
+import { pageSize, type PageOf } from './pagination.ts';
+import type { PaymentPagesPresenter } from './payment-pages.ts';
+
+/** The API's fraud report filters as the dashboard's form sends them (dates are UTC days). */
+export interface FraudReportFilters {
+  paymentId?: string;
+  /** `YYYY-MM-DD`: issued on or after that UTC day. */
+  from?: string;
+  /** `YYYY-MM-DD`: issued on or before that UTC day. */
+  until?: string;
+}
+
+const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Read model of the fraud report screens: the list and the report through the fraud reports
+ * service (the API's own filters and order), the report's payment from the payment read model.
+ */
+export function createFraudReportsPresenter(deps: { fraudReports: FraudReportsService; payments: PaymentPagesPresenter }) {
+  return {
+    /** Throws WRONG_PARAMETER for dates the API would refuse. */
+    async list(merchant: Merchant, livemode: boolean, filters: FraudReportFilters, page: number): Promise<PageOf<FraudReportResponse> & { count: number }> {
+      const query: FraudReportListInput = { 'pagination[offset]': (page - 1) * pageSize, 'pagination[limit]': pageSize };
+      if (filters.paymentId) {
+        query['filters[checkoutPaymentId]'] = filters.paymentId;
+      }
+      if (filters.from) {
+        query['filters[fraudIssueDateRange][start]'] = dayPattern.test(filters.from) ? `${filters.from} 00:00:00` : filters.from;
+      }
+      if (filters.until) {
+        query['filters[fraudIssueDateRange][end]'] = dayPattern.test(filters.until) ? `${filters.until} 23:59:59` : filters.until;
+      }
+      const result = await deps.fraudReports.listReports(merchant, livemode, query);
+      return { items: result.checkoutFraudReports, page, hasMore: result.hasMore, count: result.count };
+    },
+
+    /** The report with its payment; throws NOT_FOUND outside the merchant and mode. */
+    async detail(merchant: Merchant, livemode: boolean, id: string) {
+      const report = await deps.fraudReports.getReport(merchant, livemode, id);
+      const payment = await deps.payments.payment(merchant.id, livemode, report.checkoutPaymentId);
+      return { report, payment };
+    },
+  };
+}
+
+export type FraudReportsPresenter = ReturnType<typeof createFraudReportsPresenter>;

@@ -1,0 +1,106 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Database } from '../../../db/client.ts';
+import { emails } from '../../../db/schema/index.ts';
+import type { KeyRing } from '../../../crypto/keyring.ts';
+import { emailAddressAssociatedData } from '../../email/enqueue.ts';
+import { readPage, type PageOf } from './pagination.ts';
+
+export interface InboxRowView {
+  id: string;
+  to: string;
+  subject: string;
+  template: string;
+  status: string;
+  relatedId: string | null;
+  /** The 6-digit verification code of a payout page, when this e-mail carries one. */
+  verificationCode: string | null;
+  createdAt: Date;
+}
+
+export interface InboxMessageView extends InboxRowView {
+  text: string;
+  html: string;
+  sentAt: Date | null;
+  lastError: string | null;
+}
+
+/**
+ * The 6-digit code of a verification e-mail ("Your code is 123456."); the first 6-digit number of
+ * its text when the wording differs. Other e-mails carry no code.
+ */
+export function verificationCodeOf(template: string, text: string): string | null {
+  if (!/code|verif/i.test(template)) {
+    return null;
+  }
+  return /\bcode(?: is)?:?\s*(\d{6})\b/i.exec(text)?.[1] ?? /\b(\d{6})\b/.exec(text)?.[1] ?? null;
+}
+
+/** Read model of the sandbox inbox: the e-mails the platform wrote for this merchant and mode. */
+export function createInboxPresenter(deps: { database: Database; keyRing: KeyRing }) {
+  const { database, keyRing } = deps;
+
+  function recipient(merchantId: string, id: string, ciphertext: string): string {
+    try {
+      return keyRing.decrypt(ciphertext, emailAddressAssociatedData(merchantId, id));
+    } catch {
+      return '(address unreadable)';
+    }
+  }
+
+  return {
+    async list(merchantId: string, livemode: boolean, page: number): Promise<PageOf<InboxRowView>> {
+      const result = await readPage(page, (limit, offset) =>
+        database.db
+          .select({
+            id: emails.id,
+            toCiphertext: emails.toCiphertext,
+            subject: emails.subject,
+            template: emails.template,
+            status: emails.status,
+            relatedId: emails.relatedId,
+            text: emails.text,
+            createdAt: emails.createdAt,
+          })
+          .from(emails)
+          .where(and(eq(emails.merchantId, merchantId), eq(emails.livemode, livemode)))
+          .orderBy(desc(emails.createdAt), desc(emails.id))
+          .limit(limit)
+          .offset(offset),
+      );
+      return {
+        ...result,
+        items: result.items.map(({ toCiphertext, text, ...row }) => ({
+          ...row,
+          to: recipient(merchantId, row.id, toCiphertext),
+          verificationCode: verificationCodeOf(row.template, text),
+        })),
+      };
+    },
+
+    async message(merchantId: string, livemode: boolean, emailId: string): Promise<InboxMessageView | null> {
+      const [row] = await database.db
+        .select()
+        .from(emails)
+        .where(and(eq(emails.id, emailId), eq(emails.merchantId, merchantId), eq(emails.livemode, livemode)));
+      if (!row) {
+        return null;
+      }
+      return {
+        id: row.id,
+        to: recipient(merchantId, row.id, row.toCiphertext),
+        subject: row.subject,
+        template: row.template,
+        status: row.status,
+        relatedId: row.relatedId,
+        verificationCode: verificationCodeOf(row.template, row.text),
+        createdAt: row.createdAt,
+        text: row.text,
+        html: row.html,
+        sentAt: row.sentAt,
+        lastError: row.lastError,
+      };
+    },
+  };
+}
+
+export type InboxPresenter = ReturnType<typeof createInboxPresenter>;

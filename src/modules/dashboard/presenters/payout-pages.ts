@@ -1,0 +1,116 @@
+import { and, desc, eq, type SQL } from 'drizzle-orm';
+import type { Database } from '../../../db/client.ts';
+import { payoutPages } from '../../../db/schema/index.ts';
+import type { Merchant } from '../../merchants/service.ts';
+import type { PayoutPagesService } from '../../payout-pages/service.ts';
+import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
+import { findTransition, payoutPageStatuses, payoutPageSubStatuses, type PayoutPageStatus, type PayoutPageSubStatus } from '../../payout-pages/states.ts';
+import { readPage, type PageOf } from './pagination.ts';
+
+export interface PayoutPageRowView {
+  id: string;
+  clientReferenceId: string;
+  customerReferenceId: string;
+  amount: number;
+  fundingCurrency: string;
+  status: string;
+  subStatus: string;
+  releaseMethod: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface PayoutHistoryView {
+  fromStatus: string | null;
+  fromSubStatus: string | null;
+  toStatus: string;
+  toSubStatus: string;
+  action: string;
+  actor: string;
+  reason: string | null;
+  eventId: string | null;
+  createdAt: Date;
+}
+
+export interface PayoutPageDetailView {
+  page: PayoutPageResponse;
+  history: PayoutHistoryView[];
+  canRelease: boolean;
+  canCancel: boolean;
+}
+
+/** The list filter takes a status (`PENDING`) or a sub-status (`AWAITING_RELEASE`). */
+export type PayoutStatusFilter = { status: PayoutPageStatus } | { subStatus: PayoutPageSubStatus } | Record<string, never>;
+
+export function parsePayoutStatusFilter(raw: string): PayoutStatusFilter {
+  if ((payoutPageStatuses as readonly string[]).includes(raw)) {
+    return { status: raw as PayoutPageStatus };
+  }
+  if ((payoutPageSubStatuses as readonly string[]).includes(raw)) {
+    return { subStatus: raw as PayoutPageSubStatus };
+  }
+  return {};
+}
+
+/** Read model of the payout page screens: lists by SQL, the page as the API reads it, its status history. */
+export function createPayoutPagesPresenter(deps: { database: Database; payoutPages: PayoutPagesService }) {
+  const { database } = deps;
+
+  return {
+    async list(merchantId: string, livemode: boolean, filter: PayoutStatusFilter, page: number): Promise<PageOf<PayoutPageRowView>> {
+      const conditions: SQL[] = [eq(payoutPages.merchantId, merchantId), eq(payoutPages.livemode, livemode)];
+      if ('status' in filter) {
+        conditions.push(eq(payoutPages.status, filter.status));
+      }
+      if ('subStatus' in filter) {
+        conditions.push(eq(payoutPages.subStatus, filter.subStatus));
+      }
+      return readPage(page, (limit, offset) =>
+        database.db
+          .select({
+            id: payoutPages.id,
+            clientReferenceId: payoutPages.clientReferenceId,
+            customerReferenceId: payoutPages.customerReferenceId,
+            amount: payoutPages.amount,
+            fundingCurrency: payoutPages.fundingCurrency,
+            status: payoutPages.status,
+            subStatus: payoutPages.subStatus,
+            releaseMethod: payoutPages.releaseMethod,
+            createdAt: payoutPages.createdAt,
+            expiresAt: payoutPages.expiresAt,
+          })
+          .from(payoutPages)
+          .where(and(...conditions))
+          .orderBy(desc(payoutPages.createdAt), desc(payoutPages.id))
+          .limit(limit)
+          .offset(offset),
+      );
+    },
+
+    /** Throws NOT_FOUND outside the merchant and mode. Buttons show only for moves the state table allows. */
+    async detail(merchant: Merchant, livemode: boolean, payoutPageId: string): Promise<PayoutPageDetailView> {
+      const page = await deps.payoutPages.getPayoutPage(merchant, livemode, payoutPageId);
+      const rows = await deps.payoutPages.history(merchant, page.id);
+      const state = { status: page.status, subStatus: page['sub-status'] };
+      const context = { releaseMethod: page.releaseMethod };
+      return {
+        page,
+        history: rows.map((row) => ({
+          fromStatus: row.fromStatus,
+          fromSubStatus: row.fromSubStatus,
+          toStatus: row.toStatus,
+          toSubStatus: row.toSubStatus,
+          action: row.action,
+          actor: row.actor,
+          reason: row.reason,
+          eventId: row.eventId,
+          createdAt: row.createdAt,
+        })),
+        canRelease: findTransition(state, 'release', context) !== null,
+        canCancel: findTransition(state, 'cancel', context) !== null,
+      };
+    },
+  };
+}
+
+export type PayoutPagesPresenter = ReturnType<typeof createPayoutPagesPresenter>;

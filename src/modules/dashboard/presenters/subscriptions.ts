@@ -1,0 +1,133 @@
+import { and, desc, eq, not, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../../db/client.ts';
+import { customers, entitlements, invoices, subscriptionStatuses, subscriptions, type SubscriptionStatus } from '../../../db/schema/index.ts';
+import type { Merchant } from '../../merchants/service.ts';
+import type { SubscriptionsService } from '../../subscriptions/service.ts';
+import { readPage, type PageOf } from './pagination.ts';
+
+export interface SubscriptionRowView {
+  id: string;
+  productId: string;
+  customerId: string;
+  customerReferenceId: string;
+  status: SubscriptionStatus;
+  cancelAtPeriodEnd: boolean;
+  amount: number;
+  currency: string;
+  interval: string;
+  intervalCount: number;
+  currentPeriodEnd: Date;
+  createdAt: Date;
+}
+
+export interface EntitlementRowView {
+  id: string;
+  productId: string;
+  subscriptionId: string;
+  customerId: string;
+  customerReferenceId: string | null;
+  startPeriod: Date;
+  endPeriod: Date;
+  createdAt: Date;
+}
+
+export interface EntitlementFilters {
+  subscriptionId?: string;
+  customerId?: string;
+  isActive?: boolean;
+}
+
+export function parseSubscriptionStatus(raw: unknown): SubscriptionStatus | undefined {
+  return typeof raw === 'string' && (subscriptionStatuses as readonly string[]).includes(raw) ? (raw as SubscriptionStatus) : undefined;
+}
+
+/** Read model of the subscription and entitlement screens, scoped by merchant and mode. */
+export function createSubscriptionsPresenter(deps: { database: Database; subscriptions: SubscriptionsService }) {
+  const { database } = deps;
+
+  function entitlementRows(conditions: SQL[], limit: number, offset: number) {
+    return database.db
+      .select({
+        id: entitlements.id,
+        productId: entitlements.productId,
+        subscriptionId: entitlements.subscriptionId,
+        customerId: entitlements.customerId,
+        customerReferenceId: customers.referenceId,
+        startPeriod: entitlements.startPeriod,
+        endPeriod: entitlements.endPeriod,
+        createdAt: entitlements.createdAt,
+      })
+      .from(entitlements)
+      .leftJoin(customers, eq(customers.id, entitlements.customerId))
+      .where(and(...conditions))
+      .orderBy(desc(entitlements.createdAt), desc(entitlements.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
+  return {
+    async list(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, page: number): Promise<PageOf<SubscriptionRowView>> {
+      const conditions: SQL[] = [eq(subscriptions.merchantId, merchantId), eq(subscriptions.livemode, livemode)];
+      if (filters.status) {
+        conditions.push(eq(subscriptions.status, filters.status));
+      }
+      return readPage(page, (limit, offset) =>
+        database.db
+          .select({
+            id: subscriptions.id,
+            productId: subscriptions.productId,
+            customerId: subscriptions.customerId,
+            customerReferenceId: customers.referenceId,
+            status: subscriptions.status,
+            cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
+            amount: subscriptions.amount,
+            currency: subscriptions.currency,
+            interval: subscriptions.interval,
+            intervalCount: subscriptions.intervalCount,
+            currentPeriodEnd: subscriptions.currentPeriodEnd,
+            createdAt: subscriptions.createdAt,
+          })
+          .from(subscriptions)
+          .innerJoin(customers, eq(customers.id, subscriptions.customerId))
+          .where(and(...conditions))
+          .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+          .limit(limit)
+          .offset(offset),
+      );
+    },
+
+    /** The subscription as the API reads it, with its invoices and entitlements; NOT_FOUND outside the merchant and mode. */
+    async detail(merchant: Merchant, livemode: boolean, subscriptionId: string, now: Date) {
+      const subscription = await deps.subscriptions.getSubscription(merchant, livemode, subscriptionId);
+      const [customer] = await database.db.select({ referenceId: customers.referenceId }).from(customers).where(eq(customers.id, subscription.customerId));
+      const invoiceRows = await database.db
+        .select()
+        .from(invoices)
+        .where(and(eq(invoices.subscriptionId, subscription.id), eq(invoices.merchantId, merchant.id), eq(invoices.livemode, livemode)))
+        .orderBy(desc(invoices.periodNumber));
+      const entitlementList = await entitlementRows([eq(entitlements.merchantId, merchant.id), eq(entitlements.livemode, livemode), eq(entitlements.subscriptionId, subscription.id)], 100, 0);
+      return { subscription, customerReferenceId: customer?.referenceId ?? null, invoices: invoiceRows, entitlements: entitlementList, now };
+    },
+
+    async entitlements(merchantId: string, livemode: boolean, filters: EntitlementFilters, page: number, now: Date): Promise<PageOf<EntitlementRowView>> {
+      const conditions: SQL[] = [eq(entitlements.merchantId, merchantId), eq(entitlements.livemode, livemode)];
+      if (filters.subscriptionId) {
+        conditions.push(eq(entitlements.subscriptionId, filters.subscriptionId));
+      }
+      if (filters.customerId) {
+        conditions.push(eq(entitlements.customerId, filters.customerId));
+      }
+      // isActive: startPeriod ≤ now < endPeriod (contract §11).
+      const at = now.toISOString();
+      const active = sql`(${entitlements.startPeriod} <= ${at}::timestamptz and ${entitlements.endPeriod} > ${at}::timestamptz)`;
+      if (filters.isActive === true) {
+        conditions.push(active);
+      } else if (filters.isActive === false) {
+        conditions.push(not(active));
+      }
+      return readPage(page, (limit, offset) => entitlementRows(conditions, limit, offset));
+    },
+  };
+}
+
+export type SubscriptionsPresenter = ReturnType<typeof createSubscriptionsPresenter>;

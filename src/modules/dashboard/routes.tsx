@@ -1,0 +1,138 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Api } from '../../http/types.ts';
+import type { Platform } from '../../platform.ts';
+import { AppError, isExpected } from '../../http/errors.ts';
+import { toAppError } from '../../http/core.ts';
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../http/rate-limit.ts';
+import { registerWebScope } from '../../web/scope.ts';
+import { createDashboardSessions } from './session.ts';
+import { createFlash, field, requireSession, sessionCookieName, sessionCsrfScope, type ScreenTools } from './context.ts';
+import { dashboardPrefix, isMode, withQuery, type Mode } from './paths.ts';
+import type { Section } from './pages/layout.tsx';
+import { DashboardErrorPage } from './pages/errors.tsx';
+import { createCustomersPresenter } from './presenters/customers.ts';
+import { createDevelopersPresenter } from './presenters/developers.ts';
+import { createFraudReportsPresenter } from './presenters/fraud-reports.ts';
+import { createInboxPresenter } from './presenters/inbox.ts';
+import { createOverviewPresenter } from './presenters/overview.ts';
+import { createPaymentPagesPresenter } from './presenters/payment-pages.ts';
+import { createPayoutPagesPresenter } from './presenters/payout-pages.ts';
+import { createSubscriptionsPresenter } from './presenters/subscriptions.ts';
+import { createWebhooksPresenter } from './presenters/webhooks.ts';
+import { registerAccountRoutes, registerSignInRoutes } from './screens/auth.tsx';
+import { registerCustomerScreens } from './screens/customers.tsx';
+import { registerKeyScreens } from './screens/developers.tsx';
+import { registerFraudReportScreens } from './screens/fraud-reports.tsx';
+import { registerInboxScreens } from './screens/inbox.tsx';
+import { registerOverviewScreen } from './screens/overview.tsx';
+import { registerPaymentPageScreens } from './screens/payment-pages.tsx';
+import { registerPayoutPageScreens } from './screens/payout-pages.tsx';
+import { registerSubscriptionScreens } from './screens/subscriptions.tsx';
+import { registerWebhookScreens } from './screens/webhooks.tsx';
+
+/** Sign-in attempts per e-mail and client address: 5 a minute (a bucket of 5 refilled over 60 s). */
+const signInAttemptsPerMinute = 5;
+
+/**
+ * The merchant dashboard at /dashboard (contract §1): server-rendered pages whose read models are
+ * presenters (SQL scoped by merchant and mode) and whose actions call the same services as the API.
+ */
+export async function registerDashboard(app: Api, platform: Platform): Promise<void> {
+  const { config, services, database, clock, keyRing } = platform;
+  const sessions = createDashboardSessions({ database, clock });
+  const limiter = config.redisUrl
+    ? createRedisRateLimiter(config.redisUrl, signInAttemptsPerMinute / 60, signInAttemptsPerMinute)
+    : createMemoryRateLimiter(signInAttemptsPerMinute / 60, signInAttemptsPerMinute);
+  app.addHook('onClose', async () => limiter.close());
+  const secureCookies = config.publicUrl.startsWith('https://');
+
+  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox'];
+  const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages });
+  const presenters = {
+    overview: createOverviewPresenter({ database, ledger: services.ledger }),
+    customers: createCustomersPresenter({ database, customers: services.customers }),
+    payoutPages: createPayoutPagesPresenter({ database, payoutPages: services.payoutPages }),
+    paymentPages,
+    subscriptions: createSubscriptionsPresenter({ database, subscriptions: services.subscriptions }),
+    fraudReports: createFraudReportsPresenter({ fraudReports: services.fraudReports, payments: paymentPages }),
+    developers: createDevelopersPresenter({ database }),
+    webhooks: createWebhooksPresenter({ database, keyRing, webhooks: services.webhooks, events: services.events }),
+    inbox: createInboxPresenter({ database, keyRing }),
+  };
+
+  await registerWebScope(app, { csrfSecret: keyRing.deriveKey('csrf'), secureCookies, prefix: dashboardPrefix }, async (web, { csrf, render }) => {
+    // Pages are not part of the JSON API's OpenAPI document.
+    web.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+
+    registerSignInRoutes(web, { sessions, csrf, render, limiter, secureCookies });
+
+    web.setNotFoundHandler((request, reply) =>
+      render(reply, (nonce) => DashboardErrorPage({ frame: null, nonce, status: 404, message: 'This dashboard address does not exist.', requestId: request.id }), { status: 404 }),
+    );
+
+    await web.register(async (signedIn) => {
+      const tools: ScreenTools = { csrf, render, sections, flash: createFlash(keyRing, secureCookies) };
+
+      signedIn.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+        const session = await sessions.authenticate(request.cookies[sessionCookieName]);
+        if (!session) {
+          const next = request.method === 'GET' ? request.url : undefined;
+          return reply.redirect(withQuery(`${dashboardPrefix}/sign-in`, { next }), 303);
+        }
+        request.dashboardSession = session;
+      });
+
+      // Every form of a signed-in page carries a token bound to the session (contract: CSRF on every form).
+      signedIn.addHook('preHandler', async (request: FastifyRequest) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') {
+          const session = requireSession(request);
+          if (!csrf.verify(request, sessionCsrfScope(session), field(request.body, '_csrf', 200))) {
+            throw new AppError('FORBIDDEN', 'This form has expired or did not come from your dashboard, so nothing was changed.');
+          }
+        }
+      });
+
+      signedIn.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+        const appError = toAppError(error);
+        if (isExpected(appError)) {
+          request.log.info({ errorCode: appError.code }, appError.message);
+        } else {
+          request.log.error({ err: error, errorCode: appError.code }, 'unhandled error on a dashboard page');
+        }
+        for (const [name, value] of Object.entries(appError.headers)) {
+          reply.header(name, value);
+        }
+        const message = isExpected(appError) ? appError.message : 'Something went wrong on our side.';
+        const session = request.dashboardSession;
+        const rawMode = (request.params as Record<string, unknown> | undefined)?.mode;
+        const mode: Mode = isMode(rawMode) && (rawMode === 'sandbox' || session?.merchant.liveEnabled) ? rawMode : 'sandbox';
+        const csrfToken = session ? csrf.issue(request, reply, sessionCsrfScope(session)) : '';
+        return render(
+          reply,
+          (nonce) =>
+            DashboardErrorPage({
+              frame: session ? { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections } : null,
+              nonce,
+              status: appError.statusCode,
+              message,
+              requestId: request.id,
+            }),
+          { status: appError.statusCode },
+        );
+      });
+
+      registerAccountRoutes(signedIn, tools, { sessions, secureCookies });
+      registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
+      registerCustomerScreens(signedIn, tools, presenters.customers);
+      registerPayoutPageScreens(signedIn, tools, { presenter: presenters.payoutPages, payoutPages: services.payoutPages });
+      registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages });
+      registerSubscriptionScreens(signedIn, tools, { presenter: presenters.subscriptions, subscriptions: services.subscriptions, clock });
+      registerFraudReportScreens(signedIn, tools, presenters.fraudReports);
+      registerKeyScreens(signedIn, tools, { merchants: services.merchants, presenter: presenters.developers });
+      registerWebhookScreens(signedIn, tools, { presenter: presenters.webhooks, webhooks: services.webhooks });
+      registerInboxScreens(signedIn, tools, { presenter: presenters.inbox, smtpConfigured: config.smtpUrl !== undefined });
+    });
+  });
+}

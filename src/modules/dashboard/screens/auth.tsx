@@ -1,0 +1,107 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Api } from '../../../http/types.ts';
+import type { RateLimiter } from '../../../http/rate-limit.ts';
+import { AppError } from '../../../http/errors.ts';
+import type { Csrf } from '../../../web/security.ts';
+import type { WebTools } from '../../../web/scope.ts';
+import type { DashboardSessions } from '../session.ts';
+import { field, noticeOf, requireSession, screen, sessionCookieName, signInCsrfScope, type ScreenTools } from '../context.ts';
+import { dashboardPrefix, modePath, withQuery } from '../paths.ts';
+import { AccountPage, SignInPage } from '../pages/auth.tsx';
+
+/** Only dashboard paths of this site are followed after sign-in (no open redirect). */
+export function safeNext(raw: string): string | undefined {
+  return /^\/dashboard(\/[A-Za-z0-9_\-/?=&%.]*)?$/.test(raw) && !raw.includes('//') && !raw.startsWith(`${dashboardPrefix}/sign-`) ? raw : undefined;
+}
+
+function sessionCookieOptions(secureCookies: boolean) {
+  return { httpOnly: true, sameSite: 'strict' as const, path: dashboardPrefix, secure: secureCookies };
+}
+
+/** Sign-in and sign-out pages: outside the signed-in scope (no session needed to see them). */
+export function registerSignInRoutes(
+  web: Api,
+  deps: { sessions: DashboardSessions; csrf: Csrf; render: WebTools['render']; limiter: RateLimiter; secureCookies: boolean },
+): void {
+  const { sessions, csrf, render, limiter } = deps;
+
+  function signInPage(request: FastifyRequest, reply: FastifyReply, state: { email?: string; next?: string; error?: string; notice?: string; status?: number }) {
+    const csrfToken = csrf.issue(request, reply, signInCsrfScope);
+    return render(reply, (nonce) => SignInPage({ nonce, csrfToken, ...state }), state.status ? { status: state.status } : {});
+  }
+
+  web.get('/', async (request, reply) => {
+    const session = await sessions.authenticate(request.cookies[sessionCookieName]);
+    if (!session) {
+      return reply.redirect(`${dashboardPrefix}/sign-in`, 303);
+    }
+    return reply.redirect(modePath(session.merchant.liveEnabled ? 'live' : 'sandbox'), 303);
+  });
+
+  web.get('/sign-in', async (request, reply) => {
+    const next = safeNext(field(request.query, 'next', 300));
+    if (await sessions.authenticate(request.cookies[sessionCookieName])) {
+      return reply.redirect(next ?? dashboardPrefix, 303);
+    }
+    const signedOut = field(request.query, 'signed_out', 5) === '1';
+    return signInPage(request, reply, { ...(next ? { next } : {}), ...(signedOut ? { notice: 'You are signed out.' } : {}) });
+  });
+
+  web.post('/sign-in', async (request, reply) => {
+    const email = field(request.body, 'email', 254).trim().toLowerCase();
+    const password = field(request.body, 'password', 1024);
+    const next = safeNext(field(request.body, 'next', 300));
+    const keep = { email, ...(next ? { next } : {}) };
+    if (!csrf.verify(request, signInCsrfScope, field(request.body, '_csrf', 200))) {
+      return signInPage(request, reply, { ...keep, status: 403, error: 'The sign-in form expired. Enter your e-mail and password again.' });
+    }
+    if (email === '' || password === '') {
+      return signInPage(request, reply, { ...keep, status: 400, error: 'Enter your e-mail and your password.' });
+    }
+    const wait = await limiter.take(`dashboard-sign-in:${email}|${request.ip}`);
+    if (wait > 0) {
+      reply.header('Retry-After', String(wait));
+      return signInPage(request, reply, { ...keep, status: 429, error: `Too many sign-in attempts. Wait ${wait} seconds, then try again.` });
+    }
+    const signedIn = await sessions.signIn(email, password);
+    if (!signedIn) {
+      return signInPage(request, reply, { ...keep, status: 401, error: 'The e-mail or the password is not correct.' });
+    }
+    reply.setCookie(sessionCookieName, signedIn.token, { ...sessionCookieOptions(deps.secureCookies), expires: signedIn.expiresAt });
+    return reply.redirect(next ?? dashboardPrefix, 303);
+  });
+}
+
+/** Sign-out and the account page: inside the signed-in scope (CSRF checked by its hook). */
+export function registerAccountRoutes(web: Api, tools: ScreenTools, deps: { sessions: DashboardSessions; secureCookies: boolean }): void {
+  const { sessions } = deps;
+
+  web.post('/sign-out', async (request, reply) => {
+    const session = requireSession(request);
+    await sessions.signOut(session.id);
+    reply.clearCookie(sessionCookieName, sessionCookieOptions(deps.secureCookies));
+    return reply.redirect(withQuery(`${dashboardPrefix}/sign-in`, { signed_out: 1 }), 303);
+  });
+
+  web.get('/:mode/account', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    return view.page((frame) => AccountPage({ frame, ...noticeOf(request), expiresAt: view.session.expiresAt }));
+  });
+
+  web.post('/:mode/account/password', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    try {
+      await sessions.changePassword(view.session, {
+        currentPassword: field(request.body, 'currentPassword', 1024),
+        newPassword: field(request.body, 'newPassword', 1024),
+        confirmation: field(request.body, 'confirmation', 1024),
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
+        return view.page((frame) => AccountPage({ frame, error: `${error.message}.`, notice: undefined, expiresAt: view.session.expiresAt }), { status: 400 });
+      }
+      throw error;
+    }
+    return reply.redirect(withQuery(modePath(view.mode, '/account'), { notice: 'password-changed' }), 303);
+  });
+}

@@ -1,0 +1,60 @@
+import type { Api } from '../../../http/types.ts';
+import type { MerchantsService } from '../../merchants/service.ts';
+import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { modePath, withQuery } from '../paths.ts';
+import type { DevelopersPresenter } from '../presenters/developers.ts';
+import { ApiKeysPage, PiiKeyPage } from '../pages/developers.tsx';
+
+/** API keys and the PII key: both belong to the merchant, not to a mode (the URL's mode is kept for navigation). */
+export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchants: MerchantsService; presenter: DevelopersPresenter }): void {
+  const { merchants, presenter } = deps;
+
+  web.get('/:mode/developers', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    return reply.redirect(modePath(view.mode, '/developers/api-keys'), 303);
+  });
+
+  web.get('/:mode/developers/api-keys', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const flash = tools.flash.take(request, reply, view.session);
+    const created = flash?.apiKey && flash.name ? { apiKey: flash.apiKey, name: flash.name } : undefined;
+    const keys = await merchants.listApiKeys(view.session.merchant.id);
+    return view.page((frame) => ApiKeysPage({ frame, keys: keys.reverse(), ...noticeOf(request), ...(created ? { created } : {}) }));
+  });
+
+  web.post('/:mode/developers/api-keys', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const name = field(request.body, 'name', 200).trim();
+    if (name === '' || name.length > 100) {
+      const keys = await merchants.listApiKeys(view.session.merchant.id);
+      return view.page((frame) => ApiKeysPage({ frame, keys: keys.reverse(), error: 'Give the key a name of 1 to 100 characters, so you can tell it apart later.' }), { status: 400 });
+    }
+    const created = await merchants.createApiKey(view.session.merchant.id, name);
+    // The key travels in the sealed flash cookie, never in a URL; the next page shows it once.
+    tools.flash.put(reply, view.session, { apiKey: created.apiKey, name: created.name });
+    return reply.redirect(modePath(view.mode, '/developers/api-keys'), 303);
+  });
+
+  web.post('/:mode/developers/api-keys/:keyId/revoke', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    return runAction(reply, modePath(view.mode, '/developers/api-keys'), 'api-key-revoked', () => merchants.revokeApiKey(view.session.merchant.id, param(request, 'keyId')));
+  });
+
+  web.get('/:mode/developers/pii-key', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const keys = await presenter.piiKeys(view.session.merchant.id);
+    return view.page((frame) => PiiKeyPage({ frame, keys, revealed: false, notice: noticeOf(request).notice }));
+  });
+
+  web.post('/:mode/developers/pii-key/reveal', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const keys = await merchants.revealPiiKeys(view.session.merchant.id);
+    return view.page((frame) => PiiKeyPage({ frame, keys, revealed: true }));
+  });
+
+  web.post('/:mode/developers/pii-key/rotate', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    await merchants.rotatePiiKey(view.session.merchant.id);
+    return reply.redirect(withQuery(modePath(view.mode, '/developers/pii-key'), { notice: 'pii-key-rotated' }), 303);
+  });
+}

@@ -1,0 +1,47 @@
+import type { Api } from '../../../http/types.ts';
+import { field, notFoundPage, param, screen, type ScreenTools } from '../context.ts';
+import { modePath } from '../paths.ts';
+import { parsePage } from '../presenters/pagination.ts';
+import type { InboxPresenter } from '../presenters/inbox.ts';
+import { InboxMessagePage, InboxPage } from '../pages/inbox.tsx';
+
+/** Where an e-mail's `relatedId` is shown in the dashboard, when it has a screen. */
+function relatedPath(mode: 'sandbox' | 'live', relatedId: string | null, sections: readonly string[]): string | null {
+  if (!relatedId) {
+    return null;
+  }
+  if (relatedId.startsWith('payout_page_') && sections.includes('payout-pages')) {
+    return modePath(mode, `/payout-pages/${relatedId}`);
+  }
+  if (relatedId.startsWith('page_') && sections.includes('payment-pages')) {
+    return modePath(mode, `/payment-pages/${relatedId}`);
+  }
+  if (relatedId.startsWith('cus_')) {
+    return modePath(mode, `/customers/${relatedId}`);
+  }
+  return null;
+}
+
+/**
+ * The inbox shows sandbox e-mails always, and live ones only when no SMTP server is configured
+ * (with SMTP they leave the platform and the inbox says so).
+ */
+export function registerInboxScreens(web: Api, tools: ScreenTools, deps: { presenter: InboxPresenter; smtpConfigured: boolean }): void {
+  const { presenter } = deps;
+
+  web.get('/:mode/inbox', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const hidden = view.livemode && deps.smtpConfigured;
+    const result = hidden ? null : await presenter.list(view.session.merchant.id, view.livemode, parsePage(field(request.query, 'page', 5)));
+    return view.page((frame) => InboxPage({ frame, result }));
+  });
+
+  web.get('/:mode/inbox/:emailId', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const email = view.livemode && deps.smtpConfigured ? null : await presenter.message(view.session.merchant.id, view.livemode, param(request, 'emailId'));
+    if (!email) {
+      throw notFoundPage('e-mail');
+    }
+    return view.page((frame) => InboxMessagePage({ frame, email, relatedPath: relatedPath(view.mode, email.relatedId, tools.sections) }));
+  });
+}

@@ -1,0 +1,59 @@
+import type { Api } from '../../../http/types.ts';
+import type { Clock } from '../../../jobs/worker.ts';
+import type { SubscriptionsService } from '../../subscriptions/service.ts';
+import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { modePath } from '../paths.ts';
+import { parsePage } from '../presenters/pagination.ts';
+import { parseSubscriptionStatus, type EntitlementFilters, type SubscriptionsPresenter } from '../presenters/subscriptions.ts';
+import { EntitlementsPage, SubscriptionPage, SubscriptionsPage } from '../pages/subscriptions.tsx';
+
+export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: { presenter: SubscriptionsPresenter; subscriptions: SubscriptionsService; clock: Clock }): void {
+  const { presenter } = deps;
+
+  web.get('/:mode/subscriptions', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const status = parseSubscriptionStatus(field(request.query, 'status', 20));
+    const result = await presenter.list(view.session.merchant.id, view.livemode, status ? { status } : {}, parsePage(field(request.query, 'page', 5)));
+    return view.page((frame) => SubscriptionsPage({ frame, status, result }));
+  });
+
+  web.get('/:mode/subscriptions/:subscriptionId', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'subscriptionId'), deps.clock.now());
+    return view.page((frame) => SubscriptionPage({ frame, ...detail, ...noticeOf(request) }));
+  });
+
+  web.post('/:mode/subscriptions/:subscriptionId/cancel', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const id = param(request, 'subscriptionId');
+    return runAction(reply, modePath(view.mode, `/subscriptions/${encodeURIComponent(id)}`), 'subscription-canceled', () =>
+      deps.subscriptions.cancelSubscription(view.session.merchant, view.livemode, id),
+    );
+  });
+
+  web.post('/:mode/subscriptions/:subscriptionId/renew', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const id = param(request, 'subscriptionId');
+    return runAction(reply, modePath(view.mode, `/subscriptions/${encodeURIComponent(id)}`), 'subscription-renewed', () => deps.subscriptions.renewNow(view.session.merchant, view.livemode, id));
+  });
+
+  web.get('/:mode/entitlements', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const filters: EntitlementFilters = {};
+    const customerId = field(request.query, 'customerId', 100).trim();
+    const subscriptionId = field(request.query, 'subscriptionId', 100).trim();
+    const active = field(request.query, 'active', 5);
+    if (customerId) {
+      filters.customerId = customerId;
+    }
+    if (subscriptionId) {
+      filters.subscriptionId = subscriptionId;
+    }
+    if (active === 'true' || active === 'false') {
+      filters.isActive = active === 'true';
+    }
+    const now = deps.clock.now();
+    const result = await presenter.entitlements(view.session.merchant.id, view.livemode, filters, parsePage(field(request.query, 'page', 5)), now);
+    return view.page((frame) => EntitlementsPage({ frame, filters, result, now }));
+  });
+}

@@ -1,0 +1,120 @@
+import type { Api } from '../../../http/types.ts';
+import { AppError } from '../../../http/errors.ts';
+import { eventTypes, type EventType } from '../../events/record.ts';
+import type { WebhooksService } from '../../webhooks/service.ts';
+import { field, fieldValues, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { modePath, withQuery } from '../paths.ts';
+import { parsePage } from '../presenters/pagination.ts';
+import { parseEventType, type WebhooksPresenter } from '../presenters/webhooks.ts';
+import { EventPage, EventsPage, WebhookEndpointPage, WebhooksPage } from '../pages/webhooks.tsx';
+
+/** Checked event types; none checked means every type (`["*"]`, the API's default). */
+function enabledEventsOf(body: unknown): EventType[] | undefined {
+  const chosen = fieldValues(body, 'enabledEvents').filter((value): value is EventType => (eventTypes as readonly string[]).includes(value));
+  return chosen.length === 0 ? undefined : [...new Set(chosen)];
+}
+
+/** Webhook endpoints and the event log: every change goes through the webhooks service. */
+export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { presenter: WebhooksPresenter; webhooks: WebhooksService }): void {
+  const { presenter, webhooks } = deps;
+  const endpointsPath = (mode: 'sandbox' | 'live') => modePath(mode, '/developers/webhooks');
+
+  web.get('/:mode/developers/webhooks', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const flash = tools.flash.take(request, reply, view.session);
+    const endpoints = await presenter.endpoints(view.session.merchant, view.livemode);
+    const created = flash?.endpointId && flash.secret ? { id: flash.endpointId, secret: flash.secret } : undefined;
+    return view.page((frame) => WebhooksPage({ frame, endpoints, ...noticeOf(request), ...(created ? { created } : {}) }));
+  });
+
+  web.post('/:mode/developers/webhooks', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const url = field(request.body, 'url', 2048).trim();
+    const description = field(request.body, 'description', 255).trim();
+    const enabledEvents = enabledEventsOf(request.body);
+    try {
+      if (url === '') {
+        throw new AppError('WRONG_PARAMETER', 'Enter the address (URL) of your endpoint');
+      }
+      const created = await webhooks.createEndpoint(view.session.merchant, view.livemode, { url, ...(description ? { description } : {}), ...(enabledEvents ? { enabledEvents } : {}) });
+      // The secret travels in the sealed flash cookie, never in a URL; the next page shows it once.
+      tools.flash.put(reply, view.session, { endpointId: created.id, secret: created.secret });
+      return reply.redirect(withQuery(endpointsPath(view.mode), { notice: 'endpoint-created' }), 303);
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'WRONG_PARAMETER' || error.code === 'INVALID_STATE')) {
+        const endpoints = await presenter.endpoints(view.session.merchant, view.livemode);
+        return view.page((frame) => WebhooksPage({ frame, endpoints, error: `${error.message}.`, form: { url, description, enabledEvents: enabledEvents ?? [] } }), { status: error.statusCode });
+      }
+      throw error;
+    }
+  });
+
+  web.get('/:mode/developers/webhooks/:endpointId', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'));
+    const flash = tools.flash.take(request, reply, view.session);
+    const rotated = flash?.endpointId === detail.endpoint.id && flash.secret ? { title: 'New signing secret', value: flash.secret } : undefined;
+    return view.page((frame) => WebhookEndpointPage({ frame, ...detail, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}) }));
+  });
+
+  web.post('/:mode/developers/webhooks/:endpointId/reveal', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const endpointId = param(request, 'endpointId');
+    const secret = await presenter.revealSecret(view.session.merchant.id, view.livemode, endpointId);
+    if (secret === null) {
+      throw notFoundPage('webhook endpoint');
+    }
+    const detail = await presenter.endpoint(view.session.merchant, view.livemode, endpointId);
+    return view.page((frame) => WebhookEndpointPage({ frame, ...detail, secret: { title: 'Signing secret', value: secret } }));
+  });
+
+  web.post('/:mode/developers/webhooks/:endpointId/rotate', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rotated = await webhooks.rotateSecret(view.session.merchant, view.livemode, param(request, 'endpointId'));
+    tools.flash.put(reply, view.session, { endpointId: rotated.id, secret: rotated.secret });
+    return reply.redirect(withQuery(`${endpointsPath(view.mode)}/${encodeURIComponent(rotated.id)}`, { notice: 'secret-rotated' }), 303);
+  });
+
+  web.post('/:mode/developers/webhooks/:endpointId/status', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const endpointId = param(request, 'endpointId');
+    const status = field(request.body, 'status', 10) === 'DISABLED' ? 'DISABLED' : 'ENABLED';
+    await webhooks.updateEndpoint(view.session.merchant, view.livemode, endpointId, { status });
+    return reply.redirect(withQuery(`${endpointsPath(view.mode)}/${encodeURIComponent(endpointId)}`, { notice: status === 'ENABLED' ? 'endpoint-enabled' : 'endpoint-disabled' }), 303);
+  });
+
+  web.post('/:mode/developers/webhooks/:endpointId/events', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const endpointId = param(request, 'endpointId');
+    await webhooks.updateEndpoint(view.session.merchant, view.livemode, endpointId, { enabledEvents: enabledEventsOf(request.body) ?? ['*' as const] });
+    return reply.redirect(withQuery(`${endpointsPath(view.mode)}/${encodeURIComponent(endpointId)}`, { notice: 'endpoint-updated' }), 303);
+  });
+
+  web.post('/:mode/developers/webhooks/:endpointId/delete', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    await webhooks.deleteEndpoint(view.session.merchant, view.livemode, param(request, 'endpointId'));
+    return reply.redirect(withQuery(endpointsPath(view.mode), { notice: 'endpoint-deleted' }), 303);
+  });
+
+  web.get('/:mode/developers/events', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const type = parseEventType(field(request.query, 'type', 40));
+    const result = await presenter.events(view.session.merchant.id, view.livemode, type ? { type } : {}, parsePage(field(request.query, 'page', 5)));
+    return view.page((frame) => EventsPage({ frame, type, result }));
+  });
+
+  web.get('/:mode/developers/events/:eventId', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const detail = await presenter.event(view.session.merchant, view.livemode, param(request, 'eventId'));
+    return view.page((frame) => EventPage({ frame, ...detail, ...noticeOf(request) }));
+  });
+
+  web.post('/:mode/developers/events/:eventId/redeliver', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const eventId = param(request, 'eventId');
+    const endpointId = field(request.body, 'endpointId', 100);
+    return runAction(reply, modePath(view.mode, `/developers/events/${encodeURIComponent(eventId)}`), 'redelivered', () =>
+      webhooks.redeliver(view.session.merchant, view.livemode, eventId, endpointId === '' ? undefined : endpointId),
+    );
+  });
+}

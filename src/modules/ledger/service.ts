@@ -1,0 +1,221 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.ts';
+import { ledgerAccountKinds, ledgerAccounts, ledgerEntries, ledgerTransactions, type LedgerAccountKind } from '../../db/schema/index.ts';
+import { newId } from '../../crypto/ids.ts';
+import type { Clock } from '../../jobs/worker.ts';
+import { entriesOf, ledgerCurrencies, negativeAllowed, type Entry, type LedgerCurrency, type Posting } from './postings.ts';
+
+/** Every sandbox balance opens with 1,000,000.00 in each funding currency (minor units). */
+export const sandboxOpeningBalance = 100_000_000;
+
+/** Thrown when a posting would take a non-negative account below zero. */
+export class InsufficientFundsError extends Error {
+  constructor(
+    readonly currency: LedgerCurrency,
+    readonly account: LedgerAccountKind,
+  ) {
+    super(`the ${account} ${currency} balance cannot cover this movement`);
+    this.name = 'InsufficientFundsError';
+  }
+}
+
+export interface LedgerOwner {
+  merchantId: string;
+  livemode: boolean;
+}
+
+export interface PostInput extends LedgerOwner {
+  currency: LedgerCurrency;
+  /** opening, fund, credit, reserve, release, submit, settle, return */
+  kind: string;
+  reference?: string;
+  /** At most one ledger transaction per key, ever. */
+  idempotencyKey: string;
+  postings: readonly Posting[];
+}
+
+export interface Balance {
+  livemode: boolean;
+  currency: LedgerCurrency;
+  available: number;
+  reserved: number;
+  inFlight: number;
+}
+
+/**
+ * The double-entry ledger: accounts per merchant, mode, currency and kind; immutable, balanced
+ * transactions; balances cached on the account and changed only together with the entries that
+ * justify them, by a conditional UPDATE that refuses an overdraft. Depends on no other module.
+ */
+export function createLedgerService(deps: { database: Database; clock: Clock }) {
+  const { database, clock } = deps;
+
+  /** Adds `entry` to its account's balance; undefined when the account is missing or would overdraw. */
+  async function applyEntry(tx: Executor, owner: LedgerOwner, currency: LedgerCurrency, entry: Entry, now: Date): Promise<string | undefined> {
+    const conditions = [
+      eq(ledgerAccounts.merchantId, owner.merchantId),
+      eq(ledgerAccounts.livemode, owner.livemode),
+      eq(ledgerAccounts.currency, currency),
+      eq(ledgerAccounts.kind, entry.account),
+    ];
+    if (!negativeAllowed.has(entry.account)) {
+      conditions.push(sql`${ledgerAccounts.balance} + ${entry.amount}::bigint >= 0`);
+    }
+    const [updated] = await tx
+      .update(ledgerAccounts)
+      .set({ balance: sql`${ledgerAccounts.balance} + ${entry.amount}::bigint`, updatedAt: now })
+      .where(and(...conditions))
+      .returning({ id: ledgerAccounts.id });
+    return updated?.id;
+  }
+
+  async function accountExists(tx: Executor, owner: LedgerOwner, currency: LedgerCurrency, kind: LedgerAccountKind): Promise<boolean> {
+    const rows = await tx
+      .select({ id: ledgerAccounts.id })
+      .from(ledgerAccounts)
+      .where(and(eq(ledgerAccounts.merchantId, owner.merchantId), eq(ledgerAccounts.livemode, owner.livemode), eq(ledgerAccounts.currency, currency), eq(ledgerAccounts.kind, kind)));
+    return rows.length > 0;
+  }
+
+  /**
+   * Records one balanced transaction in the caller's transaction. Returns null when a transaction
+   * with the same idempotency key exists (the movement already happened). Throws
+   * InsufficientFundsError when a non-negative account would go below zero; the caller's
+   * transaction must then roll back (it always does: the error propagates).
+   */
+  async function post(tx: Executor, input: PostInput, now: Date): Promise<{ transactionId: string } | null> {
+    const entries = entriesOf(input.postings);
+    const transactionId = newId('ledgerTransaction', now.getTime());
+    const inserted = await tx
+      .insert(ledgerTransactions)
+      .values({
+        id: transactionId,
+        merchantId: input.merchantId,
+        livemode: input.livemode,
+        currency: input.currency,
+        kind: input.kind,
+        reference: input.reference ?? null,
+        idempotencyKey: input.idempotencyKey,
+        createdAt: now,
+      })
+      .onConflictDoNothing({ target: ledgerTransactions.idempotencyKey })
+      .returning({ id: ledgerTransactions.id });
+    if (inserted.length === 0) {
+      return null;
+    }
+    const rows: Array<typeof ledgerEntries.$inferInsert> = [];
+    for (const entry of entries) {
+      let accountId = await applyEntry(tx, input, input.currency, entry, now);
+      if (accountId === undefined && !(await accountExists(tx, input, input.currency, entry.account))) {
+        // Merchants created before the ledger existed (and live balances) are opened on first use.
+        await openAccounts(tx, input, now);
+        accountId = await applyEntry(tx, input, input.currency, entry, now);
+      }
+      if (accountId === undefined) {
+        throw new InsufficientFundsError(input.currency, entry.account);
+      }
+      rows.push({ id: newId('ledgerEntry', now.getTime()), transactionId, accountId, currency: input.currency, amount: entry.amount, createdAt: now });
+    }
+    await tx.insert(ledgerEntries).values(rows);
+    return { transactionId };
+  }
+
+  /**
+   * Opens the merchant's accounts in one mode (every funding currency, every kind); idempotent. A
+   * sandbox balance that is opened here for the first time is funded with the opening balance.
+   * Two concurrent openings serialize on the unique index: only the one that inserted funds.
+   */
+  async function openAccounts(tx: Executor, owner: LedgerOwner, now: Date): Promise<void> {
+    for (const currency of ledgerCurrencies) {
+      const inserted = await tx
+        .insert(ledgerAccounts)
+        .values(
+          ledgerAccountKinds.map((kind) => ({
+            id: newId('ledgerAccount', now.getTime()),
+            merchantId: owner.merchantId,
+            livemode: owner.livemode,
+            currency,
+            kind,
+            balance: 0,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
+        .onConflictDoNothing()
+        .returning({ kind: ledgerAccounts.kind });
+      if (!owner.livemode && inserted.some((row) => row.kind === 'available')) {
+        await post(
+          tx,
+          {
+            ...owner,
+            currency,
+            kind: 'opening',
+            idempotencyKey: `opening:${owner.merchantId}:sandbox:${currency}`,
+            postings: [{ source: 'external', destination: 'available', amount: sandboxOpeningBalance }],
+          },
+          now,
+        );
+      }
+    }
+  }
+
+  async function readBalances(executor: Executor, owner: LedgerOwner): Promise<Balance[] | null> {
+    const rows = await executor
+      .select({ currency: ledgerAccounts.currency, kind: ledgerAccounts.kind, balance: ledgerAccounts.balance })
+      .from(ledgerAccounts)
+      .where(and(eq(ledgerAccounts.merchantId, owner.merchantId), eq(ledgerAccounts.livemode, owner.livemode)));
+    if (rows.length < ledgerCurrencies.length * ledgerAccountKinds.length) {
+      return null;
+    }
+    return ledgerCurrencies.map((currency) => {
+      const of = (kind: LedgerAccountKind) => rows.find((row) => row.currency === currency && row.kind === kind)?.balance ?? 0;
+      return { livemode: owner.livemode, currency, available: of('available'), reserved: of('reserved'), inFlight: of('in_flight') };
+    });
+  }
+
+  return {
+    post,
+    openAccounts,
+
+    /** merchants.onMerchantCreated: a new merchant's sandbox balance opens funded. */
+    async openSandboxBalances(tx: Executor, merchantId: string, now: Date): Promise<void> {
+      await openAccounts(tx, { merchantId, livemode: false }, now);
+    },
+
+    /** Balances per funding currency in one mode; opens the accounts on first read. */
+    async getBalances(owner: LedgerOwner): Promise<Balance[]> {
+      const existing = await readBalances(database.db, owner);
+      if (existing) {
+        return existing;
+      }
+      return database.transaction(async (tx) => {
+        await openAccounts(tx, owner, clock.now());
+        const opened = await readBalances(tx, owner);
+        if (!opened) {
+          throw new Error('ledger accounts missing after opening');
+        }
+        return opened;
+      });
+    },
+
+    /** Adds funds from the outside world: sandbox `fund` (test helper) and live `credit` (operator). */
+    async addFunds(owner: LedgerOwner, currency: LedgerCurrency, amount: number, kind: 'fund' | 'credit'): Promise<Balance> {
+      const now = clock.now();
+      return database.transaction(async (tx) => {
+        await post(
+          tx,
+          { ...owner, currency, kind, idempotencyKey: `${kind}:${newId('ledgerTransaction', now.getTime())}`, postings: [{ source: 'external', destination: 'available', amount }] },
+          now,
+        );
+        const balances = await readBalances(tx, owner);
+        const balance = balances?.find((candidate) => candidate.currency === currency);
+        if (!balance) {
+          throw new Error('ledger accounts missing after funding');
+        }
+        return balance;
+      });
+    },
+  };
+}
+
+export type LedgerService = ReturnType<typeof createLedgerService>;

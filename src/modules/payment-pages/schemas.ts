@@ -1,0 +1,104 @@
+import { Type, type Static } from 'typebox';
+import { paymentPageStatuses, subscriptionIntervals } from '../../db/schema/index.ts';
+
+export const paymentCurrencies = ['USD', 'EUR', 'GBP'] as const;
+export type PaymentCurrency = (typeof paymentCurrencies)[number];
+
+export const maxAmount = 100_000_000;
+export const maxMetadataEntries = 20;
+
+const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
+
+export const PaymentPageCreateBody = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 1, maximum: maxAmount, description: 'Minor units (hundredths): 100 is one unit of the currency. 1–100,000,000.' }),
+    currency: Type.Enum(paymentCurrencies, { description: 'USD, EUR or GBP.' }),
+    clientReferenceId: Type.String({ minLength: 1, maxLength: 255, description: 'Your reference; unique per merchant and mode (a UUID is suggested).' }),
+    customer: Type.Object(
+      {
+        referenceId: Type.String({ minLength: 1, maxLength: 255, description: 'Your id for the customer; an unknown one creates the customer.' }),
+        email: Type.String({ minLength: 1, maxLength: 254 }),
+      },
+      { additionalProperties: false },
+    ),
+    successReturnUrl: Type.Optional(Url('http(s) URL the customer is sent to after paying.')),
+    failureReturnUrl: Type.Optional(Url('http(s) URL the customer is sent to after deciding not to pay.')),
+    expiresAt: Type.Optional(Type.Integer({ description: 'Epoch milliseconds; default now + 24 h, at most now + 30 days.' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+        maxProperties: maxMetadataEntries,
+        description: 'Up to 20 string pairs (keys 1–40 characters, values up to 500).',
+      }),
+    ),
+    subscription: Type.Optional(
+      Type.Object(
+        {
+          productId: Type.String({ minLength: 1, maxLength: 255 }),
+          interval: Type.Enum(subscriptionIntervals),
+          intervalCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Default 1.' })),
+        },
+        { additionalProperties: false, description: 'Makes the payment the first period of a subscription; the card is saved for renewals.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PaymentPageCreateInput = Static<typeof PaymentPageCreateBody>;
+
+export const PayinDetails = Type.Object({
+  amount: Type.Integer(),
+  currency: Type.String(),
+  type: Type.Literal('CARD'),
+  scheme: Type.String({ description: 'VISA, MASTERCARD, AMEX, DISCOVER, JCB, DINERS, UNIONPAY or UNKNOWN' }),
+  last4: Type.String(),
+  cardType: Type.String({ description: 'CREDIT, DEBIT or PREPAID' }),
+  bin: Type.String({ description: 'First six digits of the card number' }),
+  issuer: Type.String(),
+});
+export type PayinDetailsResponse = Static<typeof PayinDetails>;
+
+export const PaymentPage = Type.Object(
+  {
+    id: Type.String({ description: 'page_…' }),
+    status: Type.Enum(paymentPageStatuses),
+    clientReferenceId: Type.String(),
+    customer: Type.Object({ id: Type.String(), referenceId: Type.String(), email: Type.String() }),
+    amount: Type.Integer(),
+    currency: Type.String(),
+    url: Type.String({ description: 'Hosted checkout: {publicUrl}/payment-page/<id>' }),
+    expiresAt: Type.Integer({ description: 'Epoch milliseconds' }),
+    createdAt: Type.Integer(),
+    paidAt: Type.Optional(Type.Integer({ description: 'Present once PAID' })),
+    expiredAt: Type.Optional(Type.Integer({ description: 'Present once EXPIRED' })),
+    livemode: Type.Boolean(),
+    paymentId: Type.Optional(Type.String({ description: 'pay_… of the successful card payment, once PAID' })),
+    subscriptionId: Type.Optional(Type.String({ description: 'sub_… when the payment created a subscription' })),
+    payinDetails: Type.Optional(PayinDetails),
+    metadata: Type.Record(Type.String(), Type.String()),
+    successReturnUrl: Type.Optional(Type.String()),
+    failureReturnUrl: Type.Optional(Type.String()),
+    subscription: Type.Optional(
+      Type.Object({
+        productId: Type.String(),
+        interval: Type.Enum(subscriptionIntervals),
+        intervalCount: Type.Integer(),
+      }),
+    ),
+  },
+  { $id: 'PaymentPage' },
+);
+export type PaymentPageResponse = Static<typeof PaymentPage>;
+
+export const PageIdParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+
+export const CardPaymentBody = Type.Object(
+  {
+    cardNumber: Type.String({ minLength: 1, maxLength: 40, description: 'Digits (spaces and dashes ignored); Luhn-checked.' }),
+    expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
+    expYear: Type.Integer({ minimum: 2000, maximum: 2100, description: 'Four digits.' }),
+    cvc: Type.String({ minLength: 1, maxLength: 8, description: '3 or 4 digits.' }),
+    cardholderName: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+export type CardPaymentInput = Static<typeof CardPaymentBody>;

@@ -1,0 +1,196 @@
+import { wrongParameter } from '../../http/errors.ts';
+import type { PayoutMethodMask } from '../../db/schema/index.ts';
+import { keccak256Hex } from './keccak.ts';
+
+export const payoutMethodTypes = ['BANK_TRANSFER', 'CRYPTO_WALLET'] as const;
+export type PayoutMethodType = (typeof payoutMethodTypes)[number];
+export const bankAccountTypes = ['CHECKING', 'SAVINGS'] as const;
+export type BankAccountType = (typeof bankAccountTypes)[number];
+export const cryptoNetworks = ['ETHEREUM', 'POLYGON', 'BASE', 'SOLANA'] as const;
+export type CryptoNetwork = (typeof cryptoNetworks)[number];
+
+/** A validated, normalised payout destination. Secret at rest: sealed, never returned whole. */
+export type PayoutDestination =
+  | { type: 'BANK_TRANSFER'; accountHolderName: string; routingNumber: string; accountNumber: string; accountType: BankAccountType }
+  | { type: 'CRYPTO_WALLET'; network: CryptoNetwork; address: string };
+
+/** What the customer (hosted form) or the test helper sends; every field is checked here. */
+export interface PayoutMethodInput {
+  type: string;
+  accountHolderName?: string;
+  routingNumber?: string;
+  accountNumber?: string;
+  accountType?: string;
+  network?: string;
+  address?: string;
+}
+
+/**
+ * ABA routing number: nine digits, a Federal Reserve prefix (00–12, 21–32, 61–72, 80) and the
+ * checksum 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10).
+ */
+export function isValidRoutingNumber(value: string): boolean {
+  if (!/^\d{9}$/.test(value) || value === '000000000') {
+    return false;
+  }
+  const prefix = Number(value.slice(0, 2));
+  if (!((prefix >= 0 && prefix <= 12) || (prefix >= 21 && prefix <= 32) || (prefix >= 61 && prefix <= 72) || prefix === 80)) {
+    return false;
+  }
+  const digit = (index: number) => Number(value[index]);
+  const sum = 3 * (digit(0) + digit(3) + digit(6)) + 7 * (digit(1) + digit(4) + digit(7)) + (digit(2) + digit(5) + digit(8));
+  return sum % 10 === 0;
+}
+
+/** EIP-55: the hex digit at i is upper case when nibble i of keccak256(lower-case hex) is ≥ 8. */
+export function toChecksumAddress(address: string): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = keccak256Hex(hex);
+  let output = '0x';
+  for (let index = 0; index < hex.length; index += 1) {
+    const character = hex[index] ?? '';
+    output += parseInt(hash[index] ?? '0', 16) >= 8 ? character.toUpperCase() : character;
+  }
+  return output;
+}
+
+/**
+ * An EVM address (Ethereum, Polygon, Base): `0x` + 40 hex digits. Mixed case must be a correct
+ * EIP-55 checksum (a typo is caught); all-lower or all-upper case carries no checksum and is
+ * accepted as such (ethers' getAddress does the same). Returns the checksummed form, or null.
+ */
+export function normalizeEvmAddress(value: string): string | null {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
+    return null;
+  }
+  const body = value.slice(2);
+  const checksummed = toChecksumAddress(value);
+  if (body === body.toLowerCase() || body === body.toUpperCase()) {
+    return checksummed;
+  }
+  return checksummed === value ? checksummed : null;
+}
+
+const base58Alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bitcoin-alphabet base58 → bytes (leading '1's are zero bytes); null on a foreign character. */
+export function decodeBase58(value: string): Uint8Array | null {
+  let number = 0n;
+  for (const character of value) {
+    const digit = base58Alphabet.indexOf(character);
+    if (digit === -1) {
+      return null;
+    }
+    number = number * 58n + BigInt(digit);
+  }
+  const bytes: number[] = [];
+  while (number > 0n) {
+    bytes.unshift(Number(number % 256n));
+    number /= 256n;
+  }
+  let leadingZeros = 0;
+  while (value[leadingZeros] === '1') {
+    leadingZeros += 1;
+  }
+  return Uint8Array.from([...new Array<number>(leadingZeros).fill(0), ...bytes]);
+}
+
+/** A Solana address: the base58 form of a 32-byte public key (32–44 characters). */
+export function isValidSolanaAddress(value: string): boolean {
+  if (value.length < 32 || value.length > 44) {
+    return false;
+  }
+  return decodeBase58(value)?.length === 32;
+}
+
+function required(input: PayoutMethodInput, field: keyof PayoutMethodInput, prefix: string): string {
+  const value = input[field];
+  if (value === undefined || value.trim() === '') {
+    throw wrongParameter(`${prefix}${field}`, `is required when ${prefix}type is ${input.type}`);
+  }
+  return value.trim();
+}
+
+function forbidden(input: PayoutMethodInput, fields: ReadonlyArray<keyof PayoutMethodInput>, prefix: string): void {
+  for (const field of fields) {
+    if (input[field] !== undefined) {
+      throw wrongParameter(`${prefix}${field}`, `is not a field of ${input.type} payout methods`);
+    }
+  }
+}
+
+/** Validates what the customer entered; errors name the field (`payoutMethod.routingNumber …`). */
+export function validateDestination(input: PayoutMethodInput, prefix = 'payoutMethod.'): PayoutDestination {
+  if (input.type === 'BANK_TRANSFER') {
+    forbidden(input, ['network', 'address'], prefix);
+    const accountHolderName = required(input, 'accountHolderName', prefix).replace(/\s+/g, ' ');
+    if (accountHolderName.length > 100 || /[\p{Cc}]/u.test(accountHolderName)) {
+      throw wrongParameter(`${prefix}accountHolderName`, 'must be at most 100 printable characters');
+    }
+    const routingNumber = required(input, 'routingNumber', prefix).replace(/[\s-]/g, '');
+    if (!isValidRoutingNumber(routingNumber)) {
+      throw wrongParameter(`${prefix}routingNumber`, 'must be a valid 9-digit ABA routing number (its check digit does not match)');
+    }
+    const accountNumber = required(input, 'accountNumber', prefix).replace(/[\s-]/g, '');
+    if (!/^\d{4,17}$/.test(accountNumber)) {
+      throw wrongParameter(`${prefix}accountNumber`, 'must be 4 to 17 digits');
+    }
+    const accountType = required(input, 'accountType', prefix).toUpperCase();
+    if (!(bankAccountTypes as readonly string[]).includes(accountType)) {
+      throw wrongParameter(`${prefix}accountType`, `must be one of ${bankAccountTypes.join(', ')}`);
+    }
+    return { type: 'BANK_TRANSFER', accountHolderName, routingNumber, accountNumber, accountType: accountType as BankAccountType };
+  }
+  if (input.type === 'CRYPTO_WALLET') {
+    forbidden(input, ['accountHolderName', 'routingNumber', 'accountNumber', 'accountType'], prefix);
+    const network = required(input, 'network', prefix).toUpperCase();
+    if (!(cryptoNetworks as readonly string[]).includes(network)) {
+      throw wrongParameter(`${prefix}network`, `must be one of ${cryptoNetworks.join(', ')}`);
+    }
+    const address = required(input, 'address', prefix);
+    if (network === 'SOLANA') {
+      if (!isValidSolanaAddress(address)) {
+        throw wrongParameter(`${prefix}address`, 'must be a Solana address (base58 encoding of 32 bytes)');
+      }
+      return { type: 'CRYPTO_WALLET', network, address };
+    }
+    const normalized = normalizeEvmAddress(address);
+    if (!normalized) {
+      throw wrongParameter(`${prefix}address`, `must be a ${network} address: 0x and 40 hex digits, with a valid EIP-55 checksum when mixed case`);
+    }
+    return { type: 'CRYPTO_WALLET', network: network as CryptoNetwork, address: normalized };
+  }
+  throw wrongParameter(`${prefix}type`, `must be one of ${payoutMethodTypes.join(', ')}`);
+}
+
+/** `0x5aAe...eAed`: enough to recognise an address, not to reuse it. */
+export function maskAddress(address: string): string {
+  const head = address.startsWith('0x') ? 6 : 4;
+  return `${address.slice(0, head)}...${address.slice(-4)}`;
+}
+
+/** The stored, non-secret description of a destination. */
+export function maskDestination(destination: PayoutDestination): PayoutMethodMask {
+  if (destination.type === 'BANK_TRANSFER') {
+    return { type: 'BANK_TRANSFER', last4: destination.accountNumber.slice(-4), accountType: destination.accountType };
+  }
+  return { type: 'CRYPTO_WALLET', network: destination.network, address: maskAddress(destination.address) };
+}
+
+/** Sealed-field names ↔ destination. */
+export function destinationFields(destination: PayoutDestination): Record<string, string> {
+  return Object.fromEntries(Object.entries(destination).map(([field, value]) => [field, String(value)]));
+}
+
+export function destinationFromFields(fields: Record<string, string>): PayoutDestination {
+  if (fields.type === 'BANK_TRANSFER') {
+    return {
+      type: 'BANK_TRANSFER',
+      accountHolderName: fields.accountHolderName ?? '',
+      routingNumber: fields.routingNumber ?? '',
+      accountNumber: fields.accountNumber ?? '',
+      accountType: (fields.accountType ?? 'CHECKING') as BankAccountType,
+    };
+  }
+  return { type: 'CRYPTO_WALLET', network: (fields.network ?? 'ETHEREUM') as CryptoNetwork, address: fields.address ?? '' };
+}

@@ -1,0 +1,118 @@
+import type { PayoutEmail } from './states.ts';
+
+/**
+ * Customer e-mails about a payout page. Text and HTML parts; every interpolated value is
+ * HTML-escaped. No PII beyond the customer's own first name (no destination details, no
+ * address, no other identity data).
+ */
+
+export function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** `1,234.56 USDC` / `$1,234.56`: integer arithmetic, no floating point. */
+export function formatAmount(amount: number, currency: string): string {
+  const whole = String(Math.floor(amount / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const cents = String(amount % 100).padStart(2, '0');
+  return currency === 'USD' ? `$${whole}.${cents}` : `${whole}.${cents} ${currency}`;
+}
+
+// Building an Intl formatter costs far more than using one: build it once.
+const dateFormat = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' });
+
+export function formatDate(date: Date): string {
+  return `${dateFormat.format(date)} UTC`;
+}
+
+export interface PayoutEmailContext {
+  merchantName: string;
+  firstName: string | null;
+  amount: number;
+  currency: string;
+  url: string;
+  expiresAt: Date;
+  subStatus: string;
+}
+
+export interface EmailContent {
+  template: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+type Paragraph = string | { link: string; label: string };
+
+function render(template: string, subject: string, greetingName: string | null, paragraphs: Paragraph[]): EmailContent {
+  const greeting = greetingName ? `Hi ${greetingName},` : 'Hello,';
+  const text = [greeting, '', ...paragraphs.flatMap((paragraph) => [typeof paragraph === 'string' ? paragraph : `${paragraph.label}: ${paragraph.link}`, '']), '— Sent by Paysail on behalf of the merchant'].join('\n');
+  const body = paragraphs
+    .map((paragraph) =>
+      typeof paragraph === 'string'
+        ? `<p>${escapeHtml(paragraph)}</p>`
+        : `<p><a href="${escapeHtml(paragraph.link)}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;border-radius:6px;text-decoration:none">${escapeHtml(paragraph.label)}</a></p>`,
+    )
+    .join('\n');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5"><p>${escapeHtml(greeting)}</p>\n${body}\n<p style="color:#475569;font-size:13px">Sent by Paysail on behalf of the merchant.</p></body></html>`;
+  return { template, subject, text, html };
+}
+
+export function pageCreatedEmail(context: PayoutEmailContext): EmailContent {
+  const amount = formatAmount(context.amount, context.currency);
+  return render('payout_page_created', `${context.merchantName} is sending you ${amount}`, context.firstName, [
+    `${context.merchantName} has started a payout of ${amount} to you. Open the secure page to choose how you would like to receive it.`,
+    { link: context.url, label: 'Choose how to get paid' },
+    `The link expires on ${formatDate(context.expiresAt)}. If you were not expecting this payout, you can ignore this e-mail or decline it on the page.`,
+  ]);
+}
+
+export function verificationCodeEmail(context: { merchantName: string; firstName: string | null; code: string; minutes: number }): EmailContent {
+  return render('payout_page_verification_code', 'Your verification code', context.firstName, [
+    `Your code is ${context.code}. Enter it on the payout page from ${context.merchantName} to continue.`,
+    `It expires in ${context.minutes} minutes. Never share this code with anyone: Paysail and ${context.merchantName} will never ask you for it.`,
+  ]);
+}
+
+/** The e-mail a transition sends (states.ts names which). */
+export function transitionEmail(kind: PayoutEmail, context: PayoutEmailContext): EmailContent {
+  const amount = formatAmount(context.amount, context.currency);
+  const link = { link: context.url, label: 'View your payout' };
+  switch (kind) {
+    case 'kycRequired':
+      return render('payout_page_kyc_required', `Verify your identity to receive ${amount}`, context.firstName, [
+        `To receive the payout of ${amount} from ${context.merchantName}, we need to verify your identity. It takes a couple of minutes.`,
+        { link: context.url, label: 'Verify my identity' },
+      ]);
+    case 'processing':
+      return render('payout_page_processing', `Your payout of ${amount} is on its way`, context.firstName, [
+        `${context.merchantName} has released your payout of ${amount}. It is being sent to the destination you chose.`,
+        link,
+      ]);
+    case 'processed':
+      return render('payout_page_processed', `Your payout of ${amount} has been sent`, context.firstName, [
+        `Your payout of ${amount} from ${context.merchantName} has been paid to the destination you chose.`,
+        link,
+      ]);
+    case 'failed':
+      return render(
+        'payout_page_failed',
+        `Your payout of ${amount} could not be completed`,
+        context.firstName,
+        context.subStatus === 'KYC_REJECTED'
+          ? [`We could not verify your identity, so the payout of ${amount} from ${context.merchantName} could not be completed. Please contact ${context.merchantName}.`, link]
+          : [`The payout of ${amount} from ${context.merchantName} could not be delivered to the destination you chose. Please contact ${context.merchantName}.`, link],
+      );
+    case 'canceled':
+      return render('payout_page_canceled', `Your payout of ${amount} was canceled`, context.firstName, [
+        `${context.merchantName} canceled the payout of ${amount}. Please contact ${context.merchantName} if you have questions.`,
+      ]);
+    case 'declined':
+      return render('payout_page_declined', `You declined the payout of ${amount}`, context.firstName, [
+        `You declined the payout of ${amount} from ${context.merchantName}. Nothing will be sent. If this was a mistake, please contact ${context.merchantName}.`,
+      ]);
+    case 'expired':
+      return render('payout_page_expired', `Your payout link has expired`, context.firstName, [
+        `The link for the payout of ${amount} from ${context.merchantName} expired before it was completed. Please contact ${context.merchantName} for a new one.`,
+      ]);
+  }
+}

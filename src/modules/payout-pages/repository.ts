@@ -1,0 +1,99 @@
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { customers, merchants, payoutPageStatusHistory, payoutPages } from '../../db/schema/index.ts';
+import type { PayoutPageState } from './states.ts';
+
+export type PayoutPageRow = typeof payoutPages.$inferSelect;
+export type PayoutPageInsert = typeof payoutPages.$inferInsert;
+export type PayoutPageHistoryRow = typeof payoutPageStatusHistory.$inferSelect;
+
+/** SQL of the payout-pages module. Every merchant-facing read is scoped by merchant (and mode when given). */
+export const payoutPagesRepository = {
+  async findById(executor: Executor, id: string): Promise<PayoutPageRow | null> {
+    const [row] = await executor.select().from(payoutPages).where(eq(payoutPages.id, id));
+    return row ?? null;
+  },
+
+  async findScoped(executor: Executor, merchantId: string, livemode: boolean | undefined, id: string): Promise<PayoutPageRow | null> {
+    const conditions: SQL[] = [eq(payoutPages.id, id), eq(payoutPages.merchantId, merchantId)];
+    if (livemode !== undefined) {
+      conditions.push(eq(payoutPages.livemode, livemode));
+    }
+    const [row] = await executor
+      .select()
+      .from(payoutPages)
+      .where(and(...conditions));
+    return row ?? null;
+  },
+
+  async insert(executor: Executor, values: PayoutPageInsert): Promise<PayoutPageRow> {
+    const [row] = await executor.insert(payoutPages).values(values).returning();
+    if (!row) {
+      throw new Error('payout page insert returned nothing');
+    }
+    return row;
+  },
+
+  /**
+   * The only way a page changes state: `UPDATE … WHERE status = from AND sub_status = from`. Null
+   * when the page is no longer in `from` (another transaction moved it first).
+   */
+  async moveState(executor: Executor, id: string, from: PayoutPageState, changes: Partial<PayoutPageInsert>): Promise<PayoutPageRow | null> {
+    const [row] = await executor
+      .update(payoutPages)
+      .set(changes)
+      .where(and(eq(payoutPages.id, id), eq(payoutPages.status, from.status), eq(payoutPages.subStatus, from.subStatus)))
+      .returning();
+    return row ?? null;
+  },
+
+  async recordRailSubmission(executor: Executor, id: string, rail: string, reference: string, now: Date): Promise<void> {
+    await executor
+      .update(payoutPages)
+      .set({ rail, railReference: reference, submittedAt: now })
+      .where(and(eq(payoutPages.id, id), eq(payoutPages.status, 'PROCESSING')));
+  },
+
+  async insertHistory(executor: Executor, values: typeof payoutPageStatusHistory.$inferInsert): Promise<void> {
+    await executor.insert(payoutPageStatusHistory).values(values);
+  },
+
+  async history(executor: Executor, id: string): Promise<PayoutPageHistoryRow[]> {
+    return executor.select().from(payoutPageStatusHistory).where(eq(payoutPageStatusHistory.payoutPageId, id)).orderBy(asc(payoutPageStatusHistory.id));
+  },
+
+  /** Pages of a customer that wait on its KYC decision, in id order (a stable lock order). */
+  async waitingOnKyc(executor: Executor, customerId: string): Promise<PayoutPageRow[]> {
+    return executor
+      .select()
+      .from(payoutPages)
+      .where(and(eq(payoutPages.customerId, customerId), eq(payoutPages.status, 'PENDING'), inArray(payoutPages.subStatus, ['KYC_REQUIRED', 'KYC_IN_REVIEW'])))
+      .orderBy(asc(payoutPages.id));
+  },
+
+  /**
+   * Locks the customer row and reads what a confirmation depends on. The KYC decision updates the
+   * same row, so a confirmation and a decision serialize: either the confirmation sees the
+   * decision, or the decision's hook sees the confirmed page. (A read of the customers table; the
+   * customers service has no locking read to offer.)
+   */
+  async lockCustomer(executor: Executor, customerId: string): Promise<{ kycStatus: 'NOT_STARTED' | 'PENDING' | 'APPROVED' | 'REJECTED'; supportedPayoutMethods: string[] | null } | null> {
+    const [row] = await executor
+      .select({ kycStatus: customers.kycStatus, supportedPayoutMethods: customers.supportedPayoutMethods })
+      .from(customers)
+      .where(eq(customers.id, customerId))
+      .for('update');
+    return row ?? null;
+  },
+
+  async customerPayoutMethods(executor: Executor, customerId: string): Promise<string[] | null> {
+    const [row] = await executor.select({ supportedPayoutMethods: customers.supportedPayoutMethods }).from(customers).where(eq(customers.id, customerId));
+    return row?.supportedPayoutMethods ?? null;
+  },
+
+  /** The merchant's display name, read inside the caller's transaction (e-mails, hosted page). */
+  async merchantName(executor: Executor, merchantId: string): Promise<string> {
+    const [row] = await executor.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));
+    return row?.name ?? 'The merchant';
+  },
+};

@@ -1,0 +1,140 @@
+import type { Api } from '../../http/types.ts';
+import { EmptyBody, Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
+import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
+import { AppError } from '../../http/errors.ts';
+import { Type } from 'typebox';
+import { ConfirmBody, PayoutPage, PayoutPageCreateBody, PayoutPageIdParams } from './schemas.ts';
+import type { PayoutPagesService } from './service.ts';
+
+const tags = ['Payout pages'];
+
+function sandboxOnly(livemode: boolean | undefined): void {
+  if (livemode === true) {
+    throw new AppError('FORBIDDEN', 'Test helpers work in sandbox only; pass livemode=false');
+  }
+}
+
+/** `/v1/payout_pages` and its sandbox test helpers. */
+export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesService): void {
+  api.post(
+    '/payout_pages',
+    {
+      schema: {
+        tags,
+        summary: 'Create a payout page',
+        description:
+          'Creates a hosted payout page for a customer (an unknown `customer.referenceId` creates the customer) and reserves `amount` on the ' +
+          'merchant balance (409 INSUFFICIENT_FUNDS when it cannot). Send the customer to `url`. The page moves CREATED → PENDING when the customer ' +
+          'confirms, → PROCESSING once KYC is approved (AUTOMATIC) or on release (MANUAL), → PROCESSED when the rail has paid. Every change of ' +
+          '`status` or `sub-status` emits PAYOUT_PAGE_UPDATED.',
+        querystring: LivemodeQuery,
+        body: PayoutPageCreateBody,
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      const livemode = modeForCreate(merchant, request.query.livemode);
+      return succeeded(await payoutPages.createPayoutPage(merchant, livemode, request.body));
+    },
+  );
+
+  api.get(
+    '/payout_pages/:payoutPageId',
+    {
+      schema: {
+        tags,
+        summary: 'Read a payout page',
+        querystring: LivemodeQuery,
+        params: PayoutPageIdParams,
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await payoutPages.getPayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
+    },
+  );
+
+  api.post(
+    '/payout_pages/:payoutPageId/release',
+    {
+      schema: {
+        tags,
+        summary: 'Release a MANUAL payout',
+        description:
+          'MANUAL pages in PENDING/AWAITING_RELEASE (customer confirmed, KYC approved) move to PROCESSING and are handed to the payout rail. ' +
+          'Anything else answers 409 INVALID_STATE; so does a live page when no live payout rail is configured.',
+        querystring: LivemodeQuery,
+        params: PayoutPageIdParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await payoutPages.releasePayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
+    },
+  );
+
+  api.post(
+    '/payout_pages/:payoutPageId/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a payout page',
+        description: 'Before PROCESSING: → CANCELED/MERCHANT_CANCELED and the reservation is released. Later: 409 INVALID_STATE.',
+        querystring: LivemodeQuery,
+        params: PayoutPageIdParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await payoutPages.cancelPayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
+    },
+  );
+
+  api.post(
+    '/test_helpers/payout_pages/:payoutPageId/confirm',
+    {
+      schema: {
+        tags: ['Test helpers'],
+        summary: 'Confirm a sandbox payout page as the customer would',
+        description:
+          'Sandbox only (live → 403 FORBIDDEN). Runs the hosted page’s own code: chooses the payout method and destination and confirms ' +
+          '(CREATED → PENDING); `kyc` completes the customer’s identity data as the hosted KYC form does (fields already known are kept) and starts KYC.',
+        querystring: LivemodeQuery,
+        params: PayoutPageIdParams,
+        body: ConfirmBody,
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      sandboxOnly(request.query.livemode);
+      return succeeded(await payoutPages.confirmAsTestHelper(merchant, request.query.livemode, request.params.payoutPageId, request.body));
+    },
+  );
+
+  api.post(
+    '/test_helpers/payout_pages/:payoutPageId/decline',
+    {
+      schema: {
+        tags: ['Test helpers'],
+        summary: 'Decline a sandbox payout page as the customer would',
+        description: 'Sandbox only (live → 403 FORBIDDEN). Before PROCESSING: → CANCELED/CUSTOMER_DECLINED and the reservation is released.',
+        querystring: LivemodeQuery,
+        params: PayoutPageIdParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      sandboxOnly(request.query.livemode);
+      return succeeded(await payoutPages.declineAsTestHelper(merchant, request.query.livemode, request.params.payoutPageId));
+    },
+  );
+}

@@ -1,0 +1,365 @@
+import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { queryRows, type Database, type Executor } from '../../db/client.ts';
+import { events, merchants, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+import { newId } from '../../crypto/ids.ts';
+import type { KeyRing } from '../../crypto/keyring.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import { enqueueEmail } from '../email/enqueue.ts';
+import { renderEmail } from '../email/templates.ts';
+import { eventFanoutQueue } from '../events/record.ts';
+import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
+import { nextRetryDelayMs, parseRetryAfter } from './retry.ts';
+import { subscribes } from './rules.ts';
+import { buildSignedRequest } from './signing.ts';
+
+export const deliverQueue = 'webhooks.deliver';
+
+/** An endpoint failing this long gets a warning e-mail … */
+export const failureWarningAfterMs = 3 * 24 * 60 * 60 * 1000;
+/** … and is disabled (with another e-mail) once it has failed this long without a success. */
+export const failureDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
+
+export interface DeliverPayload {
+  deliveryId: string;
+  /** Jobs of an older generation (before a redelivery) do nothing. */
+  generation: number;
+  /** 1-based attempt within this generation; picks the retry step. */
+  attempt: number;
+}
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+type EventRow = typeof events.$inferSelect;
+
+/** One attempt to make: which delivery (and generation), to which endpoint, of which event. */
+interface AttemptTarget {
+  deliveryId: string;
+  generation: number;
+  /** 1-based attempt within the generation. */
+  attempt: number;
+  endpoint: EndpointRow;
+  event: EventRow;
+  merchantEmail: string;
+}
+
+export function secretAssociatedData(endpoint: { merchantId: string; id: string }, which: 'secret' | 'previous_secret'): string {
+  return `webhook_endpoints|${endpoint.merchantId}|${endpoint.id}|${which}`;
+}
+
+/** Enqueues the first attempt of each (redelivered) delivery, inside the caller's transaction. */
+export async function enqueueDeliveries(tx: Executor, now: Date, deliveries: ReadonlyArray<{ id: string; generation: number }>): Promise<void> {
+  for (const delivery of deliveries) {
+    await enqueueJob(tx, now, deliverQueue, { deliveryId: delivery.id, generation: delivery.generation, attempt: 1 } satisfies DeliverPayload, {
+      dedupeKey: `${deliverQueue}:${delivery.id}:${delivery.generation}`,
+    });
+  }
+}
+
+export interface DeliveryJobsDeps {
+  database: Database;
+  clock: Clock;
+  /** Real time for `webhook-timestamp` and Retry-After dates: receivers compare them with their own clocks. */
+  wallClock: Clock;
+  keyRing: KeyRing;
+  logger: Logger;
+  client: WebhookHttpClient;
+  publicUrl: string;
+  random?: () => number;
+}
+
+/**
+ * The two delivery jobs.
+ *
+ * `webhooks.fanout` {eventId} (enqueued by recordEvent with the event) makes the first attempt to
+ * every enabled endpoint of the event's merchant and mode that subscribes to its type —
+ * FRAUD_REPORTED only when the operator enabled it for the merchant — in parallel, then writes one
+ * delivery per endpoint together with that attempt, in the transaction that completes the job: one
+ * job hop from the event to the receiver. A worker that dies before that commit leaves the job to
+ * be run again (the attempts are made again; at least once).
+ *
+ * `webhooks.deliver` {deliveryId, generation, attempt} makes a retry (or a redelivery's first
+ * attempt).
+ *
+ * Each HTTP attempt is made outside any transaction; one transaction then records it, moves the
+ * delivery on (SUCCEEDED, FAILED, or PENDING with the next attempt enqueued at its retry time),
+ * updates the endpoint's health, and completes the job. Delivery is at least once; every copy
+ * carries the same `webhook-id` (the event id).
+ */
+export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinition<{ eventId: string }>; deliver: JobDefinition<DeliverPayload> } {
+  const { database, clock, wallClock, keyRing, logger, client } = deps;
+  const random = deps.random ?? Math.random;
+
+  async function notifyMerchant(tx: Executor, endpoint: EndpointRow, merchantEmail: string, now: Date, kind: 'failing' | 'disabled', detail: string): Promise<void> {
+    const mode = endpoint.livemode ? 'live' : 'sandbox';
+    const since = endpoint.failingSince ? endpoint.failingSince.toISOString() : now.toISOString();
+    const content =
+      kind === 'failing'
+        ? renderEmail({
+            subject: `Your ${mode} webhook endpoint is failing`,
+            paragraphs: [
+              `Deliveries to your ${mode} webhook endpoint ${endpoint.url} (${endpoint.id}) have failed since ${since}.`,
+              `Last answer: ${detail}.`,
+              `If no delivery succeeds by ${new Date((endpoint.failingSince ?? now).getTime() + failureDisableAfterMs).toISOString()}, the endpoint will be disabled. Failed deliveries are retried for about a day; you can redeliver any event later with POST /v1/events/:id/redeliver.`,
+            ],
+            action: { label: 'Open the dashboard', url: `${deps.publicUrl}/dashboard` },
+          })
+        : renderEmail({
+            subject: `Your ${mode} webhook endpoint was disabled`,
+            paragraphs: [
+              `We disabled your ${mode} webhook endpoint ${endpoint.url} (${endpoint.id}): ${detail}.`,
+              'No further events are sent to it. Once it works again, enable it with POST /v1/webhook_endpoints/:id {"status":"ENABLED"} (or in the dashboard) and redeliver the events you missed.',
+            ],
+            action: { label: 'Open the dashboard', url: `${deps.publicUrl}/dashboard` },
+          });
+    await enqueueEmail(tx, now, keyRing, {
+      merchantId: endpoint.merchantId,
+      livemode: endpoint.livemode,
+      to: merchantEmail,
+      template: kind === 'failing' ? 'webhook_endpoint_failing' : 'webhook_endpoint_disabled',
+      relatedId: endpoint.id,
+      ...content,
+    });
+  }
+
+  async function disableEndpoint(tx: Executor, endpoint: EndpointRow, merchantEmail: string, reason: 'GONE' | 'FAILING', now: Date): Promise<void> {
+    const disabled = await tx
+      .update(webhookEndpoints)
+      .set({ status: 'DISABLED', disabledReason: reason, disabledAt: now, updatedAt: now })
+      .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.status, 'ENABLED')))
+      .returning({ id: webhookEndpoints.id });
+    if (disabled.length === 1) {
+      logger.warn({ endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
+      await notifyMerchant(tx, endpoint, merchantEmail, now, 'disabled', reason === 'GONE' ? 'it answered 410 Gone' : 'every delivery failed for 5 days');
+    }
+  }
+
+  /** Success clears the failure streak; failures start it, warn after 3 days, disable after 5 (or at once on 410). */
+  async function updateEndpointHealth(tx: Executor, endpoint: EndpointRow, merchantEmail: string, result: AttemptResult, now: Date): Promise<void> {
+    if (result.ok) {
+      if (endpoint.failingSince) {
+        await tx.update(webhookEndpoints).set({ failingSince: null, failureWarningSentAt: null, updatedAt: now }).where(eq(webhookEndpoints.id, endpoint.id));
+      }
+      return;
+    }
+    if (result.statusCode === 410) {
+      await disableEndpoint(tx, endpoint, merchantEmail, 'GONE', now);
+      return;
+    }
+    if (!endpoint.failingSince) {
+      await tx.update(webhookEndpoints).set({ failingSince: now, updatedAt: now }).where(and(eq(webhookEndpoints.id, endpoint.id), isNull(webhookEndpoints.failingSince)));
+      return;
+    }
+    const failingFor = now.getTime() - endpoint.failingSince.getTime();
+    if (failingFor >= failureDisableAfterMs) {
+      await disableEndpoint(tx, endpoint, merchantEmail, 'FAILING', now);
+    } else if (failingFor >= failureWarningAfterMs && !endpoint.failureWarningSentAt) {
+      const claimed = await tx
+        .update(webhookEndpoints)
+        .set({ failureWarningSentAt: now })
+        .where(and(eq(webhookEndpoints.id, endpoint.id), isNull(webhookEndpoints.failureWarningSentAt), eq(webhookEndpoints.status, 'ENABLED')))
+        .returning({ id: webhookEndpoints.id });
+      if (claimed.length === 1) {
+        await notifyMerchant(tx, endpoint, merchantEmail, now, 'failing', result.error ?? `HTTP ${result.statusCode ?? '?'}`);
+      }
+    }
+  }
+
+  /** Signs and sends one attempt (no transaction open meanwhile). */
+  async function send(target: AttemptTarget): Promise<AttemptResult> {
+    const { endpoint, event } = target;
+    const now = clock.now();
+    const secret = keyRing.decrypt(endpoint.secretCiphertext, secretAssociatedData(endpoint, 'secret'));
+    const previous =
+      endpoint.previousSecretCiphertext && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime()
+        ? keyRing.decrypt(endpoint.previousSecretCiphertext, secretAssociatedData(endpoint, 'previous_secret'))
+        : null;
+    // During a rotation's grace period the body keeps the previous secret's signature (receivers
+    // not yet updated keep verifying) and the header carries both (docs/webhooks.md).
+    const request = buildSignedRequest(
+      { id: event.id, type: event.type, createdAt: event.createdAt.getTime(), livemode: event.livemode, data: event.data as Record<string, unknown> },
+      { bodySecret: previous ?? secret, headerSecrets: previous ? [secret, previous] : [secret], timestampSeconds: Math.floor(wallClock.now().getTime() / 1000) },
+    );
+    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, requireHttps: event.livemode });
+  }
+
+  /** What an attempt's result means: the delivery's next status and, when failing, the next attempt. */
+  function planAfter(target: AttemptTarget, result: AttemptResult): { attemptedAt: Date; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; nextAttemptAt: Date | null } {
+    const attemptedAt = clock.now();
+    const gone = result.statusCode === 410;
+    const delay = result.ok || gone ? null : nextRetryDelayMs(target.attempt, parseRetryAfter(result.retryAfter, wallClock.now()), random);
+    const nextAttemptAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
+    return { attemptedAt, status: result.ok ? 'SUCCEEDED' : nextAttemptAt ? 'PENDING' : 'FAILED', nextAttemptAt };
+  }
+
+  /** The retry job (when the delivery goes on) and the endpoint's health, after an attempt was recorded. */
+  async function followUp(tx: Executor, target: AttemptTarget, result: AttemptResult, plan: ReturnType<typeof planAfter>, advanced: boolean): Promise<void> {
+    if (advanced && plan.status === 'PENDING' && plan.nextAttemptAt) {
+      await enqueueJob(tx, plan.attemptedAt, deliverQueue, { deliveryId: target.deliveryId, generation: target.generation, attempt: target.attempt + 1 } satisfies DeliverPayload, {
+        runAt: plan.nextAttemptAt,
+        dedupeKey: `${deliverQueue}:${target.deliveryId}:${target.generation}:${target.attempt + 1}`,
+      });
+    }
+    await updateEndpointHealth(tx, target.endpoint, target.merchantEmail, result, plan.attemptedAt);
+  }
+
+  /**
+   * Records an attempt of an existing delivery and moves it on, in the caller's transaction: counting
+   * the attempt, updating the delivery and logging the attempt row are one statement. An attempt
+   * whose delivery was redelivered (or finished) meanwhile is logged without changing the status.
+   */
+  async function recordAttempt(tx: Executor, target: AttemptTarget, result: AttemptResult): Promise<void> {
+    const plan = planAfter(target, result);
+    const at = plan.attemptedAt.toISOString();
+    const [row] = await queryRows<{ advanced: boolean }>(
+      tx,
+      sql`with current_delivery as (
+            select id, (generation = ${target.generation} and status = 'PENDING') as advancing
+            from webhook_deliveries where id = ${target.deliveryId} for update
+          ), updated as (
+            update webhook_deliveries d set
+              attempt_count = d.attempt_count + 1,
+              last_attempt_at = ${at}::timestamptz,
+              last_status_code = ${result.statusCode}::integer,
+              last_error = ${result.error}::text,
+              updated_at = ${at}::timestamptz,
+              status = case when c.advancing then ${plan.status}::text else d.status end,
+              next_attempt_at = case when c.advancing then ${plan.nextAttemptAt ? plan.nextAttemptAt.toISOString() : null}::timestamptz else d.next_attempt_at end,
+              completed_at = case when c.advancing then ${plan.status === 'PENDING' ? null : at}::timestamptz else d.completed_at end
+            from current_delivery c where d.id = c.id
+            returning d.attempt_count, c.advancing
+          ), attempt as (
+            insert into webhook_delivery_attempts (delivery_id, number, generation, url, outcome, status_code, latency_ms, response_body, error, attempted_at)
+            select ${target.deliveryId}, attempt_count, ${target.generation}::integer, ${target.endpoint.url}::text, ${result.ok ? 'SUCCEEDED' : 'FAILED'}::text,
+                   ${result.statusCode}::integer, ${result.latencyMs}::integer, ${result.responseBody}::text, ${result.error}::text, ${at}::timestamptz
+            from updated
+          )
+          select advancing as advanced from updated`,
+    );
+    if (row) {
+      await followUp(tx, target, result, plan, row.advanced);
+    }
+  }
+
+  /**
+   * Writes a new delivery together with its first attempt (one statement). False when the event
+   * already has a delivery to that endpoint (a redelivery got there first): then the attempt is
+   * recorded on that one.
+   */
+  async function recordFirstAttempt(tx: Executor, target: AttemptTarget, result: AttemptResult, createdAt: Date): Promise<void> {
+    const plan = planAfter(target, result);
+    const at = plan.attemptedAt.toISOString();
+    const { event, endpoint } = target;
+    const inserted = await queryRows<{ id: string }>(
+      tx,
+      sql`with delivery as (
+            insert into webhook_deliveries (id, event_id, endpoint_id, merchant_id, livemode, event_type, status, generation, attempt_count,
+                                            next_attempt_at, last_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at)
+            values (${target.deliveryId}, ${event.id}, ${endpoint.id}, ${event.merchantId}, ${event.livemode}, ${event.type}, ${plan.status}::text, 1, 1,
+                    ${plan.nextAttemptAt ? plan.nextAttemptAt.toISOString() : null}::timestamptz, ${at}::timestamptz, ${result.statusCode}::integer, ${result.error}::text,
+                    ${createdAt.toISOString()}::timestamptz, ${at}::timestamptz, ${plan.status === 'PENDING' ? null : at}::timestamptz)
+            on conflict (event_id, endpoint_id) do nothing
+            returning id
+          ), attempt as (
+            insert into webhook_delivery_attempts (delivery_id, number, generation, url, outcome, status_code, latency_ms, response_body, error, attempted_at)
+            select id, 1, 1, ${endpoint.url}::text, ${result.ok ? 'SUCCEEDED' : 'FAILED'}::text,
+                   ${result.statusCode}::integer, ${result.latencyMs}::integer, ${result.responseBody}::text, ${result.error}::text, ${at}::timestamptz
+            from delivery
+          )
+          select id from delivery`,
+    );
+    if (inserted.length === 1) {
+      await followUp(tx, target, result, plan, true);
+      return;
+    }
+    const [existing] = await tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.eventId, event.id), eq(webhookDeliveries.endpointId, endpoint.id)));
+    if (existing) {
+      await recordAttempt(tx, { ...target, deliveryId: existing.id }, result);
+    }
+  }
+
+  const fanout: JobDefinition<{ eventId: string }> = {
+    queue: eventFanoutQueue,
+    async handle(payload, context) {
+      const now = context.now;
+      // The event, its merchant and the candidate endpoints in one query.
+      const rows = await database.db
+        .select({ event: events, fraudEnabled: merchants.fraudReportWebhooksEnabled, merchantEmail: merchants.email, endpoint: webhookEndpoints })
+        .from(events)
+        .innerJoin(merchants, eq(merchants.id, events.merchantId))
+        .leftJoin(
+          webhookEndpoints,
+          and(
+            eq(webhookEndpoints.merchantId, events.merchantId),
+            eq(webhookEndpoints.livemode, events.livemode),
+            eq(webhookEndpoints.status, 'ENABLED'),
+            isNull(webhookEndpoints.deletedAt),
+            // An endpoint added later does not receive older events (a backlog would otherwise leak them).
+            lte(webhookEndpoints.createdAt, events.createdAt),
+          ),
+        )
+        .where(eq(events.id, payload.eventId));
+      const first = rows[0];
+      if (!first || (first.event.type === 'FRAUD_REPORTED' && !first.fraudEnabled)) {
+        return;
+      }
+      const { event, merchantEmail } = first;
+      const targets: AttemptTarget[] = rows.flatMap((row) =>
+        row.endpoint && subscribes(row.endpoint.enabledEvents, event.type)
+          ? [{ deliveryId: newId('webhookDelivery', now.getTime()), generation: 1, attempt: 1, endpoint: row.endpoint, event, merchantEmail }]
+          : [],
+      );
+      if (targets.length === 0) {
+        return;
+      }
+      // First attempts in parallel; the deliveries are written with them, and the fan-out job
+      // completes in the same transaction (a crash before then runs it all again).
+      const results = await Promise.all(targets.map((target) => send(target)));
+      await context.transaction(async (tx) => {
+        for (const [index, target] of targets.entries()) {
+          const result = results[index];
+          if (result) {
+            await recordFirstAttempt(tx, target, result, now);
+          }
+        }
+      });
+    },
+  };
+
+  const deliver: JobDefinition<DeliverPayload> = {
+    queue: deliverQueue,
+    // Attempts of the job itself (database trouble); delivery attempts are counted on the delivery.
+    maxAttempts: 10,
+    async handle(payload, context) {
+      const [row] = await database.db
+        .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events, merchantEmail: merchants.email })
+        .from(webhookDeliveries)
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+        .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+        .innerJoin(merchants, eq(merchants.id, webhookDeliveries.merchantId))
+        .where(eq(webhookDeliveries.id, payload.deliveryId));
+      if (!row || row.delivery.status !== 'PENDING' || row.delivery.generation !== payload.generation) {
+        return;
+      }
+      const { delivery, endpoint, event, merchantEmail } = row;
+      if (endpoint.deletedAt || endpoint.status !== 'ENABLED') {
+        const now = clock.now();
+        await context.transaction(async (tx) => {
+          await tx
+            .update(webhookDeliveries)
+            .set({ status: 'FAILED', nextAttemptAt: null, lastError: endpoint.deletedAt ? 'the endpoint was deleted' : 'the endpoint is disabled', completedAt: now, updatedAt: now })
+            .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.generation, payload.generation), eq(webhookDeliveries.status, 'PENDING')));
+        });
+        return;
+      }
+      const target: AttemptTarget = { deliveryId: delivery.id, generation: payload.generation, attempt: payload.attempt, endpoint, event, merchantEmail };
+      const result = await send(target);
+      await context.transaction((tx) => recordAttempt(tx, target, result));
+    },
+  };
+
+  return { fanout, deliver };
+}

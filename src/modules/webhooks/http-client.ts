@@ -1,0 +1,165 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import { BlockedTargetError, blockedAddressReason, blockedLiteral, guardedLookup } from './ssrf.ts';
+
+/** What one HTTP attempt came to. `statusCode` is null when no answer arrived (refused, timeout, reset). */
+export interface AttemptResult {
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  /** The first 1 KiB of the answer body. */
+  responseBody: string | null;
+  error: string | null;
+  /** The answer's Retry-After header (429 and 503 only). */
+  retryAfter: string | undefined;
+}
+
+export interface WebhookHttpClient {
+  /** `requireHttps` for live endpoints (contract §12). */
+  send(request: { url: string; headers: Record<string, string>; body: string; requireHttps?: boolean }): Promise<AttemptResult>;
+  close(): void;
+}
+
+export const responseBodyLimit = 1024;
+/** After this much answer body the connection is dropped: nobody needs more, and it ties up a socket. */
+const drainLimit = 64 * 1024;
+
+class AttemptTimeoutError extends Error {}
+
+/**
+ * Sends webhook requests with node:http(s) (not fetch) so that redirects are never followed and the
+ * SSRF guard sees the address actually connected to: `guardedLookup` filters resolved addresses, IP
+ * literals are checked up front, and each new socket's remote address is checked again on connect.
+ * Keep-alive agents reuse connections to busy receivers; a request that fails on a reused socket the
+ * receiver had just closed is sent once more on a fresh one.
+ */
+export function createWebhookHttpClient(options: { timeoutMs: number; allowPrivateTargets: boolean; maxSockets?: number; userAgent?: string }): WebhookHttpClient {
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 16, timeout: 4_000, scheduling: 'lifo' as const };
+  const httpAgent = new http.Agent(agentOptions);
+  const httpsAgent = new https.Agent(agentOptions);
+  const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
+
+  function checkSocket(socket: Socket, fail: (error: Error) => void): void {
+    if (options.allowPrivateTargets) {
+      return;
+    }
+    const verify = () => {
+      const remote = socket.remoteAddress;
+      const reason = remote ? blockedAddressReason(remote) : 'unknown';
+      if (reason !== null) {
+        fail(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`));
+      }
+    };
+    if (socket.connecting) {
+      socket.once('connect', verify);
+    } else if (socket.remoteAddress) {
+      verify();
+    }
+  }
+
+  function attempt(target: URL, headers: Record<string, string>, body: string): Promise<AttemptResult & { reusedSocketReset: boolean }> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const secure = target.protocol === 'https:';
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<AttemptResult, 'latencyMs'> & { reusedSocketReset?: boolean }) => {
+        if (settled) {
+          return;
+        }
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ...result, latencyMs: elapsed(), reusedSocketReset: result.reusedSocketReset ?? false });
+      };
+      const request = (secure ? https : http).request({
+        protocol: target.protocol,
+        hostname: literal,
+        port: target.port === '' ? (secure ? 443 : 80) : Number(target.port),
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        agent: secure ? httpsAgent : httpAgent,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': userAgent, host: target.host },
+        ...(options.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+      });
+      const timer = setTimeout(() => request.destroy(new AttemptTimeoutError(`no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+      request.on('socket', (socket: Socket) => checkSocket(socket, (error) => request.destroy(error)));
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const reusedSocketReset = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        const message =
+          error instanceof AttemptTimeoutError
+            ? `timeout: ${error.message}`
+            : error instanceof BlockedTargetError
+              ? `blocked: ${error.message}`
+              : `${error.code ?? 'error'}: ${error.message}`;
+        finish({ ok: false, statusCode: null, responseBody: null, error: message, retryAfter: undefined, reusedSocketReset });
+      });
+      request.on('response', (response) => {
+        const statusCode = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let total = 0;
+        const complete = (error: string | null) => {
+          const ok = statusCode >= 200 && statusCode < 300;
+          const retryAfterHeader = response.headers['retry-after'];
+          finish({
+            ok,
+            statusCode,
+            responseBody: Buffer.concat(chunks).toString('utf8'),
+            error: error ?? (ok ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`),
+            retryAfter: statusCode === 429 || statusCode === 503 ? retryAfterHeader : undefined,
+          });
+        };
+        response.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          if (kept < responseBodyLimit) {
+            const piece = chunk.subarray(0, responseBodyLimit - kept);
+            chunks.push(piece);
+            kept += piece.length;
+          }
+          if (total > drainLimit) {
+            complete(null);
+            response.destroy();
+          }
+        });
+        response.on('end', () => complete(null));
+        response.on('error', (error) => complete(error instanceof AttemptTimeoutError ? `timeout: ${error.message}` : `answer interrupted: ${error.message}`));
+        response.on('aborted', () => complete('answer interrupted'));
+      });
+      request.end(body);
+    });
+  }
+
+  return {
+    async send({ url, headers, body, requireHttps = false }) {
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: 'invalid URL', retryAfter: undefined };
+      }
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${target.protocol} is not http or https`, retryAfter: undefined };
+      }
+      if (requireHttps && target.protocol !== 'https:') {
+        return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: 'blocked: live endpoints must use https', retryAfter: undefined };
+      }
+      if (!options.allowPrivateTargets) {
+        // IP literals never reach `lookup`; names are checked there, on what they resolve to now.
+        const refusal = blockedLiteral(target.hostname);
+        if (refusal !== null) {
+          return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${refusal}`, retryAfter: undefined };
+        }
+      }
+      const first = await attempt(target, headers, body);
+      const final = first.reusedSocketReset ? await attempt(target, headers, body) : first;
+      const { reusedSocketReset: _reusedSocketReset, ...result } = final;
+      return result;
+    },
+    close() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { Type } from 'typebox';
+import type { Api } from '../../http/types.ts';
+import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
+import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
+import {
+  DeliveryIdParams,
+  DeliveryListQuery,
+  RotateSecretBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreateBody,
+  WebhookEndpointIdParams,
+  WebhookEndpointUpdateBody,
+  WebhookEndpointWithSecret,
+  maxEndpointsPerMode,
+} from './schemas.ts';
+import type { WebhooksService } from './service.ts';
+
+const tags = ['Webhooks'];
+
+/** `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (contract §12; docs/webhooks.md). */
+export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void {
+  api.post(
+    '/webhook_endpoints',
+    {
+      schema: {
+        tags,
+        summary: 'Create a webhook endpoint',
+        description:
+          `Registers a URL that receives this mode's events (at most ${maxEndpointsPerMode} per mode). The answer carries the signing \`secret\` (\`whsec_…\`), ` +
+          'shown only here and on rotation. Live endpoints must use https; targets must be public addresses unless the operator allows private ones.',
+        querystring: LivemodeQuery,
+        body: WebhookEndpointCreateBody,
+        response: { 200: Envelope(WebhookEndpointWithSecret), ...errorResponses(403, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.createEndpoint(merchant, modeForCreate(merchant, request.query.livemode), request.body));
+    },
+  );
+
+  api.get(
+    '/webhook_endpoints',
+    {
+      schema: {
+        tags,
+        summary: 'List webhook endpoints',
+        description: 'Newest first. Without `livemode`, both modes.',
+        querystring: LivemodeQuery,
+        response: { 200: Envelope(Type.Object({ webhookEndpoints: Type.Array(WebhookEndpoint) })), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded({ webhookEndpoints: await webhooks.listEndpoints(merchant, modeFilter(merchant, request.query.livemode)) });
+    },
+  );
+
+  api.get(
+    '/webhook_endpoints/:endpointId',
+    {
+      schema: {
+        tags,
+        summary: 'Read a webhook endpoint',
+        querystring: LivemodeQuery,
+        params: WebhookEndpointIdParams,
+        response: { 200: Envelope(WebhookEndpoint), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.getEndpoint(merchant, modeFilter(merchant, request.query.livemode), request.params.endpointId));
+    },
+  );
+
+  api.post(
+    '/webhook_endpoints/:endpointId',
+    {
+      schema: {
+        tags,
+        summary: 'Update a webhook endpoint',
+        description: 'Changes `url`, `enabledEvents` or `description`, or enables/disables the endpoint (`status`). Re-enabling clears the failure streak.',
+        querystring: LivemodeQuery,
+        params: WebhookEndpointIdParams,
+        body: WebhookEndpointUpdateBody,
+        response: { 200: Envelope(WebhookEndpoint), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.updateEndpoint(merchant, modeFilter(merchant, request.query.livemode), request.params.endpointId, request.body));
+    },
+  );
+
+  api.delete(
+    '/webhook_endpoints/:endpointId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint',
+        description: 'No further events are sent to it; pending deliveries stop. Past deliveries stay listed.',
+        querystring: LivemodeQuery,
+        params: WebhookEndpointIdParams,
+        response: { 200: Envelope(Type.Object({ id: Type.String(), deleted: Type.Literal(true) })), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.deleteEndpoint(merchant, modeFilter(merchant, request.query.livemode), request.params.endpointId));
+    },
+  );
+
+  api.post(
+    '/webhook_endpoints/:endpointId/rotate_secret',
+    {
+      schema: {
+        tags,
+        summary: 'Rotate the signing secret',
+        description:
+          'Returns a new `secret`. For `gracePeriodSeconds` (default 24 h) the previous secret keeps signing as well: `webhook-signature` carries both signatures ' +
+          'and the body `signature` still uses the previous secret; afterwards only the new one signs. See docs/webhooks.md.',
+        querystring: LivemodeQuery,
+        params: WebhookEndpointIdParams,
+        body: RotateSecretBody,
+        response: { 200: Envelope(WebhookEndpointWithSecret), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.rotateSecret(merchant, modeFilter(merchant, request.query.livemode), request.params.endpointId, request.body?.gracePeriodSeconds));
+    },
+  );
+
+  api.get(
+    '/webhook_deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'List webhook deliveries',
+        description: 'One delivery per event and endpoint, with every attempt (status code, latency, first 1 KiB of the answer). Newest first; filter by `eventId`, `endpointId`, `status`.',
+        querystring: DeliveryListQuery,
+        response: {
+          200: Envelope(Type.Object({ deliveries: Type.Array(WebhookDelivery), hasMore: Type.Boolean(), nextCursor: Type.Optional(Type.String()) })),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.listDeliveries(merchant, modeFilter(merchant, request.query.livemode), request.query));
+    },
+  );
+
+  api.get(
+    '/webhook_deliveries/:deliveryId',
+    {
+      schema: {
+        tags,
+        summary: 'Read a webhook delivery',
+        querystring: LivemodeQuery,
+        params: DeliveryIdParams,
+        response: { 200: Envelope(WebhookDelivery), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.getDelivery(merchant, modeFilter(merchant, request.query.livemode), request.params.deliveryId));
+    },
+  );
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { blockedAddressReason, blockedLiteral, isPublicAddress } from './ssrf.ts';
+
+test('public unicast addresses are allowed', () => {
+  for (const address of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.167.255.255', '223.255.255.255', '2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '1:2:3:4:5:6:7:8']) {
+    assert.equal(blockedAddressReason(address), null, address);
+  }
+});
+
+test('every special-purpose range is refused, with its name', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['0.0.0.0', /this network/],
+    ['0.255.1.2', /this network/],
+    ['10.0.0.1', /RFC 1918/],
+    ['172.16.0.1', /RFC 1918/],
+    ['172.31.255.255', /RFC 1918/],
+    ['192.168.0.1', /RFC 1918/],
+    ['100.64.0.1', /carrier-grade NAT/],
+    ['100.127.255.255', /carrier-grade NAT/],
+    ['127.0.0.1', /loopback/],
+    ['127.255.255.254', /loopback/],
+    ['169.254.169.254', /link-local/],
+    ['224.0.0.1', /multicast/],
+    ['239.255.255.250', /multicast/],
+    ['240.0.0.1', /reserved/],
+    ['255.255.255.255', /reserved or broadcast/],
+    ['192.0.2.1', /documentation/],
+    ['198.18.0.1', /benchmarking/],
+    ['::', /unspecified/],
+    ['::1', /loopback/],
+    ['0:0:0:0:0:0:0:1', /loopback/],
+    ['::ffff:127.0.0.1', /IPv4-mapped/],
+    ['::ffff:7f00:1', /IPv4-mapped/],
+    ['::ffff:8.8.8.8', /IPv4-mapped/],
+    ['0:0:0:0:0:ffff:10.0.0.1', /IPv4-mapped/],
+    ['::10.0.0.1', /IPv4-compatible/],
+    ['64:ff9b::7f00:1', /NAT64/],
+    ['fc00::1', /unique local/],
+    ['fdff:ffff::1', /unique local/],
+    ['fe80::1', /link-local/],
+    ['fe80::1%eth0', /link-local/],
+    ['febf::1', /link-local/],
+    ['ff02::1', /multicast/],
+    ['2001:db8::1', /documentation/],
+    ['2002:7f00:1::', /6to4/],
+  ];
+  for (const [address, reason] of cases) {
+    assert.match(blockedAddressReason(address) ?? 'allowed', reason, address);
+    assert.equal(isPublicAddress(address), false, address);
+  }
+  assert.equal(blockedAddressReason('example.com'), 'not an IP address');
+});
+
+test('URL hosts: numeric IPv4 spellings are normalised by the URL parser, then refused', () => {
+  for (const spelling of ['2130706433', '0177.0.0.1', '0x7f000001', '0x7f.1', '127.1', '017700000001', '0', '[::ffff:127.0.0.1]', '[::1]']) {
+    const { hostname } = new URL(`http://${spelling}/`);
+    assert.ok(blockedLiteral(hostname) !== null, `${spelling} → ${hostname}`);
+  }
+  assert.equal(blockedLiteral('example.com'), null, 'names are checked at connect time, not here');
+  assert.equal(blockedLiteral('8.8.8.8'), null);
+});

@@ -1,0 +1,267 @@
+import { Layout } from '../../layout.tsx';
+import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
+import { schemeHints } from '../../../modules/card-processor/bin-table.ts';
+
+export type CheckoutField = 'cardNumber' | 'expiry' | 'cvc' | 'cardholderName';
+
+export interface CheckoutFormState {
+  /** Per-field problems (shown beside the field and in the summary). */
+  errors: Partial<Record<CheckoutField, string>>;
+  /** A decline or other problem with the attempt as a whole. */
+  problem?: string;
+  /** What is re-filled after a failed attempt: never the card number or the CVC. */
+  values: { expiry?: string; cardholderName?: string };
+}
+
+const schemeNames: Record<string, string> = {
+  VISA: 'Visa',
+  MASTERCARD: 'Mastercard',
+  AMEX: 'American Express',
+  DISCOVER: 'Discover',
+  JCB: 'JCB',
+  DINERS: 'Diners Club',
+  UNIONPAY: 'UnionPay',
+  UNKNOWN: 'Card',
+};
+
+export function formatAmount(amount: number, currency: string): string {
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount / 100);
+}
+
+const declineMessages: Record<string, string> = {
+  card_declined: 'Your card was declined. Please use a different card.',
+  insufficient_funds: 'Your card has insufficient funds. Please use a different card.',
+  expired_card: 'Your card has expired. Please use a different card.',
+  incorrect_cvc: "The card's security code (CVC) is incorrect. Check it and try again.",
+  incorrect_number: 'The card number is incorrect. Check it and try again.',
+  processing_error: 'We could not process your card. Please try again.',
+};
+
+export function declineMessage(reason: string): string {
+  return declineMessages[reason] ?? 'Your card was declined. Please use a different card.';
+}
+
+const checkoutStyles = `
+.merchant { font-weight: 600; color: var(--muted); margin: 0; }
+.hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; min-height: 1.2rem; }
+.field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
+input[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
+.sandbox { background: #fef3c7; border: 1px solid #f59e0b; border-radius: 8px; padding: 0.5rem 0.75rem; font-size: 0.9rem; }
+.links { margin-top: 1rem; text-align: center; }
+`;
+
+/**
+ * Shows the card scheme while the customer types. The page works without it: the server checks
+ * everything again.
+ */
+function schemeScript(): string {
+  const hints = JSON.stringify(schemeHints());
+  return `(function () {
+  var hints = ${hints};
+  var names = ${JSON.stringify(schemeNames)};
+  var input = document.getElementById('cardNumber');
+  var output = document.getElementById('cardNumber-scheme');
+  if (!input || !output) { return; }
+  function schemeOf(digits) {
+    var best = null;
+    for (var i = 0; i < hints.length; i++) {
+      var h = hints[i];
+      var head = digits.slice(0, h.low.length);
+      if (head.length === h.low.length && head >= h.low && head <= h.high && (!best || h.low.length > best.low.length)) { best = h; }
+    }
+    return best ? best.scheme : null;
+  }
+  input.addEventListener('input', function () {
+    var digits = input.value.replace(/[^0-9]/g, '');
+    var scheme = digits.length > 0 ? schemeOf(digits) : null;
+    output.textContent = scheme ? names[scheme] || '' : '';
+  });
+})();`;
+}
+
+function FieldError(props: { id: string; message: string | undefined }) {
+  return props.message ? (
+    <p class="field-error" id={`${props.id}-error`}>
+      {props.message}
+    </p>
+  ) : null;
+}
+
+function describedBy(...ids: Array<string | null>): string | undefined {
+  const present = ids.filter((id): id is string => id !== null);
+  return present.length > 0 ? present.join(' ') : undefined;
+}
+
+export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean }) {
+  const { page, state } = props;
+  const amount = formatAmount(page.amount, page.currency);
+  const errorEntries = Object.entries(state.errors) as Array<[CheckoutField, string]>;
+  const invalid = (field: CheckoutField) => (state.errors[field] ? 'true' : undefined);
+  return (
+    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={checkoutStyles} script={props.cardPaymentsAvailable ? schemeScript() : undefined}>
+      <p class="merchant">{props.merchantName}</p>
+      <h1>
+        Pay <span class="amount">{amount}</span>
+      </h1>
+      {page.livemode ? null : <p class="sandbox">Sandbox: no money moves. Use a test card such as 4242 4242 4242 4242.</p>}
+      {!props.cardPaymentsAvailable ? (
+        <div class="card" role="alert">
+          <p>Card payments are not available for this page yet. Please contact {props.merchantName}.</p>
+        </div>
+      ) : (
+        <div class="card">
+          {state.problem || errorEntries.length > 0 ? (
+            <div class="error-summary" role="alert" id="form-problem" tabindex={-1}>
+              {state.problem ? <p class="error">{state.problem}</p> : <p class="error">Please correct the following:</p>}
+              {errorEntries.length > 0 ? (
+                <ul>
+                  {errorEntries.map(([field, message]) => (
+                    <li>
+                      <a href={`#${field}`}>{message}</a>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+            </div>
+          ) : null}
+          <form method="post" action={`/payment-page/${page.id}`} novalidate autocomplete="on">
+            <input type="hidden" name="_csrf" value={props.csrfToken} />
+            <label for="cardNumber">Card number</label>
+            <input
+              id="cardNumber"
+              name="cardNumber"
+              type="text"
+              inputmode="numeric"
+              autocomplete="cc-number"
+              maxlength={23}
+              required
+              placeholder="1234 1234 1234 1234"
+              aria-invalid={invalid('cardNumber')}
+              aria-describedby={describedBy('cardNumber-scheme', state.errors.cardNumber ? 'cardNumber-error' : null)}
+            />
+            <p class="hint" id="cardNumber-scheme" aria-live="polite"></p>
+            <FieldError id="cardNumber" message={state.errors.cardNumber} />
+            <div class="row">
+              <div>
+                <label for="expiry">Expiry date (MM / YY)</label>
+                <input
+                  id="expiry"
+                  name="expiry"
+                  type="text"
+                  inputmode="numeric"
+                  autocomplete="cc-exp"
+                  maxlength={9}
+                  required
+                  placeholder="MM / YY"
+                  value={state.values.expiry ?? ''}
+                  aria-invalid={invalid('expiry')}
+                  aria-describedby={state.errors.expiry ? 'expiry-error' : undefined}
+                />
+                <FieldError id="expiry" message={state.errors.expiry} />
+              </div>
+              <div>
+                <label for="cvc">Security code (CVC)</label>
+                <input
+                  id="cvc"
+                  name="cvc"
+                  type="text"
+                  inputmode="numeric"
+                  autocomplete="cc-csc"
+                  maxlength={4}
+                  required
+                  placeholder="123"
+                  aria-invalid={invalid('cvc')}
+                  aria-describedby={describedBy('cvc-hint', state.errors.cvc ? 'cvc-error' : null)}
+                />
+                <p class="hint" id="cvc-hint">
+                  3 digits on the back (4 on the front for American Express)
+                </p>
+                <FieldError id="cvc" message={state.errors.cvc} />
+              </div>
+            </div>
+            <label for="cardholderName">Name on card</label>
+            <input
+              id="cardholderName"
+              name="cardholderName"
+              type="text"
+              autocomplete="cc-name"
+              maxlength={200}
+              required
+              value={state.values.cardholderName ?? ''}
+              aria-invalid={invalid('cardholderName')}
+              aria-describedby={state.errors.cardholderName ? 'cardholderName-error' : undefined}
+            />
+            <FieldError id="cardholderName" message={state.errors.cardholderName} />
+            <button type="submit" id="pay">
+              Pay {amount}
+            </button>
+          </form>
+        </div>
+      )}
+      {page.failureReturnUrl ? (
+        <p class="links">
+          <a href={page.failureReturnUrl}>Cancel and return to {props.merchantName}</a>
+        </p>
+      ) : null}
+    </Layout>
+  );
+}
+
+export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
+  const { page } = props;
+  const details = page.payinDetails;
+  return (
+    <Layout title="Payment complete" nonce={props.nonce}>
+      <p class="merchant">{props.merchantName}</p>
+      <h1 id="done">Payment complete</h1>
+      <div class="card" role="status">
+        <p class="success">Thank you. Your payment of {formatAmount(page.amount, page.currency)} was successful.</p>
+        {details ? (
+          <dl>
+            <dt>Card</dt>
+            <dd>
+              {schemeNames[details.scheme] ?? details.scheme} ending in {details.last4}
+            </dd>
+            <dt>Reference</dt>
+            <dd>{page.paymentId ?? ''}</dd>
+          </dl>
+        ) : null}
+      </div>
+      {page.successReturnUrl ? (
+        <a class="button" href={page.successReturnUrl}>
+          Return to {props.merchantName}
+        </a>
+      ) : null}
+    </Layout>
+  );
+}
+
+export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
+  const { page } = props;
+  return (
+    <Layout title="This payment page has expired" nonce={props.nonce}>
+      <p class="merchant">{props.merchantName}</p>
+      <h1 id="expired">This payment page has expired</h1>
+      <div class="card" role="alert">
+        <p>The payment of {formatAmount(page.amount, page.currency)} can no longer be made here. Nothing was charged.</p>
+      </div>
+      {page.failureReturnUrl ? (
+        <a class="button secondary" href={page.failureReturnUrl}>
+          Return to {props.merchantName}
+        </a>
+      ) : null}
+    </Layout>
+  );
+}
+
+export function InProgressPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
+  return (
+    <Layout title="Payment in progress" nonce={props.nonce} refreshSeconds={2}>
+      <p class="merchant">{props.merchantName}</p>
+      <h1>Payment in progress</h1>
+      <div class="card" role="status">
+        <p>Your payment of {formatAmount(props.page.amount, props.page.currency)} is being processed. This page refreshes by itself.</p>
+      </div>
+    </Layout>
+  );
+}

@@ -1,0 +1,294 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { AxeResults } from 'axe-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { bankAccount, futureCard, identity } from '../http/dashboard/fixtures.ts';
+
+const artifacts = path.resolve('test-artifacts', 'dashboard');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const timezoneId = 'America/New_York';
+
+/**
+ * The merchant dashboard in a real browser (Debian chromium through playwright-core): the flows of
+ * issue 7, each screen checked with axe-core and saved as a screenshot in test-artifacts/dashboard.
+ */
+describe('dashboard in chromium', { timeout: 300_000 }, () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let browser: Browser;
+  let desktop: BrowserContext;
+  let page: Page;
+  let base: string;
+  let receiver: WebhookReceiver;
+  let apiKey = '';
+  let shot = 0;
+  const checkedScreens: string[] = [];
+
+  before(async () => {
+    fs.mkdirSync(artifacts, { recursive: true });
+    context = await createTestContext();
+    merchant = await context.createMerchant({ name: 'Acme Sails' });
+    receiver = await WebhookReceiver.start();
+    await context.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    desktop = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId, locale: 'en-US' });
+    page = await desktop.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await context?.close();
+  });
+
+  /** Saves a full-page screenshot and runs axe-core in the page: no serious or critical violation allowed. */
+  async function check(name: string, target: Page = page): Promise<void> {
+    shot += 1;
+    await target.screenshot({ path: path.join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+    // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected
+    // <script> would be refused: every script needs the response's nonce).
+    await target.evaluate(axeSource);
+    const results = (await target.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
+    const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+    assert.deepEqual(
+      blocking.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
+      [],
+      `accessibility of ${name}`,
+    );
+    checkedScreens.push(name);
+  }
+
+  async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
+    const response = await context.request({ method, url, apiKey, ...(body === undefined ? {} : { body }) });
+    assert.equal(response.statusCode, 200, `${method} ${url}: ${response.body}`);
+    return json<{ data: T }>(response).data;
+  }
+
+  async function settle(): Promise<void> {
+    await context.drainJobs();
+    context.clock.advance(2_500);
+    await context.drainJobs();
+  }
+
+  test('signs in with the dashboard user the operator created', async () => {
+    await page.goto(`${base}/dashboard`);
+    assert.match(page.url(), /\/dashboard\/sign-in$/);
+    await check('sign-in');
+    await page.getByLabel('E-mail').fill(merchant.dashboardUser.email);
+    await page.getByLabel('Password').fill('not-my-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /The e-mail or the password is not correct/);
+    await page.getByLabel('Password').fill(merchant.dashboardUser.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard/sandbox`);
+    assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Overview');
+    // Live is shown but greyed out: this merchant is not enabled for live yet.
+    assert.equal(await page.locator('.modes .disabled').getAttribute('aria-disabled'), 'true');
+    // Times are rewritten into the browser's time zone by the page's own (nonce'd) script.
+    assert.equal(await page.locator('#time-zone').innerText(), `Times are shown in your time zone (${timezoneId}).`);
+    await check('overview-empty');
+  });
+
+  test('creates an API key (shown once) and uses it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('New key name').fill('E2E key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    apiKey = (await page.locator('#new-api-key').innerText()).trim();
+    assert.match(apiKey, /^sk_/);
+    await check('api-key-created');
+    const balances = await api<Array<{ currency: string }>>('GET', '/v1/balance?livemode=false');
+    assert.ok(balances.length > 0);
+    await page.reload();
+    assert.equal(await page.locator('#new-api-key').count(), 0, 'a reload does not show the key again');
+  });
+
+  test('adds a webhook endpoint and reveals its secret', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await check('webhooks-empty');
+    await page.getByLabel('Address (URL)').fill(receiver.url('/paysail'));
+    await page.getByLabel('Description (optional)').fill('E2E receiver');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = (await page.locator('#webhook-secret').innerText()).trim();
+    assert.match(secret, /^whsec_/);
+    await check('webhook-added');
+    await page.getByRole('link', { name: receiver.url('/paysail') }).click();
+    await page.getByRole('button', { name: 'Reveal signing secret' }).click();
+    assert.equal((await page.locator('#webhook-secret').innerText()).trim(), secret);
+    await check('webhook-endpoint');
+  });
+
+  test('creates a payout page through the API and releases it from the dashboard', async () => {
+    const customer = await api<{ referenceId: string }>('POST', '/v1/customers?livemode=false', { referenceId: 'e2e-payee', signupAt: Date.now() - 60_000, email: 'payee@example.com', ...identity });
+    await settle();
+    const created = await api<{ id: string }>('POST', '/v1/payout_pages?livemode=false', {
+      amount: 25_000,
+      fundingCurrency: 'USDC',
+      clientReferenceId: 'e2e-payout-1',
+      releaseMethod: 'MANUAL',
+      customer: { referenceId: customer.referenceId, email: 'payee@example.com' },
+    });
+    const confirmed = await api<{ 'sub-status': string }>('POST', `/v1/test_helpers/payout_pages/${created.id}/confirm?livemode=false`, { payoutMethod: bankAccount });
+    assert.equal(confirmed['sub-status'], 'AWAITING_RELEASE');
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('link', { name: 'Review them' }).click();
+    assert.match(page.url(), /payout-pages\?status=AWAITING_RELEASE$/);
+    await check('payouts-awaiting-release');
+    await page.getByRole('link', { name: 'e2e-payout-1' }).click();
+    await check('payout-detail');
+    await page.getByRole('button', { name: 'Release payout' }).click();
+    assert.match(await page.getByRole('status').first().innerText(), /The payout was released and is being processed/);
+    assert.match(await page.locator('h1').innerText(), /PROCESSING/);
+    assert.equal(await page.getByRole('button', { name: 'Release payout' }).count(), 0);
+    await check('payout-released');
+    const after = await api<{ status: string }>('GET', `/v1/payout_pages/${created.id}`);
+    assert.equal(after.status, 'PROCESSING');
+
+    // The status changes reached the webhook endpoint, signed.
+    await settle();
+    await receiver.waitFor(3);
+    assert.ok(receiver.requests.every((request) => typeof request.headers['webhook-signature'] === 'string'));
+  });
+
+  test('expires a payment page from the dashboard', async () => {
+    const created = await api<{ id: string }>('POST', '/v1/payment_pages?livemode=false', {
+      amount: 4_200,
+      currency: 'EUR',
+      clientReferenceId: 'e2e-order-expire',
+      customer: { referenceId: 'e2e-buyer', email: 'buyer@example.com' },
+    });
+    await page.getByRole('link', { name: 'Payments' }).click();
+    await check('payment-pages');
+    await page.getByRole('link', { name: 'e2e-order-expire' }).click();
+    await page.getByRole('button', { name: 'Expire page' }).click();
+    assert.match(await page.getByRole('status').first().innerText(), /The payment page was expired/);
+    assert.match(await page.locator('h1').innerText(), /EXPIRED/);
+    await check('payment-page-expired');
+    assert.equal((await api<{ status: string }>('GET', `/v1/payment_pages/${created.id}`)).status, 'EXPIRED');
+  });
+
+  test('filters fraud reports and opens one with its payment', async () => {
+    const paymentIds: string[] = [];
+    for (const reference of ['e2e-order-fraud-1', 'e2e-order-fraud-2']) {
+      const created = await api<{ id: string }>('POST', '/v1/payment_pages?livemode=false', { amount: 9_900, currency: 'USD', clientReferenceId: reference, customer: { referenceId: 'e2e-buyer', email: 'buyer@example.com' } });
+      const paid = await api<{ paymentId: string }>('POST', `/v1/test_helpers/payment_pages/${created.id}/pay?livemode=false`, futureCard('4242424242424242'));
+      paymentIds.push(paid.paymentId);
+      await api('POST', '/v1/test_helpers/fraud_reports?livemode=false', { paymentId: paid.paymentId, fraudReason: `Reported on ${reference}` });
+    }
+    const [target] = paymentIds;
+    assert.ok(target);
+    await page.getByRole('link', { name: 'Fraud reports' }).click();
+    assert.match(await page.locator('main').innerText(), /2 reports/);
+    await page.getByLabel('Payment ID').fill(target);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    assert.match(page.url(), new RegExp(`paymentId=${target}`));
+    assert.match(await page.locator('main').innerText(), /1 report\b/);
+    await check('fraud-reports-filtered');
+    await page.getByRole('link', { name: target }).click();
+    assert.match(await page.locator('main').innerText(), /Reported on e2e-order-fraud-1[\s\S]*The payment[\s\S]*99\.00 USD/);
+    await check('fraud-report');
+  });
+
+  test('reads the verification code of a hosted payout page in the sandbox inbox, and it unlocks the page', async () => {
+    const created = await api<{ id: string }>('POST', '/v1/payout_pages?livemode=false', {
+      amount: 5_000,
+      fundingCurrency: 'USDC',
+      clientReferenceId: 'e2e-payout-code',
+      releaseMethod: 'AUTOMATIC',
+      customer: { referenceId: 'e2e-code-payee', email: 'code-payee@example.com' },
+    });
+    // The customer's side: the hosted page e-mails a code before it shows anything stored.
+    const hosted = await desktop.newPage();
+    await hosted.goto(`${base}/payout-page/${created.id}`);
+    await hosted.getByRole('button', { name: 'E-mail me a code' }).click();
+
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    await check('inbox');
+    const row = page.locator('tr', { hasText: 'code-payee@example.com' }).filter({ hasText: 'Your verification code' });
+    const listedCode = (await row.locator('strong').innerText()).trim();
+    assert.match(listedCode, /^\d{6}$/);
+    await row.getByRole('link').click();
+    assert.equal(await page.locator('h1').innerText(), 'Your verification code');
+    assert.equal((await page.locator('#verification-code').innerText()).trim(), listedCode);
+    assert.match(await page.locator('#email-text').innerText(), new RegExp(`Your code is ${listedCode}`));
+    await check('inbox-message');
+
+    await hosted.getByLabel('6-digit code').fill(listedCode);
+    await hosted.getByRole('button', { name: 'Verify' }).click();
+    await hosted.waitForURL(`${base}/payout-page/${created.id}`);
+    assert.equal(await hosted.getByLabel('6-digit code').count(), 0, 'the code unlocked the page');
+    await hosted.close();
+  });
+
+  test('the event log shows deliveries and redelivers an event', async () => {
+    await page.getByRole('link', { name: 'Events' }).click();
+    await check('events');
+    await page.getByRole('link', { name: /^evt_/ }).first().click();
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Redeliver to all subscribed endpoints' }).click();
+    assert.match(await page.getByRole('status').first().innerText(), /queued for delivery again/);
+    await check('event-redelivered');
+    await context.drainJobs();
+    await receiver.waitFor(before + 1);
+  });
+
+  test('the other screens pass the accessibility check too', async () => {
+    for (const [link, name] of [
+      ['Customers', 'customers'],
+      ['Subscriptions', 'subscriptions'],
+      ['Entitlements', 'entitlements'],
+      ['PII key', 'pii-key'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await check(name);
+    }
+    await page.getByRole('button', { name: 'Reveal keys' }).click();
+    assert.match(await page.locator('pre').innerText(), /compactDecrypt/);
+    await check('pii-key-revealed');
+    await page.getByRole('link', { name: 'e2e-payee' }).count();
+    await page.goto(`${base}/dashboard/sandbox/customers?reference=e2e-payee`);
+    await page.getByRole('link', { name: 'e2e-payee' }).click();
+    await check('customer');
+    await page.getByRole('link', { name: merchant.dashboardUser.email }).click();
+    await check('account');
+    await page.goto(`${base}/dashboard/sandbox/payout-pages/payout_page_doesnotexist`);
+    assert.match(await page.locator('h1').innerText(), /Not found/);
+    await check('not-found');
+  });
+
+  test('is usable on a phone: no sideways scrolling of the page, tables scroll in their own region', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId, locale: 'en-US' });
+    await phone.addCookies((await desktop.cookies()).map((cookie) => ({ ...cookie })));
+    const mobile = await phone.newPage();
+    for (const [url, name] of [
+      ['/dashboard/sandbox', 'phone-overview'],
+      ['/dashboard/sandbox/payout-pages', 'phone-payouts'],
+      ['/dashboard/sandbox/fraud-reports', 'phone-fraud-reports'],
+    ] as const) {
+      await mobile.goto(`${base}${url}`);
+      const overflow = (await mobile.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px`);
+      await check(name, mobile);
+    }
+    await phone.close();
+  });
+
+  test('signs out', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/dashboard\/sign-in\?signed_out=1$/);
+    await page.goto(`${base}/dashboard/sandbox`);
+    assert.match(page.url(), /\/dashboard\/sign-in\?next=/);
+    assert.ok(checkedScreens.length >= 20, `checked ${checkedScreens.length} screens`);
+  });
+});

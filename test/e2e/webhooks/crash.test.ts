@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { and, count, eq } from 'drizzle-orm';
+import pg from 'pg';
+import { loadConfig } from '../../../src/config/index.ts';
+import { createKeyRing, generateKeySpec, parseKeySpec } from '../../../src/crypto/keyring.ts';
+import { migrateDatabase, openPostgres, type Database } from '../../../src/db/client.ts';
+import { webhookDeliveries } from '../../../src/db/schema/index.ts';
+import { JobRegistry, Worker, systemClock, type JobDefinition } from '../../../src/jobs/worker.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { eventFanoutQueue, recordEvent } from '../../../src/modules/events/record.ts';
+import { createPlatform } from '../../../src/platform.ts';
+import { adminApiKey, createTestContext } from '../../helpers/context.ts';
+import { TestClock } from '../../helpers/clock.ts';
+import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { createEndpoint, emitEvent } from '../../helpers/webhooks.ts';
+
+const eventCount = 500;
+
+/** Real time: retries wait their real 5 s (the crash runs use real workers, not drains). */
+class WallClock extends TestClock {
+  override now(): Date {
+    return new Date();
+  }
+}
+const crashes = 20;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/**
+ * At least once, whatever dies when: every event reached the receiver, every copy verifies, and the
+ * copies of one event (retries after a crash) share its webhook-id and body. Returns how many
+ * requests were duplicates.
+ */
+function assertDeliveredAtLeastOnce(receiver: WebhookReceiver, eventIds: readonly string[], secret: string): number {
+  const copies = new Map<string, string[]>();
+  for (const request of receiver.requests) {
+    const event = assertVerified(request, secret);
+    const list = copies.get(event.id) ?? [];
+    list.push(request.body);
+    copies.set(event.id, list);
+  }
+  const missing = eventIds.filter((id) => !copies.has(id));
+  assert.deepEqual(missing, [], `${missing.length} events were never delivered`);
+  assert.equal(copies.size, eventIds.length, 'no delivery of an unknown event');
+  for (const [id, bodies] of copies) {
+    assert.ok(
+      bodies.every((body) => body === bodies[0]),
+      `every copy of ${id} is the same body`,
+    );
+  }
+  return receiver.requests.length - copies.size;
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting until ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function succeededDeliveries(database: Database, merchantId: string): Promise<number> {
+  const [row] = await database.db
+    .select({ total: count() })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.merchantId, merchantId), eq(webhookDeliveries.status, 'SUCCEEDED')));
+  return row?.total ?? 0;
+}
+
+describe('webhook delivery survives crashes (at least once, same webhook-id)', () => {
+  const databaseUrl = process.env.DATABASE_URL;
+
+  if (databaseUrl) {
+    test(`PostgreSQL: kill -9 the worker process ${crashes} times during a ${eventCount}-event run`, { timeout: 420_000 }, async (t) => {
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      const name = `paysail_crash_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+      await admin.query(`create database "${name}"`);
+      const url = new URL(databaseUrl);
+      url.pathname = `/${name}`;
+      const database = await openPostgres(url.toString(), { max: 4 });
+      const receiver = await WebhookReceiver.start();
+      const children = new Set<ChildProcess>();
+      try {
+        await migrateDatabase(database);
+        const keySpec = generateKeySpec('crash1');
+        const env = {
+          NODE_ENV: 'test',
+          DATABASE_URL: url.toString(),
+          ENCRYPTION_KEYS: keySpec,
+          ADMIN_API_KEY: adminApiKey,
+          LOG_LEVEL: 'silent',
+          WORKER_CONCURRENCY: '4',
+          JOB_POLL_INTERVAL_MS: '100',
+          JOB_LEASE_MS: '3000',
+          WEBHOOK_TIMEOUT_MS: '1000',
+        };
+        const platform = await createPlatform({ config: loadConfig(env, []), database, keyRing: createKeyRing(parseKeySpec(keySpec)), logger: createLogger({ level: 'silent' }) });
+        const created = await platform.services.merchants.createMerchant({ name: 'Crash test', email: 'crash@example.com' });
+        const merchant = await platform.services.merchants.getMerchant(created.merchant.id);
+        const endpoint = await platform.services.webhooks.createEndpoint(merchant, false, { url: receiver.url() });
+        // Slow enough answers that every kill lands while deliveries are in flight.
+        receiver.answer = () => ({ status: 200, body: 'ok', delayMs: 20 });
+        const eventIds: string[] = [];
+        for (let index = 0; index < eventCount; index += 1) {
+          const event = await database.transaction((tx) => recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data: { index } }));
+          eventIds.push(event.id);
+        }
+
+        const startWorker = async (): Promise<ChildProcess> => {
+          const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role=worker'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+          children.add(child);
+          child.on('exit', () => children.delete(child));
+          let output = '';
+          await new Promise<void>((resolve, reject) => {
+            const onData = (chunk: Buffer) => {
+              output += chunk.toString();
+              if (output.includes('Paysail worker')) {
+                child.stdout?.off('data', onData);
+                resolve();
+              }
+            };
+            child.stdout?.on('data', onData);
+            child.stderr?.on('data', (chunk: Buffer) => {
+              output += chunk.toString();
+            });
+            child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${output.slice(-2000)}`)));
+          });
+          return child;
+        };
+
+        let kills = 0;
+        for (; kills < crashes; kills += 1) {
+          const worker = await startWorker();
+          const seen = receiver.requests.length;
+          // Let it deliver a little, then kill it without warning somewhere in the middle of its work.
+          await waitUntil('the worker makes progress', async () => receiver.requests.length >= seen + 8 || receiver.requests.length >= eventCount * 2, 20_000);
+          await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
+          const exited = new Promise((resolve) => worker.once('exit', resolve));
+          worker.kill('SIGKILL');
+          await exited;
+        }
+        const midRun = await succeededDeliveries(database, merchant.id);
+        t.diagnostic(`${kills} kills; ${midRun} of ${eventCount} deliveries had succeeded when the last worker was killed`);
+        assert.ok(midRun < eventCount, 'the kills happened during the run, not after it');
+
+        const last = await startWorker();
+        await waitUntil('every delivery succeeded', async () => (await succeededDeliveries(database, merchant.id)) === eventCount, 120_000);
+        const stopped = new Promise((resolve) => last.once('exit', resolve));
+        last.kill('SIGTERM');
+        await stopped;
+
+        const duplicates = assertDeliveredAtLeastOnce(receiver, eventIds, endpoint.secret);
+        t.diagnostic(`${receiver.requests.length} requests for ${eventCount} events: ${duplicates} duplicates (redone after a kill)`);
+        await platform.close();
+      } finally {
+        for (const child of children) {
+          child.kill('SIGKILL');
+        }
+        await receiver.close();
+        await database.close();
+        await admin.query(`drop database if exists "${name}" with (force)`).catch(() => undefined);
+        await admin.end();
+      }
+    });
+  } else {
+    test(`PGlite (one process): ${eventCount} events through two workers while ${crashes} workers freeze mid-delivery`, { timeout: 180_000 }, async (t) => {
+      // PGlite is one process, so a crash is simulated in-process: each doomed worker claims fan-out
+      // jobs, sends the HTTP requests, and then never commits (as if killed there). Its leases run
+      // out and the two healthy workers redo those deliveries. The receiver shares the event loop
+      // with PGlite's synchronous queries, so the attempt timeout is generous.
+      const context = await createTestContext({ env: { JOB_LEASE_MS: '6000', WEBHOOK_TIMEOUT_MS: '5000' }, clock: new WallClock() });
+      const receiver = await WebhookReceiver.start();
+      const logger = createLogger({ level: 'silent' });
+      const options = { registry: context.platform.jobs, clock: systemClock, logger, concurrency: 8, pollIntervalMs: 20, leaseMs: 6_000 };
+      const healthy = [new Worker({ ...options, database: context.database }), new Worker({ ...options, database: context.database })];
+      try {
+        const merchant = await context.createMerchant();
+        const endpoint = await createEndpoint(context, merchant, { url: receiver.url() });
+        const eventIds: string[] = [];
+        for (let index = 0; index < eventCount; index += 1) {
+          eventIds.push((await emitEvent(context, merchant, { data: { index } })).id);
+        }
+        // First attempts are made by the fan-out job: the doomed workers take only those.
+        const fanoutOnly = new JobRegistry();
+        fanoutOnly.register(context.platform.jobs.get(eventFanoutQueue) as JobDefinition);
+        const frozenDatabase: Database = { ...context.database, transaction: () => new Promise<never>(() => undefined) };
+
+        await Promise.all(healthy.map((worker) => worker.start()));
+        for (let crash = 0; crash < crashes; crash += 1) {
+          const doomed = new Worker({ ...options, registry: fanoutOnly, database: frozenDatabase });
+          await doomed.start();
+          await new Promise((resolve) => setTimeout(resolve, 40));
+          // It stops claiming; the jobs it holds never finish (their promises never settle).
+          void doomed.stop();
+        }
+        await waitUntil('every delivery succeeded', async () => (await succeededDeliveries(context.database, merchant.id)) === eventCount, 150_000);
+
+        const duplicates = assertDeliveredAtLeastOnce(receiver, eventIds, endpoint.secret);
+        t.diagnostic(`${receiver.requests.length} requests for ${eventCount} events: ${duplicates} duplicates redone after ${crashes} frozen workers`);
+        assert.ok(duplicates > 0, 'deliveries a frozen worker had sent were sent again by a healthy one, with the same webhook-id');
+      } finally {
+        await Promise.all(healthy.map((worker) => worker.stop()));
+        await receiver.close();
+        await context.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import { emails, events, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
+import { json, type TestContext, type TestMerchant } from './context.ts';
+
+export type PayoutPageData = Record<string, unknown> & {
+  id: string;
+  status: string;
+  'sub-status': string;
+  amount: number;
+  customer: { id: string; referenceId: string; email?: string };
+  merchant: { id: string; livemode: boolean };
+  url: string;
+  payoutMethod?: Record<string, string>;
+  customerConfirmedAt?: number;
+  statusReason?: string;
+};
+
+export const bankMethod = { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountType: 'CHECKING' } as const;
+export const rejectedBankMethod = { ...bankMethod, accountNumber: '55550002' } as const;
+export const walletMethod = { type: 'CRYPTO_WALLET', network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } as const;
+export const deadWalletMethod = { type: 'CRYPTO_WALLET', network: 'BASE', address: '0x000000000000000000000000000000000000dEaD' } as const;
+
+export const fullKyc = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  dateOfBirth: '1990-12-10',
+  phoneNumber: '(415) 555-0123',
+  address: { line1: '1 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+};
+
+let counter = 0;
+
+export function uniqueReference(prefix = 'ref'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function pageBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: 10_000,
+    fundingCurrency: 'USDC',
+    clientReferenceId: uniqueReference('client'),
+    releaseMethod: 'AUTOMATIC',
+    customer: { referenceId: uniqueReference('customer'), email: 'ada@example.com' },
+    ...overrides,
+  };
+}
+
+export async function createPage(context: TestContext, merchant: TestMerchant, overrides: Record<string, unknown> = {}, query = '?livemode=false'): Promise<PayoutPageData> {
+  const response = await context.request({ method: 'POST', url: `/v1/payout_pages${query}`, apiKey: merchant.apiKey, body: pageBody(overrides) });
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: PayoutPageData }>(response).data;
+}
+
+export async function getPage(context: TestContext, merchant: TestMerchant, id: string): Promise<PayoutPageData> {
+  const response = await context.request({ method: 'GET', url: `/v1/payout_pages/${id}`, apiKey: merchant.apiKey });
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: PayoutPageData }>(response).data;
+}
+
+export function confirmPage(context: TestContext, merchant: TestMerchant, id: string, body: Record<string, unknown>): Promise<LightMyRequestResponse> {
+  return context.request({ method: 'POST', url: `/v1/test_helpers/payout_pages/${id}/confirm?livemode=false`, apiKey: merchant.apiKey, body });
+}
+
+export function pageAction(context: TestContext, merchant: TestMerchant, id: string, action: 'release' | 'cancel'): Promise<LightMyRequestResponse> {
+  return context.request({ method: 'POST', url: `/v1/payout_pages/${id}/${action}`, apiKey: merchant.apiKey });
+}
+
+export function errorCodeOf(response: LightMyRequestResponse): string {
+  return String(json(response).errorCode);
+}
+
+/** Moves the test clock past the sandbox KYC / rail delay and runs every due job. */
+export async function advanceAndDrain(context: TestContext, ms = 2_000): Promise<void> {
+  await context.drainJobs();
+  context.clock.advance(ms);
+  await context.drainJobs();
+}
+
+export interface PayoutEvent {
+  id: string;
+  data: PayoutPageData & { previousStatus: string; previousSubStatus: string };
+}
+
+/**
+ * The PAYOUT_PAGE_UPDATED events of one page, in the order they were recorded (events of one
+ * transaction share a timestamp, so the order comes from the status history that names them).
+ * Events not named by the history are listed too (and would fail the tests that compare).
+ */
+export async function payoutEvents(context: TestContext, pageId: string): Promise<PayoutEvent[]> {
+  const rows = (await context.database.db
+    .select({ id: events.id, data: events.data })
+    .from(events)
+    .where(and(eq(events.type, 'PAYOUT_PAGE_UPDATED'), sql`${events.data}->>'id' = ${pageId}`))) as PayoutEvent[];
+  const history = await context.database.db.select().from(payoutPageStatusHistory).where(eq(payoutPageStatusHistory.payoutPageId, pageId)).orderBy(asc(payoutPageStatusHistory.id));
+  const order = history.map((row) => row.eventId);
+  return rows.sort((a, b) => (order.indexOf(a.id) === -1 ? 1e9 : order.indexOf(a.id)) - (order.indexOf(b.id) === -1 ? 1e9 : order.indexOf(b.id)));
+}
+
+export async function statusPath(context: TestContext, pageId: string): Promise<string[]> {
+  const rows = await context.database.db.select().from(payoutPageStatusHistory).where(eq(payoutPageStatusHistory.payoutPageId, pageId)).orderBy(asc(payoutPageStatusHistory.id));
+  return rows.map((row) => `${row.toStatus}/${row.toSubStatus}`);
+}
+
+export async function pageEmails(context: TestContext, pageId: string): Promise<Array<{ template: string; subject: string; text: string; html: string }>> {
+  return context.database.db
+    .select({ template: emails.template, subject: emails.subject, text: emails.text, html: emails.html })
+    .from(emails)
+    .where(eq(emails.relatedId, pageId))
+    .orderBy(asc(emails.createdAt), asc(emails.id));
+}
+
+/** The latest verification code e-mailed for a page (the sandbox inbox holds it). */
+export async function latestCode(context: TestContext, pageId: string): Promise<string> {
+  const sent = (await pageEmails(context, pageId)).filter((email) => email.template === 'payout_page_verification_code');
+  const match = /code is (\d{6})/.exec(sent.at(-1)?.text ?? '');
+  assert.ok(match?.[1], 'a verification code was e-mailed');
+  return match[1];
+}
+
+/**
+ * Across the whole database: every status change in the history has exactly one PAYOUT_PAGE_UPDATED
+ * event naming the same previous and new state, and there is no event without a change.
+ */
+export async function assertOneEventPerChange(context: TestContext): Promise<number> {
+  const changes = await context.database.db.execute(sql`
+    select h.id, h.event_id, h.from_status, h.from_sub_status, h.to_status, h.to_sub_status,
+           e.data->>'previousStatus' as previous_status, e.data->>'previousSubStatus' as previous_sub_status,
+           e.data->>'status' as status, e.data->>'sub-status' as sub_status, e.data->>'id' as page_id, h.payout_page_id
+    from payout_page_status_history h left join events e on e.id = h.event_id
+    where h.from_status is not null`);
+  const rows = (changes as unknown as { rows: Array<Record<string, string | null>> }).rows;
+  for (const row of rows) {
+    assert.ok(row.event_id, `history row ${String(row.id)} has an event`);
+    assert.deepEqual(
+      [row.previous_status, row.previous_sub_status, row.status, row.sub_status, row.page_id],
+      [row.from_status, row.from_sub_status, row.to_status, row.to_sub_status, row.payout_page_id],
+      `event of history row ${String(row.id)}`,
+    );
+  }
+  const counted = await context.database.db.execute(sql`select count(*)::int as count from events where type = 'PAYOUT_PAGE_UPDATED'`);
+  const events = (counted as unknown as { rows: Array<{ count: number }> }).rows[0]?.count ?? 0;
+  assert.equal(events, rows.length, 'one PAYOUT_PAGE_UPDATED event per change, and none without one');
+  return rows.length;
+}

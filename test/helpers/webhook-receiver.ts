@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook, type VerifiedWebhookEvent } from '../../src/modules/webhooks/verify.ts';
+
+export interface ReceivedWebhook {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+export interface ReceiverAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Wait this long before answering (timeouts). */
+  delayMs?: number;
+}
+
+/**
+ * A real HTTP receiver on loopback for webhook tests: records every request and every TCP
+ * connection, and answers with whatever `answer` says (default 200 "ok").
+ */
+export class WebhookReceiver {
+  readonly requests: ReceivedWebhook[] = [];
+  connections = 0;
+  answer: (request: ReceivedWebhook) => ReceiverAnswer = () => ({ status: 200, body: 'ok' });
+  private readonly waiters: Array<{ count: number; resolve: () => void }> = [];
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly port: number,
+    readonly host: string,
+  ) {}
+
+  static async start(host = '127.0.0.1'): Promise<WebhookReceiver> {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
+    const port = (server.address() as AddressInfo).port;
+    const receiver = new WebhookReceiver(server, port, host);
+    server.on('connection', () => {
+      receiver.connections += 1;
+    });
+    server.on('request', (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const received: ReceivedWebhook = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        receiver.requests.push(received);
+        for (const waiter of [...receiver.waiters]) {
+          if (receiver.requests.length >= waiter.count) {
+            receiver.waiters.splice(receiver.waiters.indexOf(waiter), 1);
+            waiter.resolve();
+          }
+        }
+        const answer = receiver.answer(received);
+        const send = () => {
+          if (response.destroyed) {
+            return;
+          }
+          response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+          response.end(answer.body ?? '');
+        };
+        if (answer.delayMs) {
+          setTimeout(send, answer.delayMs);
+        } else {
+          send();
+        }
+      });
+    });
+    return receiver;
+  }
+
+  url(path = '/hooks'): string {
+    return `http://${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}${path}`;
+  }
+
+  /** Resolves once `count` requests arrived in total. */
+  waitFor(count: number, timeoutMs = 20_000): Promise<void> {
+    if (this.requests.length >= count) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`receiver saw ${this.requests.length} of ${count} requests`)), timeoutMs);
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.connections = 0;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) {
+      flat[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
+  return flat;
+}
+
+/**
+ * What a merchant's receiver does: the public standardwebhooks library checks the headers, our
+ * verifyWebhook checks headers, body signature and timestamp. `bodySecrets` are the secrets the
+ * body signature may use (both during a rotation's grace period).
+ */
+export function assertVerified(received: ReceivedWebhook, secret: string, bodySecrets: readonly string[] = [secret]): VerifiedWebhookEvent {
+  const library = new Webhook(secret).verify(received.body, flatHeaders(received.headers)) as Record<string, unknown>;
+  assert.equal(library.id, received.headers['webhook-id']);
+  const event = verifyWebhook(received.headers, received.body, bodySecrets);
+  assert.equal(event.id, received.headers['webhook-id'], 'webhook-id is the event id');
+  return event;
+}

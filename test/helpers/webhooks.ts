@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { recordEvent, type EventType, type RecordedEvent } from '../../src/modules/events/record.ts';
+import { json, type TestContext, type TestMerchant } from './context.ts';
+
+export interface CreatedEndpoint {
+  id: string;
+  url: string;
+  secret: string;
+  enabledEvents: string[];
+  livemode: boolean;
+  status: string;
+}
+
+export async function createEndpoint(context: TestContext, merchant: TestMerchant, body: Record<string, unknown>, livemode = false): Promise<CreatedEndpoint> {
+  const response = await context.request({ method: 'POST', url: `/v1/webhook_endpoints?livemode=${livemode}`, apiKey: merchant.apiKey, body });
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: CreatedEndpoint }>(response).data;
+}
+
+/** Records an event the way every module does: inside a transaction, with the outbox job. */
+export async function emitEvent(
+  context: TestContext,
+  merchant: { id: string },
+  options: { type?: EventType; livemode?: boolean; data?: Record<string, unknown> } = {},
+): Promise<RecordedEvent> {
+  return context.database.transaction((tx) =>
+    recordEvent(tx, context.clock.now(), {
+      merchantId: merchant.id,
+      livemode: options.livemode ?? false,
+      type: options.type ?? 'PAYMENT_SUCCEEDED',
+      data: options.data ?? { pageId: 'page_test', clientReferenceId: 'order-1', amount: 1250, currency: 'USD' },
+    }),
+  );
+}
+
+export interface DeliveryBody {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  attempts: Array<{ number: number; outcome: string; statusCode: number | null; latencyMs: number; responseBody: string | null; error: string | null; attemptedAt: number }>;
+}
+
+export async function deliveriesOf(context: TestContext, merchant: TestMerchant, query: string): Promise<DeliveryBody[]> {
+  const response = await context.request({ method: 'GET', url: `/v1/webhook_deliveries?${query}`, apiKey: merchant.apiKey });
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: { deliveries: DeliveryBody[] } }>(response).data.deliveries;
+}
+
+export async function onlyDelivery(context: TestContext, merchant: TestMerchant, eventId: string): Promise<DeliveryBody> {
+  const deliveries = await deliveriesOf(context, merchant, `eventId=${eventId}`);
+  assert.equal(deliveries.length, 1, `one delivery for ${eventId}`);
+  const [delivery] = deliveries;
+  assert.ok(delivery);
+  return delivery;
+}

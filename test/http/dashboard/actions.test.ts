@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { signedInClient, textOf, type DashboardClient } from './client.ts';
+import { createPaymentPage, createPayoutPage, payPaymentPage, payoutAwaitingRelease, reportFraud, settleJobs } from './fixtures.ts';
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+describe('dashboard actions go through the same services as the API', () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let client: DashboardClient;
+
+  before(async () => {
+    context = await createTestContext();
+    merchant = await context.createMerchant({ name: 'Acme Sails' });
+    client = await signedInClient(context, merchant);
+  });
+  after(async () => context.close());
+
+  async function apiGet(url: string): Promise<Record<string, unknown>> {
+    const response = await context.request({ method: 'GET', url, apiKey: merchant.apiKey });
+    assert.equal(response.statusCode, 200, response.body);
+    return json<{ data: Record<string, unknown> }>(response).data;
+  }
+
+  test('payout pages: filter by status, release from the detail page, status history, refused second release', async () => {
+    const page = await payoutAwaitingRelease(context, merchant);
+    const waiting = textOf((await client.get('/dashboard/sandbox')).body);
+    assert.match(waiting, /1 payout is waiting for you to release them\. Review them/);
+
+    const filtered = await client.get('/dashboard/sandbox/payout-pages?status=AWAITING_RELEASE');
+    assert.match(filtered.body, new RegExp(`/dashboard/sandbox/payout-pages/${page.id}`));
+    const processed = await client.get('/dashboard/sandbox/payout-pages?status=PROCESSED');
+    assert.match(textOf(processed.body), /No payout page has this status/);
+
+    const detail = await client.get(`/dashboard/sandbox/payout-pages/${page.id}`);
+    assert.equal(detail.statusCode, 200);
+    assert.match(detail.body, /Release payout/);
+    assert.match(detail.body, /Cancel payout page/);
+    assert.match(textOf(detail.body), /Status history When Status Sub-status What happened By Event .*CREATED AWAITING_CUSTOMER create merchant/);
+
+    const released = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/release`);
+    assert.equal(released.statusCode, 303);
+    assert.equal(released.headers.location, `/dashboard/sandbox/payout-pages/${page.id}?notice=released`);
+    assert.equal((await apiGet(`/v1/payout_pages/${page.id}`)).status, 'PROCESSING');
+    const after = await client.get(`/dashboard/sandbox/payout-pages/${page.id}?notice=released`);
+    assert.match(textOf(after.body), /The payout was released and is being processed/);
+    assert.match(textOf(after.body), /PROCESSING SUBMITTED release merchant/);
+    assert.doesNotMatch(after.body, /Release payout/);
+
+    const again = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/release`);
+    assert.equal(again.headers.location, `/dashboard/sandbox/payout-pages/${page.id}?error=INVALID_STATE`);
+    assert.match(textOf((await client.get(String(again.headers.location))).body), /This action is not possible now/);
+
+    await settleJobs(context);
+    assert.equal((await apiGet(`/v1/payout_pages/${page.id}`)).status, 'PROCESSED');
+    const overview = textOf((await client.get('/dashboard/sandbox')).body);
+    assert.match(overview, /USDC ?: payment and payout volume, last 30 days/);
+    assert.match(overview, /payouts 123\.45 USDC in total \(1 payout\)/);
+  });
+
+  test('payout pages: cancel from the dashboard', async () => {
+    const page = await createPayoutPage(context, merchant);
+    await client.get(`/dashboard/sandbox/payout-pages/${page.id}`);
+    const canceled = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/cancel`);
+    assert.equal(canceled.headers.location, `/dashboard/sandbox/payout-pages/${page.id}?notice=canceled`);
+    const data = await apiGet(`/v1/payout_pages/${page.id}`);
+    assert.equal(data.status, 'CANCELED');
+    assert.equal(data['sub-status'], 'MERCHANT_CANCELED');
+  });
+
+  test('payment pages: expire button on a CREATED page; a PAID page cannot be expired', async () => {
+    const open = await createPaymentPage(context, merchant);
+    const detail = await client.get(`/dashboard/sandbox/payment-pages/${open.id}`);
+    assert.match(detail.body, /Expire page/);
+    const expired = await client.post(`/dashboard/sandbox/payment-pages/${open.id}/expire`);
+    assert.equal(expired.headers.location, `/dashboard/sandbox/payment-pages/${open.id}?notice=expired`);
+    assert.equal((await apiGet(`/v1/payment_pages/${open.id}`)).status, 'EXPIRED');
+    const after = await client.get(`/dashboard/sandbox/payment-pages/${open.id}?notice=expired`);
+    assert.match(textOf(after.body), /The payment page was expired/);
+    assert.doesNotMatch(after.body, /Expire page/);
+
+    const paid = await createPaymentPage(context, merchant);
+    await payPaymentPage(context, merchant, paid.id);
+    const refused = await client.post(`/dashboard/sandbox/payment-pages/${paid.id}/expire`);
+    assert.equal(refused.headers.location, `/dashboard/sandbox/payment-pages/${paid.id}?error=WRONG_PARAMETER`);
+    assert.equal((await apiGet(`/v1/payment_pages/${paid.id}`)).status, 'PAID');
+    const paidPage = textOf((await client.get(`/dashboard/sandbox/payment-pages/${paid.id}`)).body);
+    assert.match(paidPage, /Card payments Payment Status Card Amount Attempted Fraud report pay_\S+ SUCCEEDED VISA credit 4242 •••• 4242 25\.00 USD/);
+
+    const list = await client.get('/dashboard/sandbox/payment-pages?status=PAID');
+    assert.match(list.body, new RegExp(paid.id));
+    assert.doesNotMatch(list.body, new RegExp(open.id));
+  });
+
+  test('fraud reports: the API filters (payment id, issue dates) and the detail with its payment', async () => {
+    const first = await createPaymentPage(context, merchant);
+    const second = await createPaymentPage(context, merchant);
+    const firstPayment = (await payPaymentPage(context, merchant, first.id)).paymentId;
+    const secondPayment = (await payPaymentPage(context, merchant, second.id)).paymentId;
+    assert.ok(firstPayment && secondPayment);
+    const report = (await reportFraud(context, merchant, firstPayment, 'Card reported stolen')).checkoutFraudReport;
+    context.clock.advance(3 * 24 * 60 * 60 * 1000);
+    await reportFraud(context, merchant, secondPayment, 'Account takeover');
+    // Three days later the 12-hour session has ended: sign in again.
+    assert.equal((await client.get('/dashboard/sandbox/fraud-reports')).statusCode, 303);
+    client = await signedInClient(context, merchant);
+
+    const all = textOf((await client.get('/dashboard/sandbox/fraud-reports')).body);
+    assert.match(all, /2 reports/);
+    assert.ok(all.indexOf('Account takeover') < all.indexOf('Card reported stolen'), 'newest first');
+
+    const byPayment = textOf((await client.get(`/dashboard/sandbox/fraud-reports?paymentId=${firstPayment}`)).body);
+    assert.match(byPayment, /1 report /);
+    assert.match(byPayment, /Card reported stolen/);
+
+    const day = report.fraudIssueDate.slice(0, 10);
+    const byDate = textOf((await client.get(`/dashboard/sandbox/fraud-reports?from=${day}&until=${day}`)).body);
+    assert.match(byDate, /1 report /);
+    assert.doesNotMatch(byDate, /Account takeover/);
+
+    const backwards = await client.get(`/dashboard/sandbox/fraud-reports?from=2030-01-02&until=2030-01-01`);
+    assert.equal(backwards.statusCode, 400);
+    assert.match(textOf(backwards.body), /The “from” day must not be after the “until” day/);
+    const malformed = await client.get('/dashboard/sandbox/fraud-reports?from=yesterday');
+    assert.equal(malformed.statusCode, 400);
+    assert.match(textOf(malformed.body), /Enter the days as YYYY-MM-DD/);
+
+    const detail = textOf((await client.get(`/dashboard/sandbox/fraud-reports/${firstPayment}`)).body);
+    assert.match(detail, /Fraud report on pay_/);
+    assert.match(detail, /Card 424242\*{6}4242/);
+    assert.match(detail, /The payment Payment pay_\S+ SUCCEEDED Amount 25\.00 USD/);
+    assert.match(detail, new RegExp(`Payment page ${first.id}`));
+  });
+
+  test('subscriptions and entitlements: list, detail with invoices, filters, cancel and sandbox renew', async () => {
+    const page = await createPaymentPage(context, merchant, { subscription: { productId: 'pro-plan', interval: 'MONTH', intervalCount: 1 } });
+    const paid = await payPaymentPage(context, merchant, page.id);
+    await context.drainJobs();
+    assert.ok(paid.subscriptionId);
+    const list = textOf((await client.get('/dashboard/sandbox/subscriptions')).body);
+    assert.match(list, /pro-plan/);
+    assert.match(list, /25\.00 USD every month ACTIVE/);
+
+    const detail = await client.get(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}`);
+    assert.match(textOf(detail.body), /Invoices Period Amount From Until Paid Payment #1 25\.00 USD/);
+    assert.match(textOf(detail.body), /Entitlements Entitlement Product Customer From Until Active ent_\S+ pro-plan/);
+
+    const renewed = await client.post(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}/renew`);
+    assert.equal(renewed.headers.location, `/dashboard/sandbox/subscriptions/${paid.subscriptionId}?notice=subscription-renewed`);
+    assert.match(textOf((await client.get(String(renewed.headers.location))).body), /#2 25\.00 USD/);
+
+    const active = await client.get(`/dashboard/sandbox/entitlements?active=true&subscriptionId=${paid.subscriptionId}`);
+    assert.equal((active.body.match(/<code>ent_/g) ?? []).length, 1);
+    const inactive = await client.get(`/dashboard/sandbox/entitlements?active=false&subscriptionId=${paid.subscriptionId}`);
+    assert.equal((inactive.body.match(/<code>ent_/g) ?? []).length, 1);
+    const all = await client.get(`/dashboard/sandbox/entitlements?subscriptionId=${paid.subscriptionId}`);
+    assert.equal((all.body.match(/<code>ent_/g) ?? []).length, 2);
+
+    const canceled = await client.post(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}/cancel`);
+    assert.equal(canceled.headers.location, `/dashboard/sandbox/subscriptions/${paid.subscriptionId}?notice=subscription-canceled`);
+    assert.equal((await apiGet(`/v1/subscriptions/${paid.subscriptionId}?livemode=false`)).cancelAtPeriodEnd, true);
+    const after = await client.get(String(canceled.headers.location));
+    assert.doesNotMatch(after.body, /Cancel at period end/);
+  });
+
+  test('the inbox lists the e-mails of the mode with their recipient, and opens one', async () => {
+    const page = await createPayoutPage(context, merchant, { customer: { referenceId: 'inbox-payee', email: 'inbox-payee@example.com' } });
+    await context.drainJobs();
+    const inbox = await client.get('/dashboard/sandbox/inbox');
+    assert.equal(inbox.statusCode, 200);
+    const match = new RegExp(`href="(/dashboard/sandbox/inbox/eml_[0-9a-z]+)">([^<]+)</a></td><td>inbox-payee@example\\.com</td>`).exec(inbox.body);
+    assert.ok(match?.[1], 'the e-mail to the payee is listed with its address');
+    const message = await client.get(match[1]);
+    assert.equal(message.statusCode, 200);
+    const text = textOf(message.body);
+    assert.match(text, /To inbox-payee@example\.com/);
+    assert.match(text, new RegExp(`About ${page.id}`));
+    assert.match(message.body, new RegExp(`/payout-page/${page.id}`));
+    assert.match(message.body, /<summary>HTML part \(source\)<\/summary>/);
+  });
+
+  test('API keys: created and shown once, usable at once, revoked from the dashboard', async () => {
+    await client.get('/dashboard/sandbox/developers/api-keys');
+    const invalid = await client.post('/dashboard/sandbox/developers/api-keys', { name: '   ' });
+    assert.equal(invalid.statusCode, 400);
+    assert.match(textOf(invalid.body), /Give the key a name/);
+    const posted = await client.post('/dashboard/sandbox/developers/api-keys', { name: 'CI server' });
+    assert.equal(posted.statusCode, 303, 'post/redirect/get: a reload does not create a second key');
+    assert.equal(posted.headers.location, '/dashboard/sandbox/developers/api-keys');
+    assert.doesNotMatch(String(posted.headers.location), /sk_/);
+    const created = await client.get(String(posted.headers.location));
+    const key = /<code class="secret" id="new-api-key">(sk_[^<]+)<\/code>/.exec(created.body)?.[1];
+    assert.ok(key, 'the new key is shown');
+    assert.match(textOf(created.body), /Copy it now: it is shown only this once/);
+    // The sealed flash cookie carries the key to that one page; it is bound to the session.
+    const other = await signedInClient(context, merchant);
+    const stolen = await other.get('/dashboard/sandbox/developers/api-keys');
+    assert.doesNotMatch(stolen.body, /id="new-api-key"/);
+    assert.equal((await context.request({ method: 'GET', url: '/v1/balance?livemode=false', apiKey: key })).statusCode, 200);
+
+    const listed = await client.get('/dashboard/sandbox/developers/api-keys');
+    assert.doesNotMatch(listed.body, new RegExp(escape(key)), 'the key is not shown again');
+    assert.match(textOf(listed.body), /CI server sk_…\S{4} /);
+    const keyId = /action="\/dashboard\/sandbox\/developers\/api-keys\/(key_[0-9a-z]+)\/revoke"[^]*?aria-describedby="key-\1"/.exec(listed.body);
+    assert.ok(keyId);
+    const ciKey = (await context.platform.services.merchants.listApiKeys(merchant.id)).find((candidate) => candidate.name === 'CI server');
+    assert.ok(ciKey);
+    const revoked = await client.post(`/dashboard/sandbox/developers/api-keys/${ciKey.id}/revoke`);
+    assert.equal(revoked.headers.location, '/dashboard/sandbox/developers/api-keys?notice=api-key-revoked');
+    assert.equal((await context.request({ method: 'GET', url: '/v1/balance?livemode=false', apiKey: key })).statusCode, 401);
+    const lastUsed = textOf((await client.get('/dashboard/sandbox/developers/api-keys')).body);
+    assert.match(lastUsed, /CI server sk_…\S{4} \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC REVOKED/);
+  });
+
+  test('PII key: hidden until revealed, rotated, with a decrypt example', async () => {
+    const hidden = await client.get('/dashboard/sandbox/developers/pii-key');
+    assert.match(textOf(hidden.body), /hidden: use Reveal keys/);
+    const [active] = await context.platform.services.merchants.revealPiiKeys(merchant.id);
+    assert.ok(active);
+    assert.doesNotMatch(hidden.body, new RegExp(escape(active.key)));
+    const revealed = await client.post('/dashboard/sandbox/developers/pii-key/reveal');
+    assert.equal(revealed.statusCode, 200);
+    assert.match(revealed.body, new RegExp(`<code class="secret">${escape(active.key)}</code>`));
+    assert.match(textOf(revealed.body), new RegExp(`compactDecrypt.*'${active.id}': Buffer\\.from\\('${escape(active.key)}', 'base64url'\\)`));
+
+    const rotated = await client.post('/dashboard/sandbox/developers/pii-key/rotate');
+    assert.equal(rotated.headers.location, '/dashboard/sandbox/developers/pii-key?notice=pii-key-rotated');
+    const keys = await context.platform.services.merchants.revealPiiKeys(merchant.id);
+    assert.equal(keys.length, 2);
+    assert.equal(keys.find((key) => key.active)?.id === active.id, false, 'a new key is active');
+    assert.match(textOf((await client.get(String(rotated.headers.location))).body), /A new PII key is active/);
+  });
+
+  test('webhooks: add an endpoint (secret shown), reveal and rotate the secret, events, disable, the event log and redeliver', async () => {
+    await client.get('/dashboard/sandbox/developers/webhooks');
+    const refused = await client.post('/dashboard/sandbox/developers/webhooks', { url: 'ftp://example.com/hook' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /value="ftp:\/\/example\.com\/hook"/, 'the form keeps what was typed');
+    const posted = await client.post('/dashboard/sandbox/developers/webhooks', { url: 'http://127.0.0.1:9/hooks', description: 'Local test', enabledEvents: 'PAYMENT_EXPIRED' });
+    assert.equal(posted.statusCode, 303);
+    const created = await client.get(String(posted.headers.location));
+    assert.match(textOf(created.body), /The webhook endpoint was added/);
+    const secret = /id="webhook-secret">(whsec_[^<]+)</.exec(created.body)?.[1];
+    assert.ok(secret);
+    const [endpoint] = await context.platform.services.webhooks.listEndpoints(await context.platform.services.merchants.getMerchant(merchant.id), false);
+    assert.ok(endpoint);
+    assert.deepEqual(endpoint.enabledEvents, ['PAYMENT_EXPIRED']);
+    const base = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
+
+    const detail = await client.get(base);
+    assert.doesNotMatch(detail.body, new RegExp(escape(secret)));
+    assert.match(detail.body, /<input type="checkbox" name="enabledEvents" value="PAYMENT_EXPIRED" checked=""/);
+    const revealed = await client.post(`${base}/reveal`);
+    assert.match(revealed.body, new RegExp(`id="webhook-secret">${escape(secret)}<`));
+    const rotation = await client.post(`${base}/rotate`);
+    assert.equal(rotation.headers.location, `${base}?notice=secret-rotated`);
+    const rotated = await client.get(String(rotation.headers.location));
+    const newSecret = /id="webhook-secret">(whsec_[^<]+)</.exec(rotated.body)?.[1];
+    assert.ok(newSecret);
+    assert.notEqual(newSecret, secret);
+    assert.match(textOf(rotated.body), /Previous secret still signs until/);
+    assert.doesNotMatch((await client.get(base)).body, new RegExp(escape(newSecret)), 'shown once');
+
+    const events = await client.post(`${base}/events`, {});
+    assert.equal(events.headers.location, `${base}?notice=endpoint-updated`);
+    assert.deepEqual((await context.platform.services.webhooks.getEndpoint(await context.platform.services.merchants.getMerchant(merchant.id), false, endpoint.id)).enabledEvents, ['*']);
+
+    const page = await createPaymentPage(context, merchant);
+    await client.get(`/dashboard/sandbox/payment-pages/${page.id}`);
+    await client.post(`/dashboard/sandbox/payment-pages/${page.id}/expire`);
+    await context.drainJobs();
+    const log = await client.get('/dashboard/sandbox/developers/events?type=PAYMENT_EXPIRED');
+    const eventId = /href="\/dashboard\/sandbox\/developers\/events\/(evt_[0-9a-z]+)"/.exec(log.body)?.[1];
+    assert.ok(eventId);
+    const event = await client.get(`/dashboard/sandbox/developers/events/${eventId}`);
+    assert.match(textOf(event.body), new RegExp(`"pageId": "${page.id}"`));
+    assert.match(textOf(event.body), /Deliveries .*http:\/\/127\.0\.0\.1:9\/hooks .*1 attempt/);
+    const redelivered = await client.post(`/dashboard/sandbox/developers/events/${eventId}/redeliver`, { endpointId: endpoint.id });
+    assert.equal(redelivered.headers.location, `/dashboard/sandbox/developers/events/${eventId}?notice=redelivered`);
+    assert.match(textOf((await client.get(String(redelivered.headers.location))).body), /The event was queued for delivery again/);
+
+    const disabled = await client.post(`${base}/status`, { status: 'DISABLED' });
+    assert.equal(disabled.headers.location, `${base}?notice=endpoint-disabled`);
+    assert.match(textOf((await client.get(String(disabled.headers.location))).body), /Disabled \(MANUAL\)/);
+    const refusedRedelivery = await client.post(`/dashboard/sandbox/developers/events/${eventId}/redeliver`, { endpointId: endpoint.id });
+    assert.equal(refusedRedelivery.headers.location, `/dashboard/sandbox/developers/events/${eventId}?error=INVALID_STATE`);
+
+    const deleted = await client.post(`${base}/delete`);
+    assert.equal(deleted.headers.location, '/dashboard/sandbox/developers/webhooks?notice=endpoint-deleted');
+    assert.equal((await client.get(base)).statusCode, 404);
+  });
+});

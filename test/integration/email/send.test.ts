@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { enqueueEmail } from '../../../src/modules/email/enqueue.ts';
+import { renderEmail } from '../../../src/modules/email/templates.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+
+/** A real SMTP server on loopback; every message is parsed with mailparser. */
+async function startSmtp(options: { rejectRecipients?: boolean } = {}) {
+  const received: ParsedMail[] = [];
+  let connections = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
+    onRcptTo(_address, _session, callback) {
+      if (options.rejectRecipients) {
+        callback(Object.assign(new Error('mailbox temporarily unavailable'), { responseCode: 451 }));
+        return;
+      }
+      callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          received.push(mail);
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { received, connections: () => connections, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+interface AdminEmail {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  relatedId: string | null;
+  template: string;
+}
+
+async function queue(context: TestContext, merchant: TestMerchant, to: string, name: string, relatedId: string): Promise<string> {
+  const content = renderEmail({
+    subject: `Your payout is on its way, ${name}`,
+    paragraphs: [`Hello ${name},`, 'Your payout of 12.00 USDC is being sent.'],
+    action: { label: 'View payout', url: 'https://paysail.test/payout-page/payout_page_1?x=1&y=2' },
+  });
+  return context.database.transaction((tx) => enqueueEmail(tx, context.clock.now(), context.keyRing, { merchantId: merchant.id, livemode: false, to, template: 'payout_processing', relatedId, ...content }));
+}
+
+async function listEmails(context: TestContext, query: string): Promise<AdminEmail[]> {
+  const response = await context.admin('GET', `/admin/v1/emails?${query}`);
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: { emails: AdminEmail[] } }>(response).data.emails;
+}
+
+describe('email.send with SMTP (smtp-server + mailparser)', () => {
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let context: TestContext;
+  let merchant: TestMerchant;
+
+  before(async () => {
+    smtp = await startSmtp();
+    context = await createTestContext({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Paysail <no-reply@paysail.test>' } });
+    merchant = await context.createMerchant();
+  });
+  after(async () => {
+    await context.close();
+    await smtp.close();
+  });
+
+  test('sends a text and an HTML part through the pooled transport; status sent', async () => {
+    const id = await queue(context, merchant, 'ada@example.com', 'Ada <Lovelace> & Co', 'payout_page_1');
+    await context.drainJobs();
+    assert.equal(smtp.received.length, 1);
+    const [mail] = smtp.received;
+    assert.ok(mail);
+    assert.equal(mail.subject, 'Your payout is on its way, Ada <Lovelace> & Co');
+    assert.equal(mail.from?.text, '"Paysail" <no-reply@paysail.test>');
+    assert.equal(Array.isArray(mail.to) ? mail.to[0]?.text : mail.to?.text, 'ada@example.com');
+    assert.equal(mail.messageId, `<${id}@paysail.test>`);
+    assert.equal(mail.headers.get('x-paysail-email-id'), id);
+    assert.match(mail.text ?? '', /Hello Ada <Lovelace> & Co,\n\nYour payout of 12\.00 USDC is being sent\./);
+    assert.match(mail.text ?? '', /View payout: https:\/\/paysail\.test\/payout-page\/payout_page_1\?x=1&y=2/);
+    const html = typeof mail.html === 'string' ? mail.html : '';
+    assert.ok(html.includes('Hello Ada &lt;Lovelace&gt; &amp; Co,'), 'the name is escaped in the HTML part');
+    assert.ok(html.includes('href="https://paysail.test/payout-page/payout_page_1?x=1&amp;y=2"'));
+
+    const [stored] = await listEmails(context, `relatedId=payout_page_1`);
+    assert.equal(stored?.id, id);
+    assert.equal(stored?.status, 'sent');
+    assert.equal(stored?.to, 'ada@example.com');
+    assert.equal(stored?.attempts, 1);
+  });
+
+  test('many e-mails share a few pooled connections', async () => {
+    const before = smtp.connections();
+    for (let index = 0; index < 12; index += 1) {
+      await queue(context, merchant, `user${index}@example.com`, `User ${index}`, `batch-${index}`);
+    }
+    await context.drainJobs();
+    assert.equal(smtp.received.length, 13);
+    assert.ok(smtp.connections() - before <= 5, `opened ${smtp.connections() - before} connections for 12 e-mails`);
+  });
+});
+
+describe('email.send when SMTP keeps failing', () => {
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let context: TestContext;
+  let merchant: TestMerchant;
+
+  before(async () => {
+    smtp = await startSmtp({ rejectRecipients: true });
+    context = await createTestContext({ env: { SMTP_URL: smtp.url } });
+    merchant = await context.createMerchant();
+  });
+  after(async () => {
+    await context.close();
+    await smtp.close();
+  });
+
+  test('retries with backoff, then marks the e-mail failed after 8 attempts', async () => {
+    const id = await queue(context, merchant, 'grace@example.com', 'Grace', 'failing-1');
+    await context.drainJobs();
+    let [email] = await listEmails(context, 'relatedId=failing-1');
+    assert.equal(email?.status, 'queued');
+    assert.equal(email?.attempts, 1);
+    assert.match(email?.lastError ?? '', /451|mailbox temporarily unavailable/);
+    for (let round = 0; round < 10; round += 1) {
+      context.clock.advance(2 * 3_600_000);
+      await context.drainJobs();
+    }
+    [email] = await listEmails(context, 'relatedId=failing-1');
+    assert.equal(email?.id, id);
+    assert.equal(email?.status, 'failed');
+    assert.equal(email?.attempts, 8);
+    assert.equal(smtp.received.length, 0);
+  });
+});
+
+describe('email.send without SMTP: the sandbox inbox', () => {
+  let context: TestContext;
+
+  before(async () => {
+    context = await createTestContext();
+  });
+  after(async () => context.close());
+
+  test('e-mails are stored, listed per merchant and related id, with the recipient decrypted', async () => {
+    const first = await context.createMerchant();
+    const second = await context.createMerchant();
+    const kept = await queue(context, first, 'lin@example.com', 'Lin', 'page-a');
+    await queue(context, second, 'max@example.com', 'Max', 'page-b');
+    await context.drainJobs();
+    const mine = await listEmails(context, `merchantId=${first.id}`);
+    assert.deepEqual(
+      mine.map((email) => [email.id, email.status, email.to, email.template]),
+      [[kept, 'stored', 'lin@example.com', 'payout_processing']],
+    );
+    assert.match(mine[0]?.html ?? '', /^<!doctype html>/);
+    assert.equal((await listEmails(context, 'relatedId=page-b'))[0]?.to, 'max@example.com');
+    assert.equal((await context.app.inject({ method: 'GET', url: '/admin/v1/emails' })).statusCode, 401);
+  });
+});
