@@ -5,7 +5,7 @@ export const paymentCurrencies = ['USD', 'EUR', 'GBP'] as const;
 export type PaymentCurrency = (typeof paymentCurrencies)[number];
 
 export const maxAmount = 100_000_000;
-export const maxMetadataEntries = 20;
+import { maxMetadataEntries } from '../../http/request-rules.ts';
 
 const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
 

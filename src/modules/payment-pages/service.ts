@@ -7,6 +7,7 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
+import { validateMetadata, validateReturnUrl } from '../../http/request-rules.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import { recordEvent } from '../events/record.ts';
@@ -16,7 +17,7 @@ import type { Merchant } from '../merchants/service.ts';
 import { isCardExpired, isLuhnValid, normalizeCardNumber } from '../card-processor/cards.ts';
 import { liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
 import type { ChargeResult } from '../card-processor/types.ts';
-import { maxMetadataEntries, type CardPaymentInput, type PayinDetailsResponse, type PaymentPageCreateInput, type PaymentPageResponse } from './schemas.ts';
+import { type CardPaymentInput, type PayinDetailsResponse, type PaymentPageCreateInput, type PaymentPageResponse } from './schemas.ts';
 
 export type PaymentPageRow = typeof paymentPages.$inferSelect;
 export type PaymentRow = typeof payments.$inferSelect;
@@ -89,41 +90,6 @@ function emailLocation(page: { merchantId: string; id: string }): PiiLocation {
 
 function paymentLocation(payment: { merchantId: string; id: string }): PiiLocation {
   return { merchantId: payment.merchantId, table: 'payments', rowId: payment.id };
-}
-
-function validateReturnUrl(field: string, value: string | undefined): string | null {
-  if (value === undefined) {
-    return null;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw wrongParameter(field, 'must be an absolute http or https URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw wrongParameter(field, 'must be an absolute http or https URL');
-  }
-  return url.toString();
-}
-
-function validateMetadata(metadata: Record<string, string> | undefined): Record<string, string> {
-  if (metadata === undefined) {
-    return {};
-  }
-  const entries = Object.entries(metadata);
-  if (entries.length > maxMetadataEntries) {
-    throw wrongParameter('metadata', `must have at most ${maxMetadataEntries} entries`);
-  }
-  for (const [key, value] of entries) {
-    if (key.length < 1 || key.length > 40) {
-      throw wrongParameter('metadata', 'keys must be 1-40 characters');
-    }
-    if (typeof value !== 'string' || value.length > 500) {
-      throw wrongParameter(`metadata.${key}`, 'must be a string of at most 500 characters');
-    }
-  }
-  return Object.fromEntries(entries);
 }
 
 export interface ValidatedCard {

@@ -8,7 +8,7 @@ export const fundingCurrencies = ['USDC', 'USD'] as const;
 export const releaseMethods = ['AUTOMATIC', 'MANUAL'] as const;
 
 export const maxPayoutAmount = 100_000_000;
-export const maxMetadataEntries = 20;
+import { maxMetadataEntries } from '../../http/request-rules.ts';
 
 export const PayoutPageCreateBody = Type.Object(
   {

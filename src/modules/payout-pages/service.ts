@@ -3,6 +3,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { newId } from '../../crypto/ids.ts';
 import { openFields, sealFields } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
+import { validateMetadata, validateReturnUrl } from '../../http/request-rules.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
@@ -18,7 +19,7 @@ import { destinationFields, destinationFromFields, maskDestination, validateDest
 import { pageCreatedEmail, transitionEmail, verificationCodeEmail, type PayoutEmailContext } from './emails.ts';
 import { payoutPagesRepository as repository, type PayoutPageInsert, type PayoutPageRow } from './repository.ts';
 import { noLiveRailReason, type PayoutRail, type PayoutRails } from './rails/types.ts';
-import { maxMetadataEntries, maxPayoutAmount, type KycInput, type PayoutPageCreateInput, type PayoutPageResponse } from './schemas.ts';
+import { maxPayoutAmount, type KycInput, type PayoutPageCreateInput, type PayoutPageResponse } from './schemas.ts';
 import { actionForKycDecision, findTransition, initialState, ledgerMovements, type KycStatus, type LedgerMovement, type PayoutPageAction, type PayoutPageState, type PayoutPageStatus, type PayoutPageSubStatus, type Transition } from './states.ts';
 
 export const payoutExpireQueue = 'payout_pages.expire';
@@ -66,44 +67,6 @@ function stateOf(page: PayoutPageRow): PayoutPageState {
 
 function location(page: { merchantId: string; id: string }) {
   return { merchantId: page.merchantId, table: 'payout_pages', rowId: page.id };
-}
-
-function validateReturnUrl(field: string, value: string | undefined): string | null {
-  if (value === undefined) {
-    return null;
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw wrongParameter(field, 'must be an absolute http or https URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw wrongParameter(field, 'must be an absolute http or https URL');
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw wrongParameter(field, 'must not contain credentials');
-  }
-  return url.toString();
-}
-
-function validateMetadata(metadata: Record<string, string> | undefined): Record<string, string> {
-  if (metadata === undefined) {
-    return {};
-  }
-  const entries = Object.entries(metadata);
-  if (entries.length > maxMetadataEntries) {
-    throw wrongParameter('metadata', `must have at most ${maxMetadataEntries} entries`);
-  }
-  for (const [key, value] of entries) {
-    if (key.length < 1 || key.length > 40) {
-      throw wrongParameter('metadata', 'keys must be 1 to 40 characters');
-    }
-    if (typeof value !== 'string' || value.length > 500) {
-      throw wrongParameter(`metadata.${key}`, 'must be a string of at most 500 characters');
-    }
-  }
-  return Object.fromEntries(entries);
 }
 
 export interface PayoutPagesDeps {

@@ -85,7 +85,7 @@ describe('POST /v1/payout_pages, GET, and the mode and merchant boundaries', () 
       [{ expiresAt: now - 1 }, /^expiresAt must be in the future and at most 30 days from now/],
       [{ expiresAt: now + 30 * dayMs + 1 }, /^expiresAt must be in the future and at most 30 days from now/],
       [{ metadata: Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, 'v'])) }, /^metadata must have at most 20 entries/],
-      [{ metadata: { ['k'.repeat(41)]: 'v' } }, /^metadata keys must be 1 to 40 characters/],
+      [{ metadata: { ['k'.repeat(41)]: 'v' } }, /^metadata keys must be 1-40 characters/],
       [{ metadata: { key: 5 } }, /^metadata.key must be a string/],
       [{ surprise: true }, /^surprise is not a recognised field/],
     ];
