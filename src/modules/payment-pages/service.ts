@@ -413,7 +413,8 @@ export function createPaymentPagesService(deps: {
           clientReferenceId: paid.clientReferenceId,
           amount: paid.amount,
           currency: paid.currency,
-          customer: { id: paid.customerId, referenceId: customerReferenceId, email: customerEmailOf(paid) },
+          // No e-mail: events are stored and sent to webhooks, and carry no PII (read the page for it).
+          customer: { id: paid.customerId, referenceId: customerReferenceId },
           payinDetails: payinDetailsOf(succeeded),
         },
       });
