@@ -332,7 +332,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     rows,
     notes: [
       'ratio = ours req/s ÷ baseline req/s. p50/p99 are autocannon latencies. The load generator (a child process) and the servers share this machine\'s cores.',
-      'ours: Basic auth (key lookup), rate limit, TypeBox validation, AES-GCM sealing at rest, one transaction (customer + KYC verification + job + NOTIFY), JWE per PII field in the answer.',
+      'ours: Basic auth (key lookup), rate limit, TypeBox validation, AES-GCM sealing at rest, one INSERT statement (customer + KYC verification + job) and a coalesced worker wake-up, JWE per PII field in the answer.',
       'baseline: no auth/validation/encryption; one INSERT … RETURNING or primary-key SELECT on a plain table with the same columns and indexes (no foreign key).',
       `PGlite: a fresh data dir; ours and the baseline share the one PGlite instance, loaded one after the other. PostgreSQL: a throw-away database paysail_bench_* on ${redact(databaseUrl)}, a pool of 10 each.`,
       'The app runs as ROLE=api (no job worker in-process): the KYC jobs it enqueues stay queued. LOG_LEVEL=warn (BENCH_LOG_LEVEL=info writes the two request log lines, to /dev/null).',

@@ -42,6 +42,8 @@ export interface ComparisonRow {
   note?: string;
   /** The row could not be measured because something broke (run.ts then exits 1); a skip is not a failure. */
   failed?: boolean;
+  /** A target on ours alone (e.g. "≥ 1,000/s", "p99 ≤ 250 ms"), judged by the bench, instead of a ratio. */
+  absolute?: { target: string; met: boolean };
 }
 
 export interface BenchReport {
@@ -237,6 +239,9 @@ export interface RowVerdict {
 
 export function verdict(row: ComparisonRow): RowVerdict {
   const problems = [...(row.ours ? measurementProblems(row.ours).map((problem) => `ours: ${problem}`) : []), ...(row.baseline ? measurementProblems(row.baseline).map((problem) => `baseline: ${problem}`) : [])];
+  if (row.absolute && row.ours) {
+    return { ratio: null, met: problems.length > 0 ? null : row.absolute.met, problems };
+  }
   if (!row.ours || !row.baseline || row.baseline.requestsPerSecond === 0) {
     return { ratio: null, met: null, problems };
   }
@@ -259,7 +264,7 @@ export function formatReport(report: BenchReport): string {
       ...cells(row.ours),
       ...cells(row.baseline),
       ratio === null ? '—' : `${formatNumber(ratio * 100)} %`,
-      row.target === null ? '—' : `≥ ${formatNumber(row.target * 100)} %`,
+      row.absolute ? row.absolute.target : row.target === null ? '—' : `≥ ${formatNumber(row.target * 100)} %`,
       result,
     ]);
     for (const text of [...(row.note ? [row.note] : []), ...problems]) {

@@ -15,6 +15,7 @@ import { formatReport, stopLoadGenerator, verdict, type BenchModule, type BenchO
 const benches = [
   'customers.ts',
   'payment-pages.ts',
+  'webhooks.ts',
 ];
 
 function readSeconds(name: string, fallback: number, min: number, max: number): number {

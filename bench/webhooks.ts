@@ -1,8 +1,10 @@
 // Issue 3: webhook delivery throughput and latency, on PostgreSQL and on PGlite.
 //
-//   npx tsx bench/webhooks.ts                       both backends
+//   npx tsx bench/webhooks.ts                       both backends (standalone)
+//   npm run bench -- webhooks                       the same, as part of `npm run bench`
 //   DATABASE_URL=postgres://… npx tsx bench/webhooks.ts
 //   BENCH_BACKENDS=pglite npx tsx bench/webhooks.ts
+//   BENCH_WEBHOOK_EVENTS=4000 npx tsx bench/webhooks.ts   backlog size on PostgreSQL (PGlite: a quarter)
 //
 // 1. Throughput: N events are recorded with the worker stopped, then the worker starts and drains
 //    them: deliveries per second from "worker started" to "every delivery SUCCEEDED" (this counts
@@ -11,27 +13,38 @@
 //    "transaction committed" → "request arrived at the receiver", p50 and p99.
 // The receiver is a node:http server in a worker thread (its own event loop), answering 204 at once.
 // Targets on PostgreSQL: ≥ 1,000 deliveries/s, p99 ≤ 250 ms.
+// CPU per delivery (the steadier signal on a shared machine): this process's CPU time during the
+// backlog drain (worker, HTTP client, PGlite when embedded; the receiver thread included), and on
+// PostgreSQL also the CPU time of the server backends serving the bench database (/proc/<pid>/stat).
+import fs from 'node:fs';
+import inspector from 'node:inspector/promises';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Worker as Thread } from 'node:worker_threads';
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../src/crypto/keyring.ts';
-import { migrateDatabase, openPglite, openPostgres, type Database } from '../src/db/client.ts';
+import { migrateDatabase, openPglite, openPostgres, queryRows, type Database } from '../src/db/client.ts';
 import { webhookDeliveries } from '../src/db/schema/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform, type Platform } from '../src/platform.ts';
+import type { BenchOptions, BenchReport, ComparisonRow, Measurement } from './harness.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const latencyRate = 200;
 
 interface Result {
   backend: string;
-  concurrency: number;
   throughputEvents: number;
   deliveriesPerSecond: number;
+  /** Requests the receiver got during the backlog (more than the events when a delivery was repeated). */
+  requests: number;
+  processCpuMsPerDelivery: number;
+  serverCpuMsPerDelivery: number | null;
   latencyEvents: number;
   achievedRate: number;
   p50: number;
@@ -101,7 +114,7 @@ async function succeeded(database: Database, merchantId: string): Promise<number
   return row?.total ?? 0;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, pollMs = 20): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, pollMs = 20): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) {
@@ -118,10 +131,61 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
-async function runBackend(backend: string, database: Database, options: { concurrency: number; throughputEvents: number; latencySeconds: number }): Promise<Result> {
+/** CPU milliseconds (user + system) used so far by the PostgreSQL backends serving this database, by pid. */
+async function backendCpu(database: Database): Promise<Map<number, number>> {
+  const rows = await queryRows<{ pid: number }>(database.db, sql`select pid from pg_stat_activity where datname = current_database()`);
+  const ticks = 1000 / 100; // USER_HZ is 100 on Linux
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * ticks);
+    } catch {
+      // not on this machine (a remote server) or gone
+    }
+  }
+  return cpu;
+}
+
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number | null {
+  if (after.size === 0) {
+    return null;
+  }
+  let total = 0;
+  for (const [pid, value] of after) {
+    total += value - (before.get(pid) ?? 0);
+  }
+  return total;
+}
+
+/**
+ * BENCH_CPU_PROFILE=<dir>: a CPU profile of this process during the backlog drain only (not the
+ * set-up), written as <dir>/webhooks-<backend>.cpuprofile (open it in Chrome DevTools).
+ */
+async function startProfile(): Promise<{ stop(backend: string): Promise<void> } | null> {
+  const directory = process.env.BENCH_CPU_PROFILE;
+  if (!directory) {
+    return null;
+  }
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(backend) {
+      const { profile } = await session.post('Profiler.stop');
+      fs.mkdirSync(directory, { recursive: true });
+      fs.writeFileSync(path.join(directory, `webhooks-${backend}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+async function runBackend(backend: string, database: Database, options: { throughputEvents: number; latencySeconds: number }): Promise<Result> {
   const keySpec = generateKeySpec('bench1');
   const config = loadConfig(
-    { NODE_ENV: 'development', ADMIN_API_KEY: 'adm_bench_key_0123456789abcdefghijklmnop', LOG_LEVEL: 'silent', WORKER_CONCURRENCY: String(options.concurrency), JOB_POLL_INTERVAL_MS: '200' },
+    { NODE_ENV: 'development', ADMIN_API_KEY: 'adm_bench_key_0123456789abcdefghijklmnop', LOG_LEVEL: 'silent', JOB_POLL_INTERVAL_MS: '200' },
     [],
   );
   const platform: Platform = await createPlatform({ config, database, keyRing: createKeyRing(parseKeySpec(keySpec)), logger: createLogger({ level: 'silent' }) });
@@ -131,28 +195,40 @@ async function runBackend(backend: string, database: Database, options: { concur
     const merchant = await platform.services.merchants.getMerchant(created.merchant.id);
     await platform.services.webhooks.createEndpoint(merchant, false, { url: receiver.url });
     const data = { pageId: 'page_bench', clientReferenceId: 'order-1', amount: 1250, currency: 'USD' };
+    const record = () => database.transaction((tx) => recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data }));
 
     // Warm-up: JIT, pools, the receiver's keep-alive connections.
     await platform.worker.start();
     for (let index = 0; index < 50; index += 1) {
-      await database.transaction((tx) => recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data }));
+      await record();
     }
     await waitFor('warm-up', async () => (await succeeded(database, merchant.id)) >= 50, 60_000);
     await platform.worker.stop();
 
-    // 1. Throughput: a backlog of N events, then the worker drains it.
+    // 1. Throughput: a backlog of N events, then the worker drains it. Progress is watched through
+    //    the receiver (no polling queries competing with the worker), then the database confirms.
     const before = await succeeded(database, merchant.id);
+    const backlog = new Set<string>();
     for (let index = 0; index < options.throughputEvents; index += 100) {
       await database.transaction(async (tx) => {
         for (let offset = 0; offset < 100 && index + offset < options.throughputEvents; offset += 1) {
-          await recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data });
+          backlog.add((await recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data })).id);
         }
       });
     }
+    const requestsBefore = receiver.requests();
+    const serverBefore = database.kind === 'postgres' ? await backendCpu(database) : new Map<number, number>();
+    const profiler = await startProfile();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await platform.worker.start();
-    await waitFor('the backlog', async () => (await succeeded(database, merchant.id)) >= before + options.throughputEvents, 300_000, 10);
-    const deliveriesPerSecond = options.throughputEvents / ((performance.now() - started) / 1000);
+    await waitFor('the backlog to arrive', () => [...backlog].every((id) => receiver.arrivals.has(id)), 300_000, 10);
+    await waitFor('the backlog to be recorded', async () => (await succeeded(database, merchant.id)) >= before + options.throughputEvents, 60_000, 5);
+    const seconds = (performance.now() - started) / 1000;
+    const cpuUsed = process.cpuUsage(cpuBefore);
+    await profiler?.stop(backend);
+    const serverCpu = database.kind === 'postgres' ? cpuSince(serverBefore, await backendCpu(database)) : null;
+    const deliveriesPerSecond = options.throughputEvents / seconds;
 
     // 2. Latency at 200 events/s, one transaction per event, worker running. Events start on a fixed
     //    schedule (not one after the other), so a slow commit does not lower the rate.
@@ -168,8 +244,7 @@ async function runBackend(backend: string, database: Database, options: { concur
       if (inFlight.size >= 32) {
         await Promise.race(inFlight);
       }
-      const produced: Promise<void> = database
-        .transaction((tx) => recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data }))
+      const produced: Promise<void> = record()
         .then((event) => {
           committed.set(event.id, Date.now());
         })
@@ -178,14 +253,16 @@ async function runBackend(backend: string, database: Database, options: { concur
     }
     await Promise.all(inFlight);
     const achievedRate = total / ((Date.now() - producerStart) / 1000);
-    await waitFor('the paced events', async () => [...committed.keys()].every((id) => receiver.arrivals.has(id)), 120_000, 50);
+    await waitFor('the paced events', () => [...committed.keys()].every((id) => receiver.arrivals.has(id)), 120_000, 50);
     const latencies = [...committed].map(([id, at]) => (receiver.arrivals.get(id) ?? Number.NaN) - at).sort((left, right) => left - right);
     await platform.worker.stop();
     return {
       backend,
-      concurrency: options.concurrency,
       throughputEvents: options.throughputEvents,
       deliveriesPerSecond,
+      requests: receiver.requests() - requestsBefore,
+      processCpuMsPerDelivery: (cpuUsed.user + cpuUsed.system) / 1000 / options.throughputEvents,
+      serverCpuMsPerDelivery: serverCpu === null ? null : serverCpu / options.throughputEvents,
       latencyEvents: total,
       achievedRate,
       p50: percentile(latencies, 0.5),
@@ -198,71 +275,167 @@ async function runBackend(backend: string, database: Database, options: { concur
   }
 }
 
-async function postgres(): Promise<Result> {
-  const baseUrl = process.env.DATABASE_URL ?? defaultDatabaseUrl;
+const defaultEvents = 4000;
+
+function backlogSize(): number {
+  const raw = process.env.BENCH_WEBHOOK_EVENTS;
+  const value = raw === undefined || raw === '' ? defaultEvents : Number(raw);
+  if (!Number.isInteger(value) || value < 100 || value > 100_000) {
+    throw new Error(`BENCH_WEBHOOK_EVENTS must be an integer between 100 and 100000, got "${raw}"`);
+  }
+  return value;
+}
+
+async function postgres(latencySeconds: number): Promise<Result> {
+  const baseUrl = process.env.DATABASE_URL && process.env.DATABASE_URL !== '' ? process.env.DATABASE_URL : defaultDatabaseUrl;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   const name = `paysail_bench_webhooks_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  await admin.query(`create database "${name}"`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const database = await openPostgres(url.toString(), { max: 24 });
   try {
-    await migrateDatabase(database);
-    return await runBackend('PostgreSQL', database, { concurrency: 32, throughputEvents: 2000, latencySeconds: 8 });
+    await admin.query(`create database "${name}"`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    const database = await openPostgres(url.toString(), { max: 24 });
+    try {
+      await migrateDatabase(database);
+      return await runBackend('PostgreSQL', database, { throughputEvents: backlogSize(), latencySeconds });
+    } finally {
+      await database.close();
+    }
   } finally {
-    await database.close();
     await admin.query(`drop database if exists "${name}" with (force)`).catch(() => undefined);
     await admin.end();
   }
 }
 
-async function pglite(): Promise<Result> {
+async function pglite(latencySeconds: number): Promise<Result> {
   const database = await openPglite({});
   try {
     await migrateDatabase(database);
-    return await runBackend('PGlite', database, { concurrency: 8, throughputEvents: 500, latencySeconds: 3 });
+    return await runBackend('PGlite', database, { throughputEvents: Math.max(100, Math.round(backlogSize() / 4)), latencySeconds: Math.min(latencySeconds, 4) });
   } finally {
     await database.close();
   }
 }
 
-const backends = (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',').map((name) => name.trim());
-const results: Result[] = [];
-const began = Date.now();
-console.log(`bench/webhooks: Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
-for (const backend of backends) {
-  try {
-    results.push(backend === 'pglite' ? await pglite() : await postgres());
-  } catch (error) {
-    console.log(`${backend}: failed: ${(error as Error).message}`);
-    process.exitCode = 1;
-  }
+function selectedBackends(): string[] {
+  return (process.env.BENCH_BACKENDS ?? 'postgres,pglite')
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }
 
-const rows = [
-  ['backend', 'workers', 'throughput (backlog)', 'paced rate', 'enqueue→delivered p50', 'p99', 'max'],
-  ...results.map((result) => [
-    result.backend,
-    String(result.concurrency),
-    `${Math.round(result.deliveriesPerSecond)} deliveries/s (${result.throughputEvents})`,
-    `${result.achievedRate.toFixed(0)} events/s (${result.latencyEvents})`,
-    `${result.p50.toFixed(0)} ms`,
-    `${result.p99.toFixed(0)} ms`,
-    `${result.max.toFixed(0)} ms`,
-  ]),
-];
-const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-for (const [index, row] of rows.entries()) {
-  console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
-  if (index === 0) {
-    console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+async function measure(latencySeconds: number): Promise<Array<Result | { backend: string; error: string }>> {
+  const results: Array<Result | { backend: string; error: string }> = [];
+  for (const backend of ['postgres', 'pglite'].filter((name) => selectedBackends().includes(name))) {
+    try {
+      results.push(backend === 'pglite' ? await pglite(latencySeconds) : await postgres(latencySeconds));
+    } catch (error) {
+      results.push({ backend: backend === 'pglite' ? 'PGlite' : 'PostgreSQL', error: (error as Error).message });
+    }
   }
+  return results;
 }
-const postgresResult = results.find((result) => result.backend === 'PostgreSQL');
-if (postgresResult) {
-  console.log(
-    `targets (PostgreSQL): ≥ 1000 deliveries/s → ${postgresResult.deliveriesPerSecond >= 1000 ? 'met' : 'MISSED'}; p99 ≤ 250 ms → ${postgresResult.p99 <= 250 ? 'met' : 'MISSED'}`,
-  );
+
+const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function cpuText(result: Result): string {
+  const server = result.serverCpuMsPerDelivery === null ? '' : ` + PostgreSQL backends ${fmt(result.serverCpuMsPerDelivery, 2)} ms`;
+  return `${result.backend}: CPU per delivery (backlog): this process ${fmt(result.processCpuMsPerDelivery, 2)} ms${server}`;
 }
-console.log(`total ${((Date.now() - began) / 1000).toFixed(1)} s; load average now ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+
+function measurement(requestsPerSecond: number, p50Ms: number, p99Ms: number, requests: number): Measurement {
+  return { requestsPerSecond, p50Ms, p99Ms, requests, ok: requests, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { '204': requests }, cpuMsPerRequest: null };
+}
+
+/** `npm run bench -- webhooks` (bench/run.ts): the same measurement as one report; BENCH_DURATION sets the paced seconds. */
+export async function run(options: BenchOptions): Promise<BenchReport> {
+  const results = await measure(Math.max(2, options.durationSeconds));
+  const rows: ComparisonRow[] = [];
+  for (const result of results) {
+    if ('error' in result) {
+      rows.push({ scenario: 'deliveries/s, backlog', backend: result.backend, ours: null, baseline: null, target: null, note: `failed: ${result.error}`, failed: true });
+      continue;
+    }
+    const onPostgres = result.backend === 'PostgreSQL';
+    rows.push({
+      scenario: `deliveries/s, backlog of ${fmt(result.throughputEvents)}`,
+      backend: result.backend,
+      // A backlog has no per-request latency: the p50/p99 columns repeat the paced row's.
+      ours: measurement(result.deliveriesPerSecond, result.p50, result.p99, result.throughputEvents),
+      baseline: null,
+      target: null,
+      ...(onPostgres ? { absolute: { target: `≥ ${fmt(targets.deliveriesPerSecond)}/s`, met: result.deliveriesPerSecond >= targets.deliveriesPerSecond } } : {}),
+    });
+    rows.push({
+      scenario: `enqueue→delivered at ${latencyRate} events/s`,
+      backend: result.backend,
+      ours: measurement(result.achievedRate, result.p50, result.p99, result.latencyEvents),
+      baseline: null,
+      target: null,
+      ...(onPostgres ? { absolute: { target: `p99 ≤ ${targets.p99Ms} ms`, met: result.p99 <= targets.p99Ms } } : {}),
+    });
+  }
+  for (const backend of ['PostgreSQL', 'PGlite']) {
+    if (!results.some((result) => result.backend === backend)) {
+      rows.push({ scenario: 'deliveries/s, backlog', backend, ours: null, baseline: null, target: null, note: 'skipped: not selected by BENCH_BACKENDS' });
+    }
+  }
+  return {
+    title: 'webhooks: delivery to a loopback receiver (absolute targets on PostgreSQL; no baseline)',
+    rows,
+    notes: [
+      'ours req/s = deliveries per second draining a backlog (worker started → every delivery SUCCEEDED), or the paced rate achieved; p50/p99 = commit of the event → request arrived at the receiver, at 200 events/s.',
+      ...results.flatMap((result) => ('error' in result ? [] : [cpuText(result)])),
+      'The receiver is a node:http server in a worker thread of this process (its CPU counts in "this process").',
+    ],
+  };
+}
+
+const targets = { deliveriesPerSecond: 1000, p99Ms: 250 } as const;
+
+async function main(): Promise<void> {
+  const began = Date.now();
+  console.log(`bench/webhooks: Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  const results = await measure(8);
+  const rows = [
+    ['backend', 'throughput (backlog)', 'CPU ms/delivery (process + PG)', 'paced rate', 'enqueue→delivered p50', 'p99', 'max'],
+    ...results.map((result) =>
+      'error' in result
+        ? [result.backend, `failed: ${result.error}`, '', '', '', '', '']
+        : [
+            result.backend,
+            `${Math.round(result.deliveriesPerSecond)} deliveries/s (${result.throughputEvents})`,
+            `${fmt(result.processCpuMsPerDelivery, 2)}${result.serverCpuMsPerDelivery === null ? '' : ` + ${fmt(result.serverCpuMsPerDelivery, 2)}`}`,
+            `${result.achievedRate.toFixed(0)} events/s (${result.latencyEvents})`,
+            `${result.p50.toFixed(0)} ms`,
+            `${result.p99.toFixed(0)} ms`,
+            `${result.max.toFixed(0)} ms`,
+          ],
+    ),
+  ];
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  for (const [index, row] of rows.entries()) {
+    console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
+    if (index === 0) {
+      console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+    }
+  }
+  if (results.some((result) => 'error' in result)) {
+    process.exitCode = 1;
+  }
+  const postgresResult = results.find((result): result is Result => result.backend === 'PostgreSQL' && !('error' in result));
+  if (postgresResult) {
+    console.log(
+      `targets (PostgreSQL): ≥ ${targets.deliveriesPerSecond} deliveries/s → ${postgresResult.deliveriesPerSecond >= targets.deliveriesPerSecond ? 'met' : 'MISSED'}; ` +
+        `p99 ≤ ${targets.p99Ms} ms → ${postgresResult.p99 <= targets.p99Ms ? 'met' : 'MISSED'}`,
+    );
+  }
+  console.log(`total ${((Date.now() - began) / 1000).toFixed(1)} s; load average now ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+}
+
+// Standalone (`npx tsx bench/webhooks.ts`); imported by bench/run.ts, only `run` is used.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main();
+}

@@ -9,9 +9,10 @@ import { AppError } from './http/errors.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
 import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
-import { createIdempotencyHooks } from './http/idempotency.ts';
+import { adminIdempotencyScope, createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
-import { randomToken } from './crypto/ids.ts';
+import { createLoadShedder } from './http/load-shedding.ts';
+import { pooledRandomBytes } from './crypto/random-pool.ts';
 import type { Api } from './http/types.ts';
 import { registerDashboard } from './modules/dashboard/routes.tsx';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
@@ -28,6 +29,7 @@ import { registerSubscriptionRoutes } from './modules/subscriptions/routes.ts';
 import { registerEntitlementRoutes } from './modules/entitlements/routes.ts';
 import { registerWebScope } from './web/scope.ts';
 import { registerPaymentPageWebRoutes } from './web/pages/payment-page/routes.tsx';
+import { apiReferencePath, registerDocsRoutes } from './modules/docs/routes.tsx';
 
 export const apiVersion = '1.0.0';
 
@@ -41,7 +43,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   const app = Fastify({
     loggerInstance: platform.logger as FastifyBaseLogger,
-    genReqId: () => `req_${randomToken(12)}`,
+    genReqId: () => `req_${pooledRandomBytes(12).toString('base64url')}`,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: 1024 * 1024,
     return503OnClosing: false,
@@ -61,6 +63,10 @@ export async function buildApp(platform: Platform): Promise<Api> {
       return sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', {}, { 'Retry-After': '1' }));
     }
   });
+  // Load shedding before any other work (auth, rate limit, body parsing): see http/load-shedding.ts.
+  const shedder = createLoadShedder({ maxInFlight: config.maxInFlightRequests, maxEventLoopDelayMs: config.maxEventLoopDelayMs });
+  app.addHook('onRequest', shedder.hook);
+  app.addHook('onClose', shedder.close);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
@@ -93,7 +99,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, { routePrefix: apiReferencePath, uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -116,6 +122,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
   const merchantAuth = createMerchantAuthHook((rawKey) => services.merchants.authenticate(rawKey));
   const rateLimit = createRateLimitHook(platform.rateLimiter);
   const idempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing });
+  const adminIdempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing, scope: adminIdempotencyScope });
 
   await app.register(
     async (scope) => {
@@ -141,6 +148,8 @@ export async function buildApp(platform: Platform): Promise<Api> {
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
       admin.addHook('onRequest', createAdminAuthHook(async () => platform.adminKey));
+      admin.addHook('preHandler', adminIdempotency.preHandler);
+      admin.addHook('onSend', adminIdempotency.onSend);
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers });
       registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
       registerAdminEmailRoutes(admin, services.email);
@@ -160,6 +169,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
   );
 
   await registerDashboard(app, platform);
+  await registerDocsRoutes(app, platform);
 
   return app;
 }

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadConfig, ConfigError, type Config } from './config/index.ts';
 import { createLogger } from './logger.ts';
 import { loadKeyRing } from './crypto/keyring.ts';
@@ -31,10 +33,15 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-export async function main(): Promise<void> {
+/**
+ * Starts the server (API, pages, dashboard and/or worker per the role) and returns once it listens;
+ * the process then runs until SIGTERM/SIGINT. `paysail serve` / `paysail worker` call this with
+ * their own environment and `--role=`.
+ */
+export async function main(options: { env?: Record<string, string | undefined>; argv?: readonly string[] } = {}): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(options.env ?? process.env, options.argv ?? process.argv);
   } catch (error) {
     if (error instanceof ConfigError) {
       fail(`invalid configuration: ${error.message}`);
@@ -74,15 +81,6 @@ export async function main(): Promise<void> {
     await platform.worker.start();
   }
   const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
-  process.stdout.write(
-    [
-      '',
-      `Paysail ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (role ${config.role}, ${where})`,
-      ...(app ? [`  API docs: ${config.publicUrl}/docs   OpenAPI: ${config.publicUrl}/openapi.json`] : []),
-      ...banner,
-      '',
-    ].join('\n') + '\n',
-  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -103,6 +101,19 @@ export async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Printed once the signal handlers are in place: whoever waits for this line may stop us at once.
+  process.stdout.write(
+    [
+      '',
+      `Paysail ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (role ${config.role}, ${where})`,
+      ...(app ? [`  API docs: ${config.publicUrl}/docs   OpenAPI: ${config.publicUrl}/openapi.json`] : []),
+      ...banner,
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
-await main();
+// Run only as the entry point (`tsx src/main.ts`), not when the CLI imports `main`.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  await main();
+}

@@ -12,7 +12,8 @@ import { createCustomersService, type CustomersService } from './modules/custome
 import { createKycService, type KycService } from './modules/kyc/service.ts';
 import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
-import { idempotencyWindowMs } from './http/idempotency.ts';
+import { idempotencyWindowMs, reencryptStoredResponses } from './http/idempotency.ts';
+import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
@@ -196,4 +197,39 @@ export async function scheduleMaintenance(platform: Platform): Promise<void> {
     await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
     await scheduleEventRetention(tx, now);
   });
+}
+
+/**
+ * Key-ring rotation, every sealed column (src/crypto/rotation.ts lists them): one step per table,
+ * each re-sealing what is not under the active key yet. Merchant PII keys go last.
+ */
+export function reencryptSteps(platform: Pick<Platform, 'database' | 'keyRing' | 'services'>): ReencryptStep[] {
+  const { services } = platform;
+  return [
+    { label: 'customers', run: (options) => services.customers.reencryptAll(options) },
+    { label: 'e-mails', run: (options) => services.email.reencryptAll(options) },
+    { label: 'payout pages', run: (options) => services.payoutPages.reencryptAll(options) },
+    { label: 'payment pages', run: (options) => services.paymentPages.reencryptAll(options) },
+    { label: 'payments', run: (options) => services.paymentPages.reencryptPayments(options) },
+    { label: 'fraud reports', run: (options) => services.fraudReports.reencryptAll(options) },
+    { label: 'webhook endpoints', run: (options) => services.webhooks.reencryptAll(options) },
+    { label: 'idempotent responses', run: (options) => reencryptStoredResponses(platform, options) },
+    { label: 'merchant PII keys', run: (options) => services.merchants.reencryptPiiKeys(options) },
+  ];
+}
+
+/**
+ * Re-seals every sealed value under the key ring's active key; returns the rows changed per step.
+ * Idempotent and resumable. `progressFor(label)`: a progress callback per step (the CLI's bars).
+ */
+export function reencryptAll(
+  platform: Pick<Platform, 'database' | 'keyRing' | 'services'>,
+  progressFor?: (label: string) => { onProgress(done: number, total: number): void; finish(): void },
+): Promise<ReencryptResult[]> {
+  return reencryptEverything(reencryptSteps(platform), progressFor);
+}
+
+/** How many sealed values are under each key (`crypto status`): an old key may go when `stale` is 0. */
+export function keyRingStatus(platform: Pick<Platform, 'database' | 'keyRing'>): Promise<SealedValueStatus> {
+  return sealedValueStatus(platform.database, platform.keyRing);
 }

@@ -34,6 +34,8 @@ describe('loadConfig', () => {
     assert.equal(config.sandboxKycDelayMs, 2000);
     assert.equal(config.sandboxPayoutDelayMs, 2000);
     assert.equal(config.webhookAllowPrivateTargets, true, 'the embedded development default allows private targets');
+    assert.equal(config.webhookTimeoutMs, 15_000, 'contract §12: success is a 2xx within 15 s');
+    assert.equal(config.jobLeaseMs, 60_000);
     assert.equal(config.role, 'all');
     assert.ok(Object.isFrozen(config));
   });

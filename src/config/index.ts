@@ -21,6 +21,10 @@ export interface Config {
   readonly redisUrl: string | undefined;
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
+  /** Requests handled at once by one process; more are answered 503 at once (load shedding). 0: no limit. */
+  readonly maxInFlightRequests: number;
+  /** Event-loop delay (ms) beyond which new requests are answered 503 (load shedding). 0: off. */
+  readonly maxEventLoopDelayMs: number;
   readonly sandboxKycDelayMs: number;
   readonly sandboxPayoutDelayMs: number;
   readonly webhookAllowPrivateTargets: boolean;
@@ -150,6 +154,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimitPerSecond,
     rateLimitBurst,
+    maxInFlightRequests: readInteger(env, 'MAX_IN_FLIGHT_REQUESTS', 256, 0, 1_000_000),
+    maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
     sandboxPayoutDelayMs: readInteger(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 3_600_000),
     webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', embeddedDefault),
@@ -176,6 +182,8 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'REDIS_URL', fallback: '(unset)', meaning: 'Shares rate limits across processes.' },
   { name: 'RATE_LIMIT_PER_SECOND', fallback: '100', meaning: 'Sustained requests per second per API key.' },
   { name: 'RATE_LIMIT_BURST', fallback: '200', meaning: 'Burst size per API key.' },
+  { name: 'MAX_IN_FLIGHT_REQUESTS', fallback: '256', meaning: 'Requests one process handles at once; beyond it answers `503 SERVICE_UNAVAILABLE` with `Retry-After` at once (load shedding; health and metrics exempt). 0 disables.' },
+  { name: 'MAX_EVENT_LOOP_DELAY_MS', fallback: '0 (off)', meaning: 'When the event loop fell behind by more than this (checked every half-threshold, 5–100 ms; 3 bounds latency under overload, see docs/reliability/model-overload.md), new requests get `503 SERVICE_UNAVAILABLE` with `Retry-After` until it catches up (load shedding for a process that is itself the bottleneck, e.g. on PGlite).' },
   { name: 'SANDBOX_KYC_DELAY_MS', fallback: '2000', meaning: 'Sandbox KYC provider decision delay.' },
   { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay.' },
   { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true (false when NODE_ENV=production)', meaning: 'Allow webhook delivery to loopback/private addresses.' },

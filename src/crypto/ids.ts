@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.ts';
 
 /** The one registry of id prefixes (contract §2). Ids are generated only through `newId`. */
 export const idPrefixes = {
@@ -57,7 +58,7 @@ function encodeBase32(bytes: Uint8Array): string {
 export function newId(kind: IdKind, now: number = Date.now()): string {
   const time = Buffer.alloc(6);
   time.writeUIntBE(now, 0, 6);
-  return idPrefixes[kind] + encodeBase32(time) + encodeBase32(randomBytes(16));
+  return idPrefixes[kind] + encodeBase32(time) + encodeBase32(pooledRandomBytes(16));
 }
 
 const idPattern = /^[0-9a-z]{36}$/;

@@ -1,4 +1,5 @@
-import { createCipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
+import { createCipheriv, createSecretKey, type KeyObject } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.ts';
 import { compactDecrypt } from 'jose';
 
 const decoder = new TextDecoder();
@@ -7,25 +8,6 @@ const decoder = new TextDecoder();
 const secretKeys = new WeakMap<Uint8Array, KeyObject>();
 /** The base64url protected header per key id: `{"alg":"dir","enc":"A256GCM","kid":…}`. */
 const protectedHeaders = new Map<string, string>();
-
-/**
- * Random IVs, drawn from a buffer refilled from the CSPRNG 1024 IVs at a time (as Node does for
- * `randomUUID`): one `randomBytes(12)` per field cost more than the encryption itself. Each slice is
- * used once and encoded before the buffer can be refilled.
- */
-const ivLength = 12;
-const ivPool = Buffer.alloc(ivLength * 1024);
-let ivOffset = ivPool.length;
-
-function nextIv(): Buffer {
-  if (ivOffset + ivLength > ivPool.length) {
-    randomFillSync(ivPool);
-    ivOffset = 0;
-  }
-  const iv = ivPool.subarray(ivOffset, ivOffset + ivLength);
-  ivOffset += ivLength;
-  return iv;
-}
 
 function secretKeyOf(key: Uint8Array): KeyObject {
   let secret = secretKeys.get(key);
@@ -63,7 +45,7 @@ function protectedHeaderOf(keyId: string): string {
  */
 export function encryptJweSync(plaintext: string, key: Uint8Array, keyId: string): string {
   const header = protectedHeaderOf(keyId);
-  const iv = nextIv();
+  const iv = pooledRandomBytes(12);
   const encodedIv = iv.toString('base64url');
   const cipher = createCipheriv('aes-256-gcm', secretKeyOf(key), iv);
   cipher.setAAD(Buffer.from(header, 'ascii'));

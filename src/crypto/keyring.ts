@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -52,19 +53,23 @@ export function generateKeySpec(id: string): string {
 }
 
 export function createKeyRing(keys: Array<{ id: string; key: Buffer }>): KeyRing {
-  const byId = new Map(keys.map((entry) => [entry.id, entry.key]));
+  // Imported once: createCipheriv with a raw Buffer imports the key again on every call.
+  const secretsById = new Map<string, KeyObject>(keys.map((entry) => [entry.id, createSecretKey(entry.key)]));
   const [active] = keys;
   if (!active) {
     throw new KeyRingError('at least one key is required');
   }
+  const activeSecret = secretsById.get(active.id) as KeyObject;
   return {
     activeKeyId: active.id,
     keyIds: keys.map((entry) => entry.id),
     encrypt(plaintext, associatedData) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', active.key, iv);
+      const iv = pooledRandomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', activeSecret, iv);
       cipher.setAAD(Buffer.from(associatedData, 'utf8'));
-      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      // GCM is a stream mode: `final()` adds no bytes, so update's output is the whole ciphertext.
+      const body = cipher.update(plaintext, 'utf8');
+      cipher.final();
       const sealed = Buffer.concat([iv, body, cipher.getAuthTag()]);
       return `v1.${active.id}.${sealed.toString('base64url')}`;
     },
@@ -73,7 +78,7 @@ export function createKeyRing(keys: Array<{ id: string; key: Buffer }>): KeyRing
       if (version !== 'v1' || keyId === undefined || payload === undefined) {
         throw new KeyRingError('unrecognised ciphertext');
       }
-      const key = byId.get(keyId);
+      const key = secretsById.get(keyId);
       if (!key) {
         throw new KeyRingError(`unknown key id ${keyId}`);
       }
@@ -81,7 +86,10 @@ export function createKeyRing(keys: Array<{ id: string; key: Buffer }>): KeyRing
       const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
       decipher.setAAD(Buffer.from(associatedData, 'utf8'));
       decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-      return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8');
+      const plaintext = decipher.update(sealed.subarray(12, sealed.length - 16));
+      // Verifies the tag (throws on a wrong key, a tampered value or other associated data); adds no bytes in GCM.
+      decipher.final();
+      return plaintext.toString('utf8');
     },
     keyIdOf(ciphertext) {
       return ciphertext.split('.')[1] ?? '';

@@ -36,16 +36,11 @@ export function resealFields(keyRing: KeyRing, location: PiiLocation, sealed: Re
   return sealFields(keyRing, location, openFields(keyRing, location, sealed));
 }
 
-/** Decrypts at-rest ciphertexts and re-encrypts each as JWE under the merchant's PII key. */
-export async function fieldsAsJwe(
-  keyRing: KeyRing,
-  location: PiiLocation,
-  sealed: Record<string, string>,
-  merchantKey: { id: string; key: Uint8Array },
-): Promise<Record<string, string>> {
+/** Encrypts each plaintext field as JWE under the merchant's PII key (the API's answer format). */
+export function fieldsToJwe(fields: Record<string, string>, merchantKey: { id: string; key: Uint8Array }): Record<string, string> {
   const jwe: Record<string, string> = {};
-  for (const [field, value] of Object.entries(sealed)) {
-    jwe[field] = encryptJweSync(keyRing.decrypt(value, associatedData(location, field)), merchantKey.key, merchantKey.id);
+  for (const [field, value] of Object.entries(fields)) {
+    jwe[field] = encryptJweSync(value, merchantKey.key, merchantKey.id);
   }
   return jwe;
 }

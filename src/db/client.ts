@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { currentCommitGuard } from './commit-guard.ts';
 
 export type Schema = typeof schema;
 /** A database handle or an open transaction: services take this and never commit themselves. */
@@ -105,12 +106,7 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
     kind: 'pglite',
     client,
     db,
-    async transaction(work) {
-      const callbacks: Array<() => void> = [];
-      const result = await db.transaction((tx) => work(tx as unknown as Executor, (callback) => callbacks.push(callback)));
-      runAfterCommit(callbacks);
-      return result;
-    },
+    transaction: (work) => runTransaction(db, work),
     async listen(channel, onNotify) {
       const unsubscribe = await client.listen(channel, () => onNotify());
       return async () => {
@@ -130,6 +126,22 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
   };
 }
 
+/**
+ * One transaction: `work`, then the commit guard of the current async context (see commit-guard.ts),
+ * then COMMIT; after-commit callbacks run only once it committed.
+ */
+async function runTransaction<T>(db: Executor, work: (tx: Executor, afterCommit: (callback: () => void) => void) => Promise<T>): Promise<T> {
+  const callbacks: Array<() => void> = [];
+  const guard = currentCommitGuard();
+  const result = await db.transaction(async (tx) => {
+    const value = await work(tx as unknown as Executor, (callback) => callbacks.push(callback));
+    await guard?.beforeCommit(tx as unknown as Executor);
+    return value;
+  });
+  runAfterCommit(callbacks);
+  return result;
+}
+
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database & { pool: pg.Pool }> {
   const pool = new pg.Pool({
     connectionString: url,
@@ -143,38 +155,95 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor may a checked-out one (the pool listens only while a client is idle): a connection that
+  // dies between two statements of a transaction (database restart, failover) would otherwise emit
+  // an unhandled 'error' and kill the process. The transaction's next statement fails instead
+  // (answered 503), and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = drizzlePostgres(pool, { schema }) as unknown as Executor;
   const listeners = new Set<pg.Client>();
+  let closed = false;
   return {
     kind: 'postgres',
     pool,
     db,
-    async transaction(work) {
-      const callbacks: Array<() => void> = [];
-      const result = await db.transaction((tx) => work(tx as unknown as Executor, (callback) => callbacks.push(callback)));
-      runAfterCommit(callbacks);
-      return result;
-    },
+    transaction: (work) => runTransaction(db, work),
+    /**
+     * LISTEN on a dedicated connection that is re-opened when it breaks (database restart,
+     * failover), with backoff from 250 ms to 30 s. After every reconnect `onNotify` is called once:
+     * whatever was notified while the connection was down is found by the next claim.
+     */
     async listen(channel, onNotify) {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => undefined);
-      await client.connect();
-      client.on('notification', (message) => {
-        if (message.channel === channel) {
-          onNotify();
+      let stopped = false;
+      let current: pg.Client | undefined;
+      let retryTimer: NodeJS.Timeout | undefined;
+      let failures = 0;
+      const connect = async (): Promise<void> => {
+        const client = new pg.Client({ connectionString: url });
+        let broken = false;
+        const onBroken = () => {
+          if (broken) {
+            return;
+          }
+          broken = true;
+          listeners.delete(client);
+          client.end().catch(() => undefined);
+          if (!stopped && !closed) {
+            scheduleReconnect();
+          }
+        };
+        client.on('error', onBroken);
+        client.on('end', onBroken);
+        client.on('notification', (message) => {
+          if (message.channel === channel) {
+            onNotify();
+          }
+        });
+        await client.connect();
+        await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+        if (stopped || closed) {
+          broken = true;
+          await client.end().catch(() => undefined);
+          return;
         }
-      });
-      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
-      listeners.add(client);
+        current = client;
+        listeners.add(client);
+      };
+      const scheduleReconnect = () => {
+        failures += 1;
+        const delay = Math.min(30_000, 250 * 2 ** Math.min(failures - 1, 7));
+        retryTimer = setTimeout(() => {
+          connect().then(
+            () => {
+              failures = 0;
+              onNotify();
+            },
+            () => {
+              if (!stopped && !closed) {
+                scheduleReconnect();
+              }
+            },
+          );
+        }, delay);
+        retryTimer.unref();
+      };
+      await connect();
       return async () => {
-        listeners.delete(client);
-        await client.end().catch(() => undefined);
+        stopped = true;
+        clearTimeout(retryTimer);
+        if (current) {
+          listeners.delete(current);
+          await current.end().catch(() => undefined);
+        }
       };
     },
     async ping() {
       await pool.query('select 1');
     },
     async close() {
+      closed = true;
       await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
       await pool.end();
     },

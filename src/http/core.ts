@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
-import { AppError, errorStatus, isExpected, type ErrorCode } from './errors.ts';
+import { AppError, errorStatus, isExpected, wrongParameter, type ErrorCode } from './errors.ts';
 import { validationError } from './validation.ts';
 import { randomToken } from '../crypto/ids.ts';
 
@@ -123,6 +123,58 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
+
+  // Every answer a route can give is in the OpenAPI document: where a route takes a JSON body it
+  // can answer 413 (over 1 MiB) and 415 (not JSON), and a POST of the merchant API 409 for a reused
+  // or busy Idempotency-Key. Added here once rather than on each route (found by the fuzzer).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { body?: unknown; hide?: boolean; response?: Record<string, unknown> } | undefined;
+    const response = schema?.response;
+    if (!response || schema.hide || schema.body === undefined) {
+      return;
+    }
+    const statuses = route.method === 'POST' && route.url.startsWith('/v1/') ? [409, 413, 415] : [413, 415];
+    for (const status of statuses) {
+      response[status] ??= { $ref: 'ErrorEnvelope#' };
+    }
+  });
+
+  // PostgreSQL text and jsonb cannot hold U+0000: a NUL anywhere in the input is refused up front
+  // (400 naming the field) instead of failing the query later (500). Found by the fuzzer.
+  // The query is checked where the route reads one (a health check ignores its query string).
+  app.addHook('preValidation', async (request) => {
+    const query = request.routeOptions.schema?.querystring ? request.query : undefined;
+    for (const [part, value] of [['params', request.params], ['query', query], ['body', request.body]] as const) {
+      const field = findNulCharacter(value);
+      if (field !== null) {
+        throw wrongParameter(field === '' ? part : field, 'must not contain NUL characters');
+      }
+    }
+  });
+}
+
+/** The path (`a.b[0]`) of the first string or key holding U+0000, '' for the value itself, or null. */
+export function findNulCharacter(value: unknown): string | null {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, path] = next;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) {
+        return path;
+      }
+    } else if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push([item, `${path}[${index}]`]));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const child = path === '' ? key : `${path}.${key}`;
+        if (key.includes('\u0000')) {
+          return child.replaceAll('\u0000', '\\u0000');
+        }
+        pending.push([item, child]);
+      }
+    }
+  }
+  return null;
 }
 
 /**

@@ -20,6 +20,8 @@ export const errorStatus = {
   INSUFFICIENT_FUNDS: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  /** Thrown when a retry finds its key's request carried out but its answer never stored (the server stopped in between); it is not run again. */
+  IDEMPOTENCY_KEY_RESPONSE_LOST: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -8,21 +8,44 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
+/** How many keys the in-process limiter keeps before it evicts the least recently used ones. */
+export const defaultMaxKeys = 100_000;
+
 /**
  * Token bucket: `ratePerSecond` tokens a second, at most `burst` stored. In-process by default;
  * shared across processes through Redis when REDIS_URL is set.
+ *
+ * The in-process map is bounded by `maxKeys`. It is kept in order of last use (a key is moved to
+ * the end on every take), so when it grows past the bound the buckets at the front go first: those
+ * idle long enough to have refilled completely (forgetting them changes nothing), then, if a flood
+ * of new keys still overflows it, the least recently used. Clearing everything instead would hand
+ * every key a full bucket again, which a flood of throwaway keys could use to reset the others.
  */
-export function createMemoryRateLimiter(ratePerSecond: number, burst: number, now: () => number = Date.now): RateLimiter {
+export function createMemoryRateLimiter(ratePerSecond: number, burst: number, now: () => number = Date.now, options: { maxKeys?: number } = {}): RateLimiter {
+  const maxKeys = options.maxKeys ?? defaultMaxKeys;
+  const refillMs = (burst / ratePerSecond) * 1000;
   const buckets = new Map<string, { tokens: number; updatedAt: number }>();
+
+  function evict(time: number): void {
+    for (const [key, bucket] of buckets) {
+      const refilled = time - bucket.updatedAt >= refillMs;
+      if (!refilled && buckets.size <= maxKeys) {
+        return;
+      }
+      buckets.delete(key);
+    }
+  }
+
   return {
     async take(key) {
       const time = now();
       const bucket = buckets.get(key) ?? { tokens: burst, updatedAt: time };
       bucket.tokens = Math.min(burst, bucket.tokens + ((time - bucket.updatedAt) / 1000) * ratePerSecond);
       bucket.updatedAt = time;
+      buckets.delete(key);
       buckets.set(key, bucket);
-      if (buckets.size > 100_000) {
-        buckets.clear();
+      if (buckets.size > maxKeys) {
+        evict(time);
       }
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { queryRows } from '../db/client.ts';
 import { jobs } from '../db/schema/index.ts';
@@ -16,32 +16,66 @@ export interface EnqueueOptions {
 }
 
 /**
+ * The INSERT that enqueues one job, as a single statement ending in `returning queue` (no row when
+ * the dedupe key already exists), so a caller can run it inside a larger statement as a CTE.
+ * Timestamps and JSON travel as text with explicit casts: the same on `pg` and PGlite.
+ */
+export function jobInsertStatement(now: Date, queue: string, payload: unknown, options: EnqueueOptions = {}): SQL {
+  const id = newId('job', now.getTime());
+  const at = now.toISOString();
+  // max_attempts 0 = "the queue's policy": the worker applies JobDefinition.maxAttempts (or the default).
+  return sql`insert into jobs (id, queue, payload, status, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
+    values (${id}, ${queue}, ${JSON.stringify(payload ?? null)}::jsonb, 'pending', ${(options.runAt ?? now).toISOString()}::timestamptz, 0,
+            ${options.maxAttempts ?? 0}::integer, ${options.dedupeKey ?? null}::text, ${at}::timestamptz, ${at}::timestamptz)
+    on conflict do nothing returning id, queue`;
+}
+
+/** `select pg_notify(…)` over the rows of a `jobInsertStatement` CTE: wakes idle workers on commit. */
+export function notifyInsertedJobs(cteName: string): SQL {
+  return sql`select id, pg_notify(${jobsChannel}, queue) from ${sql.identifier(cteName)}`;
+}
+
+/**
+ * Coalesced wake-ups for a queue that a hot path fills outside a transaction (each statement commits
+ * on its own). A NOTIFY inside every such statement would serialise their commits: PostgreSQL holds
+ * one database-wide lock from a notifying transaction's pre-commit to its end, WAL flush included.
+ * Instead the caller inserts without NOTIFY and calls `request()` once the statement has committed:
+ * at most one `pg_notify` per `windowMs` is sent (leading edge, then one trailing), always after the
+ * commit that asked for it, so no wake-up is lost; a failed one only leaves the job to the workers'
+ * poll (`JOB_POLL_INTERVAL_MS`).
+ */
+export function createCoalescedWakeup(database: { db: Executor }, queue: string, windowMs = 25): { request(): void } {
+  let lastSentAt = 0;
+  let pending: NodeJS.Timeout | undefined;
+  const send = () => {
+    pending = undefined;
+    lastSentAt = Date.now();
+    queryRows(database.db, sql`select pg_notify(${jobsChannel}, ${queue})`).catch(() => undefined);
+  };
+  return {
+    request() {
+      if (pending) {
+        return;
+      }
+      const wait = lastSentAt + windowMs - Date.now();
+      if (wait <= 0) {
+        send();
+      } else {
+        pending = setTimeout(send, wait);
+        pending.unref();
+      }
+    },
+  };
+}
+
+/**
  * Enqueues a job inside the caller's transaction: the job exists if and only if the caller commits.
- * The NOTIFY is delivered on commit and wakes idle workers.
+ * The NOTIFY is delivered on commit and wakes idle workers. Insert and NOTIFY are one statement (one
+ * round trip), and a duplicate (same dedupe key) notifies nobody.
  */
 export async function enqueueJob(tx: Executor, now: Date, queue: string, payload: unknown, options: EnqueueOptions = {}): Promise<string | null> {
-  const id = newId('job', now.getTime());
-  const inserted = await tx
-    .insert(jobs)
-    .values({
-      id,
-      queue,
-      payload: payload as object,
-      status: 'pending',
-      runAt: options.runAt ?? now,
-      // 0 = "the queue's policy": the worker applies JobDefinition.maxAttempts (or the default).
-      maxAttempts: options.maxAttempts ?? 0,
-      dedupeKey: options.dedupeKey ?? null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: jobs.id });
-  if (inserted.length === 0) {
-    return null;
-  }
-  await tx.execute(sql`select pg_notify(${jobsChannel}, ${queue})`);
-  return id;
+  const [row] = await queryRows<{ id: string }>(tx, sql`with inserted as (${jobInsertStatement(now, queue, payload, options)}) ${notifyInsertedJobs('inserted')}`);
+  return row ? row.id : null;
 }
 
 export interface ClaimedJob {
@@ -52,35 +86,81 @@ export interface ClaimedJob {
   maxAttempts: number;
 }
 
+/** Due: pending and its time has come, or running with an expired lease (its worker died). */
+function dueCondition(now: Date, queues: readonly string[] | undefined): SQL {
+  const queueFilter = queues && queues.length > 0 ? sql` and queue in (${sql.join(queues.map((queue) => sql`${queue}`), sql`, `)})` : sql``;
+  return sql`((status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))${queueFilter}`;
+}
+
 /**
  * Claims up to `limit` due jobs with a lease. SKIP LOCKED lets any number of workers claim at once
  * without blocking each other or taking the same job; a running job whose lease expired (its worker
  * died) is due again.
  */
 export async function claimJobs(executor: Executor, options: { now: Date; limit: number; leaseMs: number; workerId: string; queues?: readonly string[] }): Promise<ClaimedJob[]> {
+  return claimJobLanes(executor, { ...options, lanes: [{ queues: options.queues ?? [], limit: options.limit }] });
+}
+
+/** A set of queues claimed together, up to `limit` jobs (an empty `queues` means every queue). */
+export interface ClaimLane {
+  queues: readonly string[];
+  limit: number;
+}
+
+/**
+ * Claims due jobs for several lanes (each its own queues and limit) in one statement: one round
+ * trip fills every lane that has room, with one lease each. The same SKIP LOCKED rules as
+ * `claimJobs`; a job is in at most one lane's result because the lanes' queues do not overlap.
+ */
+export async function claimJobLanes(executor: Executor, options: { now: Date; leaseMs: number; workerId: string; lanes: readonly ClaimLane[] }): Promise<ClaimedJob[]> {
+  const lanes = options.lanes.filter((lane) => lane.limit > 0);
+  if (lanes.length === 0) {
+    return [];
+  }
   const lockedUntil = new Date(options.now.getTime() + options.leaseMs);
-  const queueFilter = options.queues && options.queues.length > 0 ? sql`and queue in (${sql.join(options.queues.map((queue) => sql`${queue}`), sql`, `)})` : sql``;
+  const picks = lanes.map(
+    (lane, index) =>
+      sql`${sql.raw(`lane${index}`)} as (select id from jobs where ${dueCondition(options.now, lane.queues)} order by run_at limit ${lane.limit} for update skip locked)`,
+  );
+  const union = sql.join(
+    lanes.map((_, index) => sql.raw(`select id from lane${index}`)),
+    sql` union all `,
+  );
   return queryRows<ClaimedJob>(
     executor,
-    sql`update jobs set status = 'running', attempts = attempts + 1, locked_until = ${lockedUntil}, locked_by = ${options.workerId}, updated_at = ${options.now}
-        where id in (
-          select id from jobs
-          where ((status = 'pending' and run_at <= ${options.now}) or (status = 'running' and locked_until < ${options.now})) ${queueFilter}
-          order by run_at
-          limit ${options.limit}
-          for update skip locked)
+    sql`with ${sql.join(picks, sql`, `)}
+        update jobs set status = 'running', attempts = attempts + 1, locked_until = ${lockedUntil}, locked_by = ${options.workerId}, updated_at = ${options.now}
+        where id in (${union})
         returning id, queue, payload, attempts, max_attempts as "maxAttempts"`,
   );
 }
 
+/** A PostgreSQL array literal of texts (one parameter, whatever the count). */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, (character) => `\\${character}`)}"`).join(',')}}`;
+}
+
 /** Marks a claimed job done, only if this worker still holds its lease. */
 export async function completeJob(executor: Executor, jobId: string, workerId: string, now: Date): Promise<boolean> {
-  const updated = await executor
-    .update(jobs)
-    .set({ status: 'succeeded', lockedUntil: null, finishedAt: now, updatedAt: now, lastError: null })
-    .where(and(eq(jobs.id, jobId), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
-    .returning({ id: jobs.id });
-  return updated.length === 1;
+  return (await completeJobs(executor, [jobId], workerId, now)).length === 1;
+}
+
+/**
+ * Marks several claimed jobs done in one statement, each only if this worker still holds its lease;
+ * answers the ids it completed (the others belong to another worker now, or were done already).
+ */
+export async function completeJobs(executor: Executor, jobIds: readonly string[], workerId: string, now: Date): Promise<string[]> {
+  if (jobIds.length === 0) {
+    return [];
+  }
+  const at = now.toISOString();
+  const rows = await queryRows<{ id: string }>(
+    executor,
+    sql`update jobs set status = 'succeeded', locked_until = null, finished_at = ${at}::timestamptz, updated_at = ${at}::timestamptz, last_error = null
+        where id = any(${textArray(jobIds)}::text[]) and locked_by = ${workerId} and status = 'running'
+        returning id`,
+  );
+  return rows.map((row) => row.id);
 }
 
 export const defaultMaxAttempts = 10;

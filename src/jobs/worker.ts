@@ -1,11 +1,10 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../db/client.ts';
-import { attemptLimit, claimJobs, completeJob, defaultBackoff, failJob, jobsChannel, type ClaimedJob } from './queue.ts';
+import { attemptLimit, claimJobLanes, claimJobs, completeJob, completeJobs, defaultBackoff, failJob, jobsChannel, type ClaimedJob } from './queue.ts';
 import { randomToken } from '../crypto/ids.ts';
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../db/schema/index.ts';
-import { and, eq } from 'drizzle-orm';
 
 export interface Clock {
   now(): Date;
@@ -27,13 +26,48 @@ export interface JobContext {
 /** What a handler may return: nothing (done), or a time to look again (polling, not a failure). */
 export type JobOutcome = void | { rescheduleAt: Date };
 
+/** One job of a batch (see `JobDefinition.handleBatch`). */
+export interface BatchJob<P = unknown> {
+  readonly id: string;
+  readonly payload: P;
+  /** 1-based attempt of the job itself. */
+  readonly attempt: number;
+}
+
+export interface BatchContext<P = unknown> {
+  readonly now: Date;
+  /**
+   * One transaction that marks `jobs` done and runs `work` for them: their effects and their
+   * completions commit together, as with `JobContext.transaction`. The completion comes first, so
+   * `work` receives only the jobs this worker still holds (a job whose lease another worker took
+   * over is left out, and logged); their rows stay locked until the commit. Jobs finished already
+   * (by an earlier call) are left out too.
+   */
+  transaction<T>(jobs: readonly BatchJob<P>[], work: (tx: Executor, held: BatchJob<P>[], afterCommit: (callback: () => void) => void) => Promise<T>): Promise<T>;
+}
+
 export interface JobDefinition<P = unknown> {
   readonly queue: string;
   /** Attempts before the job is `dead` (default 10); an enqueue may override it per job. */
   readonly maxAttempts?: number;
   /** Delay in ms before attempt `attempt + 1` after a failure; default exponential with jitter. */
   readonly backoff?: (attempt: number) => number;
+  /**
+   * Jobs of this queue in flight at once per worker, in a lane of their own (claimed in the same
+   * round trip as the others, but never waiting behind them nor holding them up). Default: the
+   * queue shares the worker's `concurrency` with every other queue that sets none.
+   */
+  readonly concurrency?: number;
+  /** With `handleBatch`: at most this many jobs are claimed in one round trip and handed over together (default `concurrency`). */
+  readonly batchSize?: number;
   handle(payload: P, context: JobContext): Promise<JobOutcome>;
+  /**
+   * Optional: runs several claimed jobs of this queue together (the worker then never calls
+   * `handle`), so their reads and writes can be one statement each. Jobs it does not complete
+   * through `context.transaction` are completed when it returns; when it throws, those are retried
+   * (or dead) like a failed `handle`.
+   */
+  handleBatch?(jobs: BatchJob<P>[], context: BatchContext<P>): Promise<void>;
 }
 
 export class JobRegistry {
@@ -62,15 +96,33 @@ export interface WorkerOptions {
   registry: JobRegistry;
   clock: Clock;
   logger: Logger;
+  /** Jobs in flight at once for the queues that set no `concurrency` of their own. */
   concurrency: number;
   pollIntervalMs: number;
   leaseMs?: number;
   onJobFinished?: (queue: string, outcome: 'succeeded' | 'retry' | 'dead' | 'rescheduled', durationMs: number) => void;
 }
 
+/** Queues claimed together: the shared default lane, or one queue with its own concurrency. */
+interface Lane {
+  readonly queues: string[];
+  /** Jobs in flight at most. */
+  readonly capacity: number;
+  /** Jobs claimed per round trip at most. */
+  readonly batchSize: number;
+  inFlight: number;
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * The job worker. Any number of these may run (in-process with the API, or `npm run worker`);
  * SKIP LOCKED claims and leases keep each job to one runner at a time.
+ *
+ * One loop claims for every lane with room in one statement (`claimJobLanes`), starts the jobs
+ * (a batch queue's jobs as one `handleBatch` call), yields to the event loop — on PGlite every
+ * query runs on this thread, so a backlog must not starve HTTP — and claims again while anything
+ * came back; otherwise it sleeps until a NOTIFY, a finished job or the poll interval.
  */
 export class Worker {
   readonly id = `${hostname()}:${process.pid}:${randomToken(6)}`;
@@ -80,7 +132,10 @@ export class Worker {
   private unlisten: (() => Promise<void>) | undefined;
   private loopPromise: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  /** A wake-up that came while the loop was busy: the loop claims again instead of sleeping. */
+  private wakePending = false;
   private readonly leaseMs: number;
+  private lanes: Lane[] = [];
 
   constructor(private readonly options: WorkerOptions) {
     this.leaseMs = options.leaseMs ?? 60_000;
@@ -91,6 +146,7 @@ export class Worker {
       return;
     }
     this.stopped = false;
+    this.lanes = this.buildLanes();
     this.unlisten = await this.options.database.listen(jobsChannel, () => this.wake());
     this.loopPromise = this.loop();
   }
@@ -106,50 +162,123 @@ export class Worker {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) {
+      this.wakeUp();
+    } else {
+      this.wakePending = true;
+    }
+  }
+
+  private buildLanes(): Lane[] {
+    const { registry, concurrency } = this.options;
+    const shared: string[] = [];
+    const lanes: Lane[] = [];
+    for (const queue of registry.queues()) {
+      const definition = registry.get(queue);
+      if (definition?.concurrency === undefined && definition?.handleBatch === undefined) {
+        shared.push(queue);
+        continue;
+      }
+      const capacity = Math.max(1, definition.concurrency ?? concurrency);
+      lanes.push({ queues: [queue], capacity, batchSize: Math.max(1, Math.min(capacity, definition.handleBatch ? (definition.batchSize ?? capacity) : capacity)), inFlight: 0 });
+    }
+    if (shared.length > 0) {
+      lanes.unshift({ queues: shared, capacity: Math.max(1, concurrency), batchSize: Math.max(1, concurrency), inFlight: 0 });
+    }
+    return lanes;
+  }
+
+  private hasRoom(): boolean {
+    return this.lanes.some((lane) => lane.inFlight < lane.capacity);
   }
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      this.wakePending = false;
       let claimed = 0;
       try {
-        claimed = await this.claimAndRun(this.options.concurrency - this.running.size);
+        claimed = await this.claimAndRun();
       } catch (error) {
         this.options.logger.error({ err: error }, 'job claim failed');
       }
       if (this.stopped) {
         break;
       }
-      if (claimed === 0 || this.running.size >= this.options.concurrency) {
+      if ((claimed === 0 || !this.hasRoom()) && !this.wakePending) {
         await new Promise<void>((resolve) => {
           this.wakeUp = resolve;
           this.wakeTimer = setTimeout(resolve, this.options.pollIntervalMs);
         });
         clearTimeout(this.wakeTimer);
         this.wakeUp = undefined;
+      } else {
+        await yieldToEventLoop();
       }
     }
   }
 
-  private async claimAndRun(capacity: number): Promise<number> {
-    if (capacity <= 0) {
+  private async claimAndRun(): Promise<number> {
+    const wanted = this.lanes.map((lane) => Math.min(lane.batchSize, lane.capacity - lane.inFlight));
+    if (wanted.every((limit) => limit <= 0)) {
       return 0;
     }
-    const claimed = await claimJobs(this.options.database.db, {
+    const claimed = await claimJobLanes(this.options.database.db, {
       now: this.options.clock.now(),
-      limit: capacity,
       leaseMs: this.leaseMs,
       workerId: this.id,
-      queues: this.options.registry.queues(),
+      lanes: this.lanes.map((lane, index) => ({ queues: lane.queues, limit: wanted[index] ?? 0 })),
     });
-    for (const job of claimed) {
-      const run = this.run(job).finally(() => {
-        this.running.delete(run);
-        this.wake();
-      });
-      this.running.add(run);
+    for (const [lane, jobs] of this.byLane(claimed)) {
+      lane.inFlight += jobs.length;
+      this.track(this.startJobs(jobs, lane));
     }
     return claimed.length;
+  }
+
+  private byLane(jobs: readonly ClaimedJob[]): Map<Lane, ClaimedJob[]> {
+    const groups = new Map<Lane, ClaimedJob[]>();
+    for (const job of jobs) {
+      const lane = this.lanes.find((candidate) => candidate.queues.includes(job.queue));
+      if (!lane) {
+        continue;
+      }
+      const group = groups.get(lane) ?? [];
+      group.push(job);
+      groups.set(lane, group);
+    }
+    return groups;
+  }
+
+  private track(run: Promise<void>): void {
+    const tracked = run.finally(() => {
+      this.running.delete(tracked);
+    });
+    this.running.add(tracked);
+  }
+
+  /** Starts claimed jobs: a batch queue's as one batch, the others one by one. Frees lane room as each finishes. */
+  private startJobs(jobs: ClaimedJob[], lane: Lane | undefined): Promise<void> {
+    const release = (count: number) => {
+      if (lane) {
+        lane.inFlight -= count;
+        this.wake();
+      }
+    };
+    const runs: Promise<void>[] = [];
+    const batches = new Map<string, ClaimedJob[]>();
+    for (const job of jobs) {
+      if (this.options.registry.get(job.queue)?.handleBatch) {
+        const batch = batches.get(job.queue) ?? [];
+        batch.push(job);
+        batches.set(job.queue, batch);
+      } else {
+        runs.push(this.run(job).finally(() => release(1)));
+      }
+    }
+    for (const batch of batches.values()) {
+      runs.push(this.runBatch(batch, release));
+    }
+    return Promise.all(runs).then(() => undefined);
   }
 
   /**
@@ -170,9 +299,83 @@ export class Worker {
         return total;
       }
       total += claimed.length;
-      await Promise.all(claimed.map((job) => this.run(job)));
+      await this.startJobs(claimed, undefined);
     }
     return total;
+  }
+
+  /**
+   * Runs claimed jobs of one batch queue through `handleBatch`. `release(n)` is called as jobs
+   * finish (a batch transaction commits, or the batch ends), so a slow job of the batch holds only
+   * its own room in the lane.
+   */
+  private async runBatch(claimed: ClaimedJob[], release: (count: number) => void): Promise<void> {
+    const { database, registry, clock, logger } = this.options;
+    const started = Date.now();
+    const queue = claimed[0]?.queue ?? '';
+    const definition = registry.get(queue);
+    const open = new Map(claimed.map((job) => [job.id, job]));
+    const finish = (ids: readonly string[], outcome: 'succeeded' | 'retry' | 'dead' | undefined) => {
+      let count = 0;
+      for (const id of ids) {
+        if (open.delete(id)) {
+          count += 1;
+          if (outcome) {
+            this.options.onJobFinished?.(queue, outcome, Date.now() - started);
+          }
+        }
+      }
+      if (count > 0) {
+        release(count);
+      }
+    };
+    const lost = (ids: readonly string[]) => {
+      if (ids.length > 0) {
+        logger.warn({ jobIds: ids, queue }, 'job lease lost; another worker owns it now');
+      }
+      finish(ids, undefined);
+    };
+    const context: BatchContext = {
+      now: clock.now(),
+      transaction: async (jobs, work) => {
+        const { result, completed, missing } = await database.transaction(async (tx, afterCommit) => {
+          const wanted = jobs.filter((job) => open.has(job.id)).map((job) => job.id);
+          const done = new Set(await completeJobs(tx, wanted, this.id, clock.now()));
+          const held = jobs.filter((job) => done.has(job.id));
+          return { result: await work(tx, held, afterCommit), completed: [...done], missing: wanted.filter((id) => !done.has(id)) };
+        });
+        finish(completed, 'succeeded');
+        lost(missing);
+        return result;
+      },
+    };
+    try {
+      if (!definition?.handleBatch) {
+        throw new Error(`no batch handler for queue ${queue}`);
+      }
+      await definition.handleBatch(
+        claimed.map((job) => ({ id: job.id, payload: job.payload, attempt: job.attempts })),
+        context,
+      );
+      const rest = [...open.keys()];
+      if (rest.length > 0) {
+        const done = new Set(await completeJobs(database.db, rest, this.id, clock.now()));
+        finish([...done], 'succeeded');
+        lost(rest.filter((id) => !done.has(id)));
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      for (const job of [...open.values()]) {
+        const retryAt = new Date(clock.now().getTime() + (definition?.backoff ?? defaultBackoff)(job.attempts));
+        const outcome = await failJob(database.db, job, this.id, clock.now(), message, definition ? retryAt : null, attemptLimit(job, definition?.maxAttempts)).catch(() => 'retry' as const);
+        const log = outcome === 'dead' ? logger.error.bind(logger) : logger.warn.bind(logger);
+        log({ jobId: job.id, queue, attempt: job.attempts, outcome, err: error }, 'job failed');
+        finish([job.id], outcome);
+      }
+    } finally {
+      // Whatever is still open (a failJob that threw) gives its room back; its lease runs out.
+      finish([...open.keys()], undefined);
+    }
   }
 
   private async run(job: ClaimedJob): Promise<void> {

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { onEmbeddedRunOnly } from '../helpers/database.ts';
 
 /**
  * `npm start` semantics through real processes: configuration errors, first start on an empty data
@@ -96,7 +97,7 @@ after(() => {
   }
 });
 
-describe('the service process (src/main.ts)', () => {
+describe('the service process (src/main.ts)', { skip: onEmbeddedRunOnly }, () => {
   test('an invalid setting stops the start with a non-zero exit naming the variable', async () => {
     const started = start(baseEnv({ PORT: 'abc', DATA_DIR: path.join(os.tmpdir(), 'paysail-never-created') }));
     const { code } = await withTimeout(started.exited, 120_000, 'exit on bad config');

@@ -7,10 +7,11 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { createPage, type PageBody } from '../helpers/payment-pages.ts';
+import { onEmbeddedRunOnly } from '../helpers/database.ts';
 
 const artifacts = path.resolve('test-artifacts');
 
-describe('hosted payment page in a real browser (chromium)', () => {
+describe('hosted payment page in a real browser (chromium)', { skip: onEmbeddedRunOnly }, () => {
   let context: TestContext;
   let merchant: TestMerchant;
   let browser: Browser;

@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
 import { advanceAndDrain, createPage, getPage, latestCode, pageAction, uniqueReference, type PayoutPageData, assertOneEventPerChange } from '../helpers/payout-pages.ts';
+import { onEmbeddedRunOnly } from '../helpers/database.ts';
 
 const artifacts = path.resolve('test-artifacts');
 const canary = '<script>window.__pwned=1</script>';
@@ -15,7 +16,7 @@ const canary = '<script>window.__pwned=1</script>';
  * payout and a crypto payout for customers with partial KYC data, and a decline. The app listens on
  * 127.0.0.1; jobs (KYC decision, rail) run when the test drains them with its clock.
  */
-describe('hosted payout page in chromium', () => {
+describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
   let context: TestContext;
   let merchant: TestMerchant;
   let browser: Browser;

@@ -8,6 +8,17 @@ import { migrateDatabase, migrationsFolder, openPglite, openPostgres, type Datab
 /** Which database the suite runs on: PostgreSQL when DATABASE_URL is set, else embedded PGlite. */
 export const testDatabaseKind: 'postgres' | 'pglite' = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 
+/**
+ * For `describe(name, { skip: onEmbeddedRunOnly }, …)` in a file whose subject does not depend on
+ * the run's database (a real browser on the hosted pages and the dashboard, the executed doc
+ * examples, and `src/main.ts` started with its own embedded data directory). CI runs the suite twice, on PGlite and on PostgreSQL, within a 20-minute budget;
+ * these files run in the default (PGlite) run — what `npm test` runs on a fresh clone — and are
+ * reported as skipped, with this reason, in the PostgreSQL run, where they would repeat the same
+ * browser/HTTP work against the same code.
+ */
+export const onEmbeddedRunOnly: string | false =
+  testDatabaseKind === 'postgres' ? 'database-independent (browser, doc examples, the default PGlite start): runs in the PGlite run of the suite only' : false;
+
 function migrationsHash(): string {
   const hash = createHash('sha256');
   for (const file of fs.readdirSync(migrationsFolder).filter((name) => name.endsWith('.sql')).sort()) {
@@ -38,11 +49,10 @@ async function pgliteFromSnapshot(): Promise<Database> {
 }
 
 /**
- * PostgreSQL: each test file gets its own database, cloned from a migrated template (fast), and
- * dropped afterwards. The template is built once per migration set, under an advisory lock.
+ * A fresh migrated PostgreSQL database (cloned from the template) for tests that run their own
+ * processes against it: its URL, and `drop()` to remove it (forcing other connections off).
  */
-async function postgresDatabase(): Promise<Database> {
-  const baseUrl = process.env.DATABASE_URL ?? '';
+export async function createPostgresTestDatabase(baseUrl: string = process.env.DATABASE_URL ?? ''): Promise<{ url: string; drop(): Promise<void> }> {
   const template = `paysail_template_${migrationsHash()}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
@@ -62,20 +72,34 @@ async function postgresDatabase(): Promise<Database> {
     await admin.query(`create database "${name}" template "${template}"`);
     const url = new URL(baseUrl);
     url.pathname = `/${name}`;
-    const database = await openPostgres(url.toString(), { max: 12 });
-    const close = database.close.bind(database);
-    return Object.assign(database, {
-      async close() {
-        await close();
+    return {
+      url: url.toString(),
+      async drop() {
         const dropper = new pg.Client({ connectionString: baseUrl });
         await dropper.connect();
         await dropper.query(`drop database if exists "${name}" with (force)`).catch(() => undefined);
         await dropper.end();
       },
-    });
+    };
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * PostgreSQL: each test file gets its own database, cloned from a migrated template (fast), and
+ * dropped afterwards. The template is built once per migration set, under an advisory lock.
+ */
+async function postgresDatabase(): Promise<Database> {
+  const created = await createPostgresTestDatabase();
+  const database = await openPostgres(created.url, { max: 12 });
+  const close = database.close.bind(database);
+  return Object.assign(database, {
+    async close() {
+      await close();
+      await created.drop();
+    },
+  });
 }
 
 export async function openTestDatabase(): Promise<Database> {

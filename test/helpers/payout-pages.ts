@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { emails, events, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
+import { openEmailContent } from '../../src/modules/email/sealing.ts';
 import { json, type TestContext, type TestMerchant } from './context.ts';
 
 export type PayoutPageData = Record<string, unknown> & {
@@ -104,12 +105,17 @@ export async function statusPath(context: TestContext, pageId: string): Promise<
   return rows.map((row) => `${row.toStatus}/${row.toSubStatus}`);
 }
 
+/** The e-mails about one page, oldest first, opened as the sender and the inbox open them (they rest sealed). */
 export async function pageEmails(context: TestContext, pageId: string): Promise<Array<{ template: string; subject: string; text: string; html: string }>> {
-  return context.database.db
-    .select({ template: emails.template, subject: emails.subject, text: emails.text, html: emails.html })
+  const rows = await context.database.db
+    .select({ id: emails.id, merchantId: emails.merchantId, template: emails.template, toCiphertext: emails.toCiphertext, subject: emails.subject, text: emails.text, html: emails.html })
     .from(emails)
     .where(eq(emails.relatedId, pageId))
     .orderBy(asc(emails.createdAt), asc(emails.id));
+  return rows.map((row) => {
+    const { subject, text, html } = openEmailContent(context.keyRing, row.merchantId, row.id, row);
+    return { template: row.template, subject, text, html };
+  });
 }
 
 /** The latest verification code e-mailed for a page (the sandbox inbox holds it). */

@@ -122,9 +122,21 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
  * body signature may use (both during a rotation's grace period).
  */
 export function assertVerified(received: ReceivedWebhook, secret: string, bodySecrets: readonly string[] = [secret]): VerifiedWebhookEvent {
-  const library = new Webhook(secret).verify(received.body, flatHeaders(received.headers)) as Record<string, unknown>;
-  assert.equal(library.id, received.headers['webhook-id']);
-  const event = verifyWebhook(received.headers, received.body, bodySecrets);
+  const headers = flatHeaders(received.headers);
+  const library = new Webhook(secret);
+  if (Date.now() - received.receivedAt < 4 * 60_000) {
+    const verified = library.verify(received.body, headers) as Record<string, unknown>;
+    assert.equal(verified.id, received.headers['webhook-id']);
+  } else {
+    // Checked long after it arrived (a long harness run): the library's verify() compares the
+    // timestamp with the current time, so check it against the arrival time, and the signature with
+    // the library's own sign().
+    const timestamp = Number(headers['webhook-timestamp']);
+    assert.ok(Math.abs(received.receivedAt / 1000 - timestamp) <= 300, 'webhook-timestamp within 5 minutes of arrival');
+    const expected = library.sign(headers['webhook-id'] ?? '', new Date(timestamp * 1000), received.body);
+    assert.ok((headers['webhook-signature'] ?? '').split(' ').includes(expected), 'a webhook-signature made with the endpoint secret');
+  }
+  const event = verifyWebhook(received.headers, received.body, bodySecrets, { now: received.receivedAt });
   assert.equal(event.id, received.headers['webhook-id'], 'webhook-id is the event id');
   return event;
 }

@@ -50,7 +50,7 @@ export const idempotencyKeys = pgTable(
     livemode: boolean('livemode').notNull(),
     key: text('key').notNull(),
     requestHash: text('request_hash').notNull(),
-    state: text('state', { enum: ['in_progress', 'completed'] }).notNull(),
+    state: text('state', { enum: ['in_progress', 'committed', 'completed'] }).notNull(),
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),
     responseContentType: text('response_content_type'),
@@ -99,7 +99,9 @@ export const sandboxProviderRecords = pgTable(
 /**
  * E-mails: written in the caller's transaction and sent by the `email.send` job (SMTP when
  * SMTP_URL is set). Without SMTP they stay here as the sandbox inbox. Bodies may carry the
- * customer's own name but no other PII.
+ * customer's own name (and verification codes) but no other PII; recipient, subject, text and html
+ * are all sealed with the key ring (`src/modules/email/sealing.ts`; rows of older versions may hold
+ * plaintext subject and bodies, read as they are until `crypto reencrypt`).
  */
 export const emails = pgTable(
   'emails',

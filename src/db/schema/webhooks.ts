@@ -8,7 +8,7 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 /**
  * Where a merchant receives events, per mode. The signing secret is sealed with the key ring (it is
  * needed in clear to sign). After a rotation the previous secret keeps signing until
- * `previous_secret_expires_at` (docs/webhooks.md). Deleting an endpoint only marks it deleted, so its
+ * `previous_secret_expires_at` (docs/guides/webhooks.md). Deleting an endpoint only marks it deleted, so its
  * delivery history stays readable.
  */
 export const webhookEndpoints = pgTable(

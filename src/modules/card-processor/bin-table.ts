@@ -15,7 +15,7 @@ const range = (low: string, high: string, scheme: CardScheme, cardType: CardType
 const prefix = (value: string, scheme: CardScheme, cardType: CardType, issuer: string): BinRange => range(value, value, scheme, cardType, issuer);
 
 /**
- * The sandbox BIN table (documented in docs/payment-pages.md). The longest matching prefix wins, so
+ * The sandbox BIN table (documented in docs/guides/sandbox.md). The longest matching prefix wins, so
  * the specific test-card BINs override their scheme's generic range. Issuer names are fictional.
  */
 export const sandboxBinTable: readonly BinRange[] = [

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { withoutCommitGuard } from '../../db/commit-guard.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { sandboxProviderRecords } from '../../db/schema/index.ts';
 import { randomToken } from '../../crypto/ids.ts';
@@ -18,7 +19,7 @@ export const sandboxFraudSignalDelayMs = 2000;
 export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string } } | { outcome: 'decline'; declineReason: string };
 
 /**
- * The sandbox test cards (contract §9, docs/payment-pages.md). Any other Luhn-valid number
+ * The sandbox test cards (contract §9, docs/guides/sandbox.md). Any other Luhn-valid number
  * succeeds, with scheme, type and issuer from the BIN table.
  */
 export const sandboxTestCards: Readonly<Record<string, CardBehaviour>> = {
@@ -119,7 +120,9 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
   /** Stores the charge (first write wins) and schedules the fraud test card's signal with it. */
   async function recordCharge(paymentId: string, livemode: boolean, record: ChargeRecord, behaviour: CardBehaviour, token: TokenRecord | null, tokenValue: string | null): Promise<ChargeResult> {
     const now = clock.now();
-    return database.transaction(async (tx) => {
+    // The provider's own books, not the merchant request's effect: a live processor would be another
+    // service, so its write is not tied to the request's Idempotency-Key (decision 0004).
+    return withoutCommitGuard(() => database.transaction(async (tx) => {
       const inserted = await tx
         .insert(sandboxProviderRecords)
         .values({ provider: sandboxCardProcessorName, reference: paymentId, data: record, readyAt: now, createdAt: now })
@@ -144,7 +147,7 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
         });
       }
       return result;
-    });
+    }));
   }
 
   function succeeded(paymentId: string, card: CardDescription, now: Date, token: string | null): ChargeResult {

@@ -50,8 +50,10 @@ export function normalizePhoneNumber(field: string, value: string): string {
   if (value.length > 20) {
     throw wrongParameter(field, 'must be at most 20 characters');
   }
-  const parsed = parsePhoneNumberFromString(value, 'US');
-  if (!parsed || !parsed.isValid()) {
+  // Digits and the usual separators only: libphonenumber would otherwise read past trailing letters
+  // or an extension ("x5") and drop them without a word.
+  const parsed = /^\+?[0-9(][0-9()\-. ]*$/.test(value) ? parsePhoneNumberFromString(value, 'US') : undefined;
+  if (!parsed || !parsed.isValid() || parsed.ext !== undefined) {
     throw wrongParameter(field, 'must be a valid phone number in E.164 (+14155550123) or US national form ((415) 555-0123)');
   }
   return parsed.number;

@@ -61,6 +61,12 @@ export const CustomerUpdateBody = Type.Object(
     dateOfBirth: Type.Optional(Type.Unknown({ description: 'Immutable: answers IMMUTABLE_FIELD.' })),
     phoneNumber: Type.Optional(Type.Unknown({ description: 'Immutable: answers IMMUTABLE_FIELD.' })),
     supportedPayoutMethods: Type.Optional(Type.Unknown({ description: 'Set by an administrator only: answers IMMUTABLE_FIELD.' })),
+    id: Type.Optional(Type.Unknown({ description: 'Set by the service: answers IMMUTABLE_FIELD.' })),
+    merchantId: Type.Optional(Type.Unknown({ description: 'Set by the service: answers IMMUTABLE_FIELD.' })),
+    livemode: Type.Optional(Type.Unknown({ description: 'Set by the service: answers IMMUTABLE_FIELD.' })),
+    kycStatus: Type.Optional(Type.Unknown({ description: 'Set by the service: answers IMMUTABLE_FIELD.' })),
+    createdAt: Type.Optional(Type.Unknown({ description: 'Set by the service: answers IMMUTABLE_FIELD.' })),
+    updatedAt: Type.Optional(Type.Unknown({ description: 'Set by the service: answers IMMUTABLE_FIELD.' })),
   },
   { additionalProperties: false },
 );

@@ -1,14 +1,15 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { createCoalescedWakeup, jobInsertStatement, notifyInsertedJobs } from '../../jobs/queue.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { fieldsAsJwe, openFields, resealFields, sealFields } from '../../crypto/pii.ts';
+import { fieldsToJwe, openFields, resealFields, sealFields } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { KycService } from '../kyc/service.ts';
-import type { Merchant, MerchantsService } from '../merchants/service.ts';
+import { kycVerifyQueue, type KycService } from '../kyc/service.ts';
+import type { Merchant, MerchantsService, PiiKey } from '../merchants/service.ts';
 import {
   addressFields,
   normalizeEmail,
@@ -26,7 +27,22 @@ import type { CustomerCreateInput, CustomerResponse, CustomerUpdateInput } from 
 
 export type CustomerRow = typeof customers.$inferSelect;
 
-const immutableOnUpdate = ['referenceId', 'signupAt', 'firstName', 'middleName', 'lastName', 'dateOfBirth', 'phoneNumber', 'supportedPayoutMethods'] as const;
+const immutableOnUpdate = [
+  'referenceId',
+  'signupAt',
+  'firstName',
+  'middleName',
+  'lastName',
+  'dateOfBirth',
+  'phoneNumber',
+  'supportedPayoutMethods',
+  'id',
+  'merchantId',
+  'livemode',
+  'kycStatus',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 function location(row: { merchantId: string; id: string }) {
   return { merchantId: row.merchantId, table: 'customers', rowId: row.id };
@@ -80,12 +96,10 @@ export function normalizeIdentity(input: Partial<CustomerCreateInput>, now: Date
 
 export function createCustomersService(deps: { database: Database; clock: Clock; keyRing: KeyRing; merchants: MerchantsService; kyc: () => KycService }) {
   const { database, clock, keyRing, merchants } = deps;
+  const kycWakeup = createCoalescedWakeup(database, kycVerifyQueue);
 
-  async function toResponse(row: CustomerRow): Promise<CustomerResponse> {
-    const { email, ...sealed } = row.pii;
-    const plainEmail = email ? openFields(keyRing, location(row), { email }).email : undefined;
-    const jwe = await fieldsAsJwe(keyRing, location(row), sealed, await merchants.activePiiKey(row.merchantId));
-    const address = fieldsToAddress(jwe);
+  /** The answer for a row whose PII is `jwe` (JWE per field) and `email` (plaintext). */
+  function responseOf(row: CustomerRow, email: string | undefined, jwe: Record<string, string>): CustomerResponse {
     const response: CustomerResponse = {
       id: row.id,
       referenceId: row.referenceId,
@@ -96,8 +110,8 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       createdAt: row.createdAt.getTime(),
       updatedAt: row.updatedAt.getTime(),
     };
-    if (plainEmail !== undefined) {
-      response.email = plainEmail;
+    if (email !== undefined) {
+      response.email = email;
     }
     if (row.supportedPaymentMethods) {
       response.supportedPaymentMethods = row.supportedPaymentMethods;
@@ -110,11 +124,36 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         response[name] = jwe[name];
       }
     }
+    const address = fieldsToAddress(jwe);
     if (Object.keys(address).length > 0) {
       response.address = address;
     }
     return response;
   }
+
+  /** The answer right after a write, from the plaintext just sealed (no decryption round trip). */
+  function responseFromPlaintext(row: CustomerRow, fields: Record<string, string>, piiKey: PiiKey): CustomerResponse {
+    const { email, ...identity } = fields;
+    return responseOf(row, email, fieldsToJwe(identity, piiKey));
+  }
+
+  /** The answer for a stored row: every PII field decrypted and re-encrypted as a fresh JWE. */
+  async function toResponse(row: CustomerRow): Promise<CustomerResponse> {
+    const plain = openFields(keyRing, location(row), row.pii);
+    return responseFromPlaintext(row, plain, await merchants.activePiiKey(row.merchantId));
+  }
+
+  // The read by id is the hottest query: prepared once (SQL built once; a named statement per connection on PostgreSQL).
+  const readById = database.db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.id, sql.placeholder('id')), eq(customers.merchantId, sql.placeholder('merchantId'))))
+    .prepare('customers_read_by_id');
+  const readByIdInMode = database.db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.id, sql.placeholder('id')), eq(customers.merchantId, sql.placeholder('merchantId')), eq(customers.livemode, sql.placeholder('livemode'))))
+    .prepare('customers_read_by_id_in_mode');
 
   function scope(merchantId: string, livemode: boolean | undefined, extra: SQL): SQL {
     const conditions = [eq(customers.merchantId, merchantId), extra];
@@ -124,36 +163,70 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
     return and(...conditions) as SQL;
   }
 
-  async function insertCustomer(tx: Executor, merchantId: string, livemode: boolean, input: { referenceId: string; signupAt: Date; fields: Record<string, string>; supportedPaymentMethods?: string[] }, now: Date): Promise<CustomerRow> {
+  /**
+   * Inserts a customer and, when its identity data is complete, starts KYC: the customer (already
+   * PENDING), its verification, the provider job and the worker wake-up are one SQL statement —
+   * atomic on its own, one round trip, and part of the caller's transaction when given one.
+   */
+  async function insertCustomer(
+    executor: Executor,
+    merchantId: string,
+    livemode: boolean,
+    input: { referenceId: string; signupAt: Date; fields: Record<string, string>; supportedPaymentMethods?: string[] },
+    now: Date,
+    wakeAfterCommit = false,
+  ): Promise<CustomerRow> {
     const id = newId('customer', now.getTime());
-    let row: CustomerRow | undefined;
+    const row: CustomerRow = {
+      id,
+      merchantId,
+      livemode,
+      referenceId: input.referenceId,
+      signupAt: input.signupAt,
+      pii: sealFields(keyRing, { merchantId, table: 'customers', rowId: id }, input.fields),
+      supportedPaymentMethods: input.supportedPaymentMethods ?? null,
+      supportedPayoutMethods: null,
+      kycStatus: 'NOT_STARTED',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const plan = deps.kyc().planStart(row, input.fields as KycData, now);
+    if (plan) {
+      row.kycStatus = 'PENDING';
+    }
+    const at = now.toISOString();
+    const statements: SQL[] = [
+      sql`customer as (
+        insert into customers (id, merchant_id, livemode, reference_id, signup_at, pii, supported_payment_methods, supported_payout_methods, kyc_status, created_at, updated_at)
+        values (${id}, ${merchantId}, ${livemode}::boolean, ${row.referenceId}, ${row.signupAt.toISOString()}::timestamptz, ${JSON.stringify(row.pii)}::jsonb,
+                ${row.supportedPaymentMethods ? JSON.stringify(row.supportedPaymentMethods) : null}::jsonb, null, ${row.kycStatus}, ${at}::timestamptz, ${at}::timestamptz)
+        returning id)`,
+    ];
+    let tail = sql`select id from customer`;
+    if (plan) {
+      const verification = plan.verification;
+      statements.push(sql`verification as (
+        insert into kyc_verifications (id, merchant_id, livemode, customer_id, provider, status, reason, created_at)
+        select ${verification.id}, ${merchantId}, ${livemode}::boolean, customer.id, ${verification.provider}, 'PENDING', ${verification.reason ?? null}::text, ${at}::timestamptz from customer)`);
+      if (plan.job) {
+        statements.push(sql`job as (${jobInsertStatement(now, plan.job.queue, plan.job.payload, plan.job.options)})`);
+        // In the caller's transaction the NOTIFY rides along (delivered on its commit); a statement
+        // committing on its own wakes the workers afterwards through the coalesced wake-up.
+        tail = wakeAfterCommit ? sql`select id from job` : notifyInsertedJobs('job');
+      }
+    }
     try {
-      [row] = await tx
-        .insert(customers)
-        .values({
-          id,
-          merchantId,
-          livemode,
-          referenceId: input.referenceId,
-          signupAt: input.signupAt,
-          pii: sealFields(keyRing, { merchantId, table: 'customers', rowId: id }, input.fields),
-          supportedPaymentMethods: input.supportedPaymentMethods ?? null,
-          kycStatus: 'NOT_STARTED',
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
+      await executor.execute(sql`with ${sql.join(statements, sql`, `)} ${tail}`);
+      if (wakeAfterCommit && plan?.job) {
+        kycWakeup.request();
+      }
     } catch (error) {
       if (isUniqueViolation(error, 'customers_reference_unique')) {
         throw new AppError('DUPLICATE_REFERENCE_ID', `A customer with referenceId '${input.referenceId.slice(0, 255)}' already exists in this mode`);
       }
       throw error;
     }
-    if (!row) {
-      throw new Error('customer insert returned nothing');
-    }
-    const started = await deps.kyc().startIfComplete(tx, row, input.fields as KycData, now);
-    return started ? { ...row, kycStatus: started } : row;
+    return row;
   }
 
   async function lockCustomer(tx: Executor, merchantId: string, livemode: boolean | undefined, customerId: string): Promise<CustomerRow> {
@@ -175,14 +248,13 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         fields.email = normalizeEmail('email', input.email);
       }
       const supportedPaymentMethods = input.supportedPaymentMethods ? validatePaymentMethods('supportedPaymentMethods', input.supportedPaymentMethods) : undefined;
-      const row = await database.transaction((tx) =>
-        insertCustomer(tx, merchant.id, livemode, { referenceId: input.referenceId, signupAt, fields, ...(supportedPaymentMethods ? { supportedPaymentMethods } : {}) }, now),
-      );
-      return toResponse(row);
+      // One statement (customer, KYC verification, job, NOTIFY): atomic without BEGIN/COMMIT.
+      const row = await insertCustomer(database.db, merchant.id, livemode, { referenceId: input.referenceId, signupAt, fields, ...(supportedPaymentMethods ? { supportedPaymentMethods } : {}) }, now, true);
+      return responseFromPlaintext(row, fields, await merchants.activePiiKey(row.merchantId));
     },
 
     async getCustomer(merchant: Merchant, livemode: boolean | undefined, customerId: string): Promise<CustomerResponse> {
-      const [row] = await database.db.select().from(customers).where(scope(merchant.id, livemode, eq(customers.id, customerId)));
+      const [row] = livemode === undefined ? await readById.execute({ id: customerId, merchantId: merchant.id }) : await readByIdInMode.execute({ id: customerId, merchantId: merchant.id, livemode });
       if (!row) {
         throw notFound('customer', customerId);
       }
@@ -198,7 +270,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
       const email = input.email !== undefined ? normalizeEmail('email', input.email) : undefined;
       const requestedMethods = input.supportedPaymentMethods ? validatePaymentMethods('supportedPaymentMethods', input.supportedPaymentMethods) : undefined;
-      const row = await database.transaction(async (tx) => {
+      const { row, fields } = await database.transaction(async (tx) => {
         // Row lock: the address merge and the immutability check read and write the same row.
         const current = await lockCustomer(tx, merchant.id, livemode, customerId);
         const fields = openFields(keyRing, location(current), current.pii);
@@ -228,9 +300,9 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
           throw notFound('customer', customerId);
         }
         const started = await deps.kyc().startIfComplete(tx, updated, fields as KycData, now);
-        return started ? { ...updated, kycStatus: started } : updated;
+        return { row: started ? { ...updated, kycStatus: started } : updated, fields };
       });
-      return toResponse(row);
+      return responseFromPlaintext(row, fields, await merchants.activePiiKey(row.merchantId));
     },
 
     /** Admin: the payout methods a customer may choose on payout pages. */
@@ -314,11 +386,12 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       return started ? { ...updated, kycStatus: started } : updated;
     },
 
-    /** Key-ring rotation: re-seals every customer's PII under the active key. */
-    async reencryptAll(): Promise<number> {
+    /** Key-ring rotation: re-seals every customer's PII under the active key (`onProgress`: rows examined of all). */
+    async reencryptAll(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
       const rows = await database.db.select({ id: customers.id, merchantId: customers.merchantId, pii: customers.pii }).from(customers);
       let changed = 0;
-      for (const row of rows) {
+      for (const [index, row] of rows.entries()) {
+        options.onProgress?.(index, rows.length);
         const resealed = resealFields(keyRing, location(row), row.pii);
         if (resealed) {
           // Conditional on the ciphertext read: a concurrent update wins and is re-sealed next run.
@@ -330,6 +403,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
           changed += updated.length;
         }
       }
+      options.onProgress?.(rows.length, rows.length);
       return changed;
     },
   };

@@ -30,8 +30,22 @@ import { registerPayoutPageScreens } from './screens/payout-pages.tsx';
 import { registerSubscriptionScreens } from './screens/subscriptions.tsx';
 import { registerWebhookScreens } from './screens/webhooks.tsx';
 
-/** Sign-in attempts per e-mail and client address: 5 a minute (a bucket of 5 refilled over 60 s). */
-const signInAttemptsPerMinute = 5;
+/**
+ * Sign-in and password-change throttling, token buckets (`burst` attempts, refilled at `perSecond`):
+ * - per e-mail and client address: 5 a minute, the ordinary typo budget of one person;
+ * - per e-mail, whatever the address: 20 per 15 minutes, so guessing one account's password from
+ *   many addresses (a botnet) stays slow;
+ * - per client address, whatever the e-mail: 30 a minute, so one address cannot try a list of
+ *   accounts (credential stuffing);
+ * - password changes per signed-in user: 5 per 15 minutes (a stolen session cannot guess the
+ *   current password quickly).
+ */
+export const signInLimits = {
+  perAccountAndAddress: { burst: 5, perSecond: 5 / 60 },
+  perAccount: { burst: 20, perSecond: 20 / 900 },
+  perAddress: { burst: 30, perSecond: 30 / 60 },
+  passwordChange: { burst: 5, perSecond: 5 / 900 },
+} as const;
 
 /**
  * The merchant dashboard at /dashboard (contract §1): server-rendered pages whose read models are
@@ -40,10 +54,17 @@ const signInAttemptsPerMinute = 5;
 export async function registerDashboard(app: Api, platform: Platform): Promise<void> {
   const { config, services, database, clock, keyRing } = platform;
   const sessions = createDashboardSessions({ database, clock });
-  const limiter = config.redisUrl
-    ? createRedisRateLimiter(config.redisUrl, signInAttemptsPerMinute / 60, signInAttemptsPerMinute)
-    : createMemoryRateLimiter(signInAttemptsPerMinute / 60, signInAttemptsPerMinute);
-  app.addHook('onClose', async () => limiter.close());
+  const createLimiter = (limit: { burst: number; perSecond: number }) =>
+    config.redisUrl ? createRedisRateLimiter(config.redisUrl, limit.perSecond, limit.burst) : createMemoryRateLimiter(limit.perSecond, limit.burst);
+  const limiters = {
+    perAccountAndAddress: createLimiter(signInLimits.perAccountAndAddress),
+    perAccount: createLimiter(signInLimits.perAccount),
+    perAddress: createLimiter(signInLimits.perAddress),
+    passwordChange: createLimiter(signInLimits.passwordChange),
+  };
+  app.addHook('onClose', async () => {
+    await Promise.all(Object.values(limiters).map((limiter) => limiter.close()));
+  });
   const secureCookies = config.publicUrl.startsWith('https://');
 
   const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox'];
@@ -66,11 +87,32 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       route.schema = { ...route.schema, hide: true };
     });
 
-    registerSignInRoutes(web, { sessions, csrf, render, limiter, secureCookies });
+    registerSignInRoutes(web, { sessions, csrf, render, limiters, secureCookies });
 
-    web.setNotFoundHandler((request, reply) =>
-      render(reply, (nonce) => DashboardErrorPage({ frame: null, nonce, status: 404, message: 'This dashboard address does not exist.', requestId: request.id }), { status: 404 }),
-    );
+    // A signed-in user gets the 404 inside the dashboard frame (header, mode switch, sections), in
+    // the mode of the address when it names one they may use.
+    web.setNotFoundHandler(async (request, reply) => {
+      const session = await sessions.authenticate(request.cookies[sessionCookieName]);
+      const message = 'This dashboard address does not exist.';
+      if (!session) {
+        return render(reply, (nonce) => DashboardErrorPage({ frame: null, nonce, status: 404, message, requestId: request.id }), { status: 404 });
+      }
+      const segment = request.url.slice(dashboardPrefix.length).split(/[/?#]/)[1];
+      const mode: Mode = segment === 'live' && session.merchant.liveEnabled ? 'live' : 'sandbox';
+      const csrfToken = csrf.issue(request, reply, sessionCsrfScope(session));
+      return render(
+        reply,
+        (nonce) =>
+          DashboardErrorPage({
+            frame: { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections },
+            nonce,
+            status: 404,
+            message,
+            requestId: request.id,
+          }),
+        { status: 404 },
+      );
+    });
 
     await web.register(async (signedIn) => {
       const tools: ScreenTools = { csrf, render, sections, flash: createFlash(keyRing, secureCookies) };
@@ -123,7 +165,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         );
       });
 
-      registerAccountRoutes(signedIn, tools, { sessions, secureCookies });
+      registerAccountRoutes(signedIn, tools, { sessions, secureCookies, limiter: limiters.passwordChange });
       registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
       registerCustomerScreens(signedIn, tools, presenters.customers);
       registerPayoutPageScreens(signedIn, tools, { presenter: presenters.payoutPages, payoutPages: services.payoutPages });

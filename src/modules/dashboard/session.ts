@@ -1,5 +1,5 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
-import { and, eq, lt, ne } from 'drizzle-orm';
+import { eq, lt } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { dashboardSessions, dashboardUsers, merchants } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
@@ -87,10 +87,12 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
     },
 
     /**
-     * Changes the password after checking the current one. Every other session of the user ends
-     * (a stolen session cookie does not survive a password change); this one stays signed in.
+     * Changes the password after checking the current one. Every session of the user ends, this one
+     * included (a stolen session cookie does not survive a password change), and a fresh session
+     * replaces this one: a new token, with the same end as the session it replaces (changing the
+     * password does not extend a session). Returns the new cookie token.
      */
-    async changePassword(session: DashboardSession, input: { currentPassword: string; newPassword: string; confirmation: string }): Promise<void> {
+    async changePassword(session: DashboardSession, input: { currentPassword: string; newPassword: string; confirmation: string }): Promise<{ token: string; expiresAt: Date }> {
       if (input.newPassword.length < minimumPasswordLength || input.newPassword.length > maximumPasswordLength) {
         throw wrongParameter('New password', `must be between ${minimumPasswordLength} and ${maximumPasswordLength} characters`);
       }
@@ -106,10 +108,14 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
       }
       const passwordHash = await argonHash(input.newPassword, passwordHashOptions);
       const now = clock.now();
+      const token = randomToken(32);
+      const expiresAt = session.expiresAt;
       await database.transaction(async (tx) => {
         await tx.update(dashboardUsers).set({ passwordHash, updatedAt: now }).where(eq(dashboardUsers.id, user.id));
-        await tx.delete(dashboardSessions).where(and(eq(dashboardSessions.userId, user.id), ne(dashboardSessions.id, session.id)));
+        await tx.delete(dashboardSessions).where(eq(dashboardSessions.userId, user.id));
+        await tx.insert(dashboardSessions).values({ id: newId('dashboardSession', now.getTime()), tokenHash: sha256Hex(token), userId: user.id, merchantId: user.merchantId, createdAt: now, expiresAt });
       });
+      return { token, expiresAt };
     },
   };
 }

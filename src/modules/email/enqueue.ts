@@ -3,6 +3,7 @@ import { emails } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
+import { emailFieldAssociatedData, sealEmailContent } from './sealing.ts';
 
 export const emailSendQueue = 'email.send';
 /** Attempts of the `email.send` job before the e-mail is marked `failed`. */
@@ -21,12 +22,13 @@ export interface OutgoingEmail {
 }
 
 export function emailAddressAssociatedData(merchantId: string, emailId: string): string {
-  return `emails|${merchantId}|${emailId}|to`;
+  return emailFieldAssociatedData(merchantId, emailId, 'to');
 }
 
 /**
  * Queues an e-mail inside the caller's transaction; the `email.send` job delivers it (with retries)
- * after commit. The recipient address is stored sealed.
+ * after commit. The recipient, the subject and both bodies are stored sealed (`sealing.ts`): an
+ * e-mail may greet the customer by first name or carry a verification code.
  */
 export async function enqueueEmail(tx: Executor, now: Date, keyRing: KeyRing, email: OutgoingEmail): Promise<string> {
   const id = newId('email', now.getTime());
@@ -34,11 +36,8 @@ export async function enqueueEmail(tx: Executor, now: Date, keyRing: KeyRing, em
     id,
     merchantId: email.merchantId,
     livemode: email.livemode,
-    toCiphertext: keyRing.encrypt(email.to, emailAddressAssociatedData(email.merchantId, id)),
+    ...sealEmailContent(keyRing, email.merchantId, id, { to: email.to, subject: email.subject, text: email.text, html: email.html }),
     template: email.template,
-    subject: email.subject,
-    text: email.text,
-    html: email.html,
     relatedId: email.relatedId ?? null,
     status: 'queued',
     createdAt: now,

@@ -34,7 +34,10 @@ const EmailListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** `GET /admin/v1/emails`: the outbox, for operators (and the sandbox inbox). */
+/**
+ * `GET /admin/v1/emails`: the outbox, for operators (and the sandbox inbox). Recipient, subject and
+ * bodies rest sealed and are decrypted for this answer; a field that does not open reads `(unreadable)`.
+ */
 export function registerAdminEmailRoutes(admin: Api, emails: EmailService): void {
   admin.get(
     '/emails',

@@ -1,11 +1,13 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, type SQL } from 'drizzle-orm';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { emails } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
-import { emailAddressAssociatedData, emailMaxAttempts, emailSendQueue } from './enqueue.ts';
+import { emailMaxAttempts, emailSendQueue } from './enqueue.ts';
+import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { openEmailContent, openEmailContentOrPlaceholder, resealEmailContent, type EmailContent, type StoredEmailContent } from './sealing.ts';
 
 export type EmailStatus = (typeof emails.$inferSelect)['status'];
 
@@ -68,14 +70,26 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
         });
         return;
       }
-      const to = keyRing.decrypt(row.toCiphertext, emailAddressAssociatedData(row.merchantId, row.id));
+      let content: EmailContent;
+      try {
+        content = openEmailContent(keyRing, row.merchantId, row.id, row);
+      } catch {
+        // A sealed field that does not open (its key left the ring, or the value was copied from
+        // another row) will not open on a retry either: the e-mail fails now, and nothing is sent.
+        const message = 'the sealed recipient or content does not open (key missing from the ring, or the value is not this e-mail\'s)';
+        logger.error({ emailId: row.id, template: row.template, attempt: context.attempt }, 'e-mail unreadable, not sent');
+        await context.transaction(async (tx) => {
+          await tx.update(emails).set({ status: 'failed', attempts: context.attempt, lastError: message }).where(stillQueued);
+        });
+        return;
+      }
       try {
         await transporter(smtpUrl).sendMail({
           from: mailFrom,
-          to,
-          subject: row.subject,
-          text: row.text,
-          html: row.html,
+          to: content.to,
+          subject: content.subject,
+          text: content.text,
+          html: content.html,
           messageId: `<${row.id}@${domain}>`,
           headers: { 'X-Paysail-Email-Id': row.id, 'X-Paysail-Template': row.template },
         });
@@ -102,7 +116,10 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
       return sendJob;
     },
 
-    /** Newest first; recipients decrypted (operators and the sandbox inbox only). */
+    /**
+     * Newest first; recipient, subject and bodies decrypted (operators and the sandbox inbox only). A
+     * field that does not open reads `(unreadable)`, so one damaged e-mail does not hide the others.
+     */
     async listEmails(filters: { merchantId?: string; relatedId?: string; limit: number }): Promise<EmailView[]> {
       const conditions: SQL[] = [];
       if (filters.merchantId !== undefined) {
@@ -117,22 +134,66 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
         .where(conditions.length > 0 ? and(...conditions) : undefined)
         .orderBy(desc(emails.createdAt), desc(emails.id))
         .limit(filters.limit);
-      return rows.map((row) => ({
-        id: row.id,
-        merchantId: row.merchantId,
-        livemode: row.livemode,
-        to: keyRing.decrypt(row.toCiphertext, emailAddressAssociatedData(row.merchantId, row.id)),
-        subject: row.subject,
-        text: row.text,
-        html: row.html,
-        template: row.template,
-        relatedId: row.relatedId,
-        status: row.status,
-        attempts: row.attempts,
-        lastError: row.lastError,
-        createdAt: row.createdAt.getTime(),
-        sentAt: row.sentAt ? row.sentAt.getTime() : null,
-      }));
+      return rows.map((row) => {
+        const { to, subject, text, html } = openEmailContentOrPlaceholder(keyRing, row.merchantId, row.id, row);
+        return {
+          id: row.id,
+          merchantId: row.merchantId,
+          livemode: row.livemode,
+          to,
+          subject,
+          text,
+          html,
+          template: row.template,
+          relatedId: row.relatedId,
+          status: row.status,
+          attempts: row.attempts,
+          lastError: row.lastError,
+          createdAt: row.createdAt.getTime(),
+          sentAt: row.sentAt ? row.sentAt.getTime() : null,
+        };
+      });
+    },
+
+    /**
+     * Key-ring rotation: re-seals every e-mail's recipient, subject and bodies under the active key,
+     * and seals the plaintext subject and bodies of rows written by older versions. Reads in pages of
+     * `batchSize` rows by id. Each update is conditional on the values read: an e-mail changed
+     * meanwhile keeps its values and is re-sealed on the next run. An e-mail whose fields do not open
+     * (its key already left the ring) cannot be re-sealed: it is skipped with a warning naming its id.
+     * Returns the number of e-mails re-sealed (`onProgress`: rows examined of all).
+     */
+    async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(emails))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit) =>
+          database.db
+            .select({ id: emails.id, merchantId: emails.merchantId, toCiphertext: emails.toCiphertext, subject: emails.subject, text: emails.text, html: emails.html })
+            .from(emails)
+            .where(after === undefined ? undefined : gt(emails.id, after))
+            .orderBy(asc(emails.id))
+            .limit(limit),
+        cursorOf: (row) => row.id,
+        async reseal(row) {
+          let resealed: StoredEmailContent | null;
+          try {
+            resealed = resealEmailContent(keyRing, row.merchantId, row.id, row);
+          } catch {
+            logger.warn({ emailId: row.id }, 'e-mail does not open under the key ring; not re-encrypted');
+            return false;
+          }
+          if (!resealed) {
+            return false;
+          }
+          const updated = await database.db
+            .update(emails)
+            .set(resealed)
+            .where(and(eq(emails.id, row.id), eq(emails.toCiphertext, row.toCiphertext), eq(emails.subject, row.subject), eq(emails.text, row.text), eq(emails.html, row.html)))
+            .returning({ id: emails.id });
+          return updated.length > 0;
+        },
+      });
     },
 
     close(): void {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { events } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -78,7 +78,8 @@ export function createEventsService(deps: { database: Database; clock: Clock; ke
 
     async listEvents(merchant: Merchant, livemode: boolean | undefined, input: EventListInput): Promise<{ events: EventView[]; hasMore: boolean; nextCursor?: string }> {
       const limit = input.limit ?? 20;
-      const conditions: SQL[] = [];
+      // Test events (`evt_test_…`, sent to one endpoint by webhooks.sendTestEvent) are not business events: not listed, readable by id.
+      const conditions: SQL[] = [sql`not starts_with(${events.id}, 'evt_test_')`];
       if (input.type !== undefined) {
         conditions.push(eq(events.type, input.type));
       }

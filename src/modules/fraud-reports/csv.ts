@@ -4,7 +4,7 @@ import { normalizeFraudType, type FraudNetwork } from './networks.ts';
 import { parseDecimalToCents, usdRatesMicros } from './rates.ts';
 
 /**
- * The issuer-fraud file layouts, one per network (docs/fraud-reports.md). A header row naming the
+ * The issuer-fraud file layouts, one per network (docs/guides/fraud-reports.md). A header row naming the
  * columns is required; columns may come in any order; unknown or missing columns reject the file.
  */
 export const fraudFileLayouts: Readonly<Record<FraudNetwork, { reference: string; bin: string; last4: string; fraudType: string; reportedDate: string; columns: readonly string[] }>> = {

@@ -1,5 +1,5 @@
 /**
- * The card networks' own fraud type codes, as issuers report them (docs/fraud-reports.md):
+ * The card networks' own fraud type codes, as issuers report them (docs/guides/fraud-reports.md):
  * Visa TC40 fraud types and Mastercard SAFE fraud type codes. The description becomes the report's
  * `fraudReason`; the code is kept as `fraudType`.
  */

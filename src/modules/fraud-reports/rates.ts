@@ -1,5 +1,5 @@
 /**
- * Sandbox conversion rates to US dollars (docs/fraud-reports.md), in millionths of a dollar per
+ * Sandbox conversion rates to US dollars (docs/guides/fraud-reports.md), in millionths of a dollar per
  * unit so the arithmetic stays in integers. Fixed on purpose: reports must be reproducible.
  */
 export const usdRatesMicros: Readonly<Record<string, number>> = {

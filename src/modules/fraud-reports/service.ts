@@ -1,9 +1,10 @@
-import { and, asc, count, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { fraudImports, fraudReports } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { openFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
+import { openFields, resealFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
+import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { recordEvent } from '../events/record.ts';
@@ -157,12 +158,11 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
         fraudAmountUsd = formatCents(cents);
       }
       return database.transaction(async (tx) => {
-        const [candidate] = (await payments.findPaymentsForFraud(tx, { paymentId: input.paymentId })).filter((payment) => payment.merchantId === merchant.id);
+        // The helper works in sandbox only (the route refuses livemode=true): a live payment's id is
+        // looked up in sandbox and, like any id not there, is not found (contract §1, no existence leak).
+        const [candidate] = (await payments.findPaymentsForFraud(tx, { paymentId: input.paymentId })).filter((payment) => payment.merchantId === merchant.id && !payment.livemode);
         if (!candidate) {
           throw notFound('payment', input.paymentId);
-        }
-        if (candidate.livemode) {
-          throw new AppError('FORBIDDEN', 'Test helpers work in sandbox only; this payment is live');
         }
         if (candidate.status !== 'SUCCEEDED') {
           throw new AppError('INVALID_STATE', `Payment ${candidate.paymentId} is ${candidate.status}; only successful card payments can be reported as fraud`);
@@ -206,8 +206,9 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
      * Imports a network's issuer-fraud file (admin API and CLI). Rows are matched to successful
      * payments by network transaction id, else by BIN + last 4 + amount + transaction date; rows
      * that match nothing, or more than one payment, are reported back and never guessed.
+     * `onProgress` (the CLI's progress bar) hears rows handled of all; they commit together at the end.
      */
-    async importNetworkFile(input: FraudImportInput): Promise<FraudImportResultResponse> {
+    async importNetworkFile(input: FraudImportInput, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<FraudImportResultResponse> {
       const livemode = input.livemode ?? true;
       const parsed = parseFraudFile(input.network, input.csv);
       const now = clock.now();
@@ -219,7 +220,8 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
         unmatchedRows: [],
       };
       await database.transaction(async (tx) => {
-        for (const entry of parsed) {
+        for (const [index, entry] of parsed.entries()) {
+          options.onProgress?.(index, parsed.length);
           if (!entry.ok) {
             result.unmatchedRows.push({ line: entry.line, reason: entry.reason });
             continue;
@@ -254,6 +256,7 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
           );
           (created ? result.createdReports : result.duplicateRows).push({ line: row.line, checkoutPaymentId: candidate.paymentId });
         }
+        options.onProgress?.(parsed.length, parsed.length);
         result.import.created = result.createdReports.length;
         result.import.duplicates = result.duplicateRows.length;
         result.import.unmatched = result.unmatchedRows.length;
@@ -324,6 +327,37 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
       ]);
       const matches = Number(total?.value ?? 0);
       return { checkoutFraudReports: rows.map(toResponse), count: matches, hasMore: offset + rows.length < matches };
+    },
+
+    /**
+     * Key-ring rotation: re-seals each report's cardholder name and customer e-mail under the active
+     * key (same associated data; UPDATE conditional on the ciphertext read). `onProgress`: rows examined of all.
+     */
+    async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(fraudReports))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit: number) =>
+          database.db
+            .select({ paymentId: fraudReports.paymentId, merchantId: fraudReports.merchantId, pii: fraudReports.pii })
+            .from(fraudReports)
+            .where(after === undefined ? undefined : gt(fraudReports.paymentId, after))
+            .orderBy(asc(fraudReports.paymentId))
+            .limit(limit),
+        cursorOf: (row) => row.paymentId,
+        reseal: async (row) => {
+          const resealed = resealFields(keyRing, location(row), row.pii);
+          if (resealed === null) {
+            return false;
+          }
+          const updated = await database.db
+            .update(fraudReports)
+            .set({ pii: resealed })
+            .where(and(eq(fraudReports.paymentId, row.paymentId), sql`${fraudReports.pii} = ${JSON.stringify(row.pii)}::jsonb`))
+            .returning({ paymentId: fraudReports.paymentId });
+          return updated.length > 0;
+        },
+      });
     },
   };
 }

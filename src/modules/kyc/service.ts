@@ -2,7 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob, type EnqueueOptions } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import type { KycProvider } from './providers/types.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
@@ -10,6 +10,12 @@ import { missingKycFields, type KycData } from '../customers/rules.ts';
 export const kycVerifyQueue = 'kyc.verify';
 
 export type KycDecisionHook = (tx: Executor, decision: { customerId: string; merchantId: string; livemode: boolean; status: 'APPROVED' | 'REJECTED' }, now: Date) => Promise<void>;
+
+/** A verification about to start: its row, and the job that submits it (none without a provider). */
+export interface KycStartPlan {
+  verification: typeof kycVerifications.$inferInsert & { id: string; status: 'PENDING'; createdAt: Date };
+  job: { queue: string; payload: { verificationId: string }; options: EnqueueOptions } | null;
+}
 
 export const noLiveProviderReason = 'No live KYC provider is configured: live verifications stay PENDING until the operator configures one.';
 
@@ -32,22 +38,19 @@ export function createKycService(deps: {
     return livemode ? liveProvider : sandboxProvider;
   }
 
-  return {
-    onDecision(hook: KycDecisionHook): void {
-      decisionHooks.push(hook);
-    },
-
-    /**
-     * Starts verification if the data is complete and none has started. Runs inside the caller's
-     * transaction with the customer row locked (or just inserted) by the caller.
-     */
-    async startIfComplete(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date): Promise<'PENDING' | null> {
-      if (customer.kycStatus !== 'NOT_STARTED' || missingKycFields(data).length > 0) {
-        return null;
-      }
-      const provider = providerFor(customer.livemode);
-      const id = newId('kycVerification', now.getTime());
-      await tx.insert(kycVerifications).values({
+  /**
+   * What starting verification means for this customer, or null when it does not start (data
+   * incomplete, or already started): the verification row and, when a provider is configured,
+   * the job that submits it. `startIfComplete` applies it; a create applies it in its own insert.
+   */
+  function planStart(customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date): KycStartPlan | null {
+    if (customer.kycStatus !== 'NOT_STARTED' || missingKycFields(data).length > 0) {
+      return null;
+    }
+    const provider = providerFor(customer.livemode);
+    const id = newId('kycVerification', now.getTime());
+    return {
+      verification: {
         id,
         merchantId: customer.merchantId,
         livemode: customer.livemode,
@@ -56,13 +59,34 @@ export function createKycService(deps: {
         status: 'PENDING',
         reason: provider ? null : noLiveProviderReason,
         createdAt: now,
-      });
+      },
+      job: provider ? { queue: kycVerifyQueue, payload: { verificationId: id }, options: { dedupeKey: `kyc.verify:${id}`, maxAttempts: 20 } } : null,
+    };
+  }
+
+  return {
+    onDecision(hook: KycDecisionHook): void {
+      decisionHooks.push(hook);
+    },
+
+    planStart,
+
+    /**
+     * Starts verification if the data is complete and none has started. Runs inside the caller's
+     * transaction with the customer row locked (or just inserted) by the caller.
+     */
+    async startIfComplete(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date): Promise<'PENDING' | null> {
+      const plan = planStart(customer, data, now);
+      if (!plan) {
+        return null;
+      }
+      await tx.insert(kycVerifications).values(plan.verification);
       await tx
         .update(customers)
         .set({ kycStatus: 'PENDING', updatedAt: now })
         .where(and(eq(customers.id, customer.id), eq(customers.kycStatus, 'NOT_STARTED')));
-      if (provider) {
-        await enqueueJob(tx, now, kycVerifyQueue, { verificationId: id }, { dedupeKey: `kyc.verify:${id}`, maxAttempts: 20 });
+      if (plan.job) {
+        await enqueueJob(tx, now, plan.job.queue, plan.job.payload, plan.job.options);
       }
       return 'PENDING';
     },

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { ledgerAccountKinds, ledgerAccounts, ledgerEntries, ledgerTransactions, type LedgerAccountKind } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -83,8 +83,41 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
    * InsufficientFundsError when a non-negative account would go below zero; the caller's
    * transaction must then roll back (it always does: the error propagates).
    */
+  /**
+   * Transactions that already hold their merchant+mode's account locks (see lockAccounts). Keyed by
+   * the transaction handle, so the lock is taken once per database transaction.
+   */
+  const lockedTransactions = new WeakMap<Executor, Set<string>>();
+
+  /**
+   * Locks every account of the merchant in that mode, in one order (currency, kind), before the
+   * first balance update of a transaction. Postings update accounts in whatever order their entries
+   * and pages come (a reserve takes `available` then `reserved`, a release the reverse; a KYC decision
+   * releases several pages in id order, across currencies), so two transactions of one merchant
+   * could take the same rows in opposite orders and deadlock (PostgreSQL then aborts one of them).
+   * Taking them all in one order first makes every posting transaction of a merchant queue behind
+   * the other instead. It serialises a merchant's postings per mode, which already contended on
+   * these few rows.
+   */
+  async function lockAccounts(tx: Executor, owner: LedgerOwner): Promise<void> {
+    const scope = `${owner.merchantId}|${owner.livemode}`;
+    const held = lockedTransactions.get(tx) ?? new Set<string>();
+    if (held.has(scope)) {
+      return;
+    }
+    await tx
+      .select({ id: ledgerAccounts.id })
+      .from(ledgerAccounts)
+      .where(and(eq(ledgerAccounts.merchantId, owner.merchantId), eq(ledgerAccounts.livemode, owner.livemode)))
+      .orderBy(asc(ledgerAccounts.currency), asc(ledgerAccounts.kind))
+      .for('update');
+    held.add(scope);
+    lockedTransactions.set(tx, held);
+  }
+
   async function post(tx: Executor, input: PostInput, now: Date): Promise<{ transactionId: string } | null> {
     const entries = entriesOf(input.postings);
+    await lockAccounts(tx, input);
     const transactionId = newId('ledgerTransaction', now.getTime());
     const inserted = await tx
       .insert(ledgerTransactions)

@@ -289,11 +289,12 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
       piiKeyCache.delete(merchantId);
     },
 
-    /** Re-encrypts every stored PII key under the key ring's active key (key-ring rotation). */
-    async reencryptPiiKeys(): Promise<number> {
+    /** Re-encrypts every stored PII key under the key ring's active key (key-ring rotation; `onProgress`: rows examined of all). */
+    async reencryptPiiKeys(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
       const rows = await database.db.select().from(merchantPiiKeys);
       let changed = 0;
-      for (const row of rows) {
+      for (const [index, row] of rows.entries()) {
+        options.onProgress?.(index, rows.length);
         if (keyRing.keyIdOf(row.keyCiphertext) === keyRing.activeKeyId) {
           continue;
         }
@@ -302,6 +303,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
         await database.db.update(merchantPiiKeys).set({ keyCiphertext }).where(and(eq(merchantPiiKeys.id, row.id), eq(merchantPiiKeys.keyCiphertext, row.keyCiphertext)));
         changed += 1;
       }
+      options.onProgress?.(rows.length, rows.length);
       return changed;
     },
   };

@@ -96,7 +96,9 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
     async (request) => {
       const { merchant } = requireAuth(request);
       requireSandbox(request.query.livemode);
-      const current = await paymentPages.getPage(merchant, undefined, request.params.pageId);
+      // An explicit livemode=false looks in sandbox only: a live page is then 404 like any other
+      // id of the other mode (contract §1), not a 403 that reveals it exists.
+      const current = await paymentPages.getPage(merchant, request.query.livemode, request.params.pageId);
       if (current.livemode) {
         throw new AppError('FORBIDDEN', 'Test helpers work in sandbox only; this payment page is live');
       }

@@ -1,11 +1,13 @@
-import { and, eq, gt, gte, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/client.ts';
 import { cardTokens, customers, paymentPages, payments, type PaymentPageSubscription } from '../../db/schema/index.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { withoutCommitGuard } from '../../db/commit-guard.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { openFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
+import { openFields, resealFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
+import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { validateMetadata, validateReturnUrl } from '../../http/request-rules.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
@@ -621,7 +623,9 @@ export function createPaymentPagesService(deps: {
         throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
       }
       const paymentId = newId('payment', now.getTime());
-      const claimed = await database.transaction(async (tx) => {
+      // A reservation, settled below or by the resolve job: the Idempotency-Key is marked by the
+      // settlement, not here (decision 0004).
+      const claimed = await withoutCommitGuard(() => database.transaction(async (tx) => {
         const [held] = await tx
           .update(paymentPages)
           .set({ attemptPaymentId: paymentId, updatedAt: now })
@@ -651,7 +655,7 @@ export function createPaymentPagesService(deps: {
         });
         await enqueueJob(tx, now, paymentAttemptResolveQueue, { paymentId }, { runAt: new Date(now.getTime() + attemptRecoveryDelayMs), dedupeKey: `${paymentAttemptResolveQueue}:${paymentId}` });
         return held;
-      });
+      }));
       if (!claimed) {
         const current = await requireView({ pageId: page.id });
         throw notPayable(current.page, clock.now()) ?? new AppError('INVALID_STATE', `Payment page ${page.id} cannot be paid right now; retry`);
@@ -875,6 +879,68 @@ export function createPaymentPagesService(deps: {
         customerEmail = (await customersService.contactOf(executor, row.payment.customerId)).email ?? '';
       }
       return { cardholderName, customerEmail };
+    },
+
+    /**
+     * Key-ring rotation: re-seals each page's customer e-mail under the active key (same associated
+     * data; UPDATE conditional on the ciphertext read). `onProgress`: rows examined of all.
+     */
+    async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(paymentPages))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit: number) =>
+          database.db
+            .select({ id: paymentPages.id, merchantId: paymentPages.merchantId, customerEmailCiphertext: paymentPages.customerEmailCiphertext })
+            .from(paymentPages)
+            .where(after === undefined ? undefined : gt(paymentPages.id, after))
+            .orderBy(asc(paymentPages.id))
+            .limit(limit),
+        cursorOf: (row) => row.id,
+        reseal: async (row) => {
+          const resealed = resealFields(keyRing, emailLocation(row), { customerEmail: row.customerEmailCiphertext })?.customerEmail;
+          if (resealed === undefined) {
+            return false;
+          }
+          const updated = await database.db
+            .update(paymentPages)
+            .set({ customerEmailCiphertext: resealed })
+            .where(and(eq(paymentPages.id, row.id), eq(paymentPages.customerEmailCiphertext, row.customerEmailCiphertext)))
+            .returning({ id: paymentPages.id });
+          return updated.length > 0;
+        },
+      });
+    },
+
+    /** Key-ring rotation: re-seals each payment's cardholder name under the active key (as `reencryptAll`). */
+    async reencryptPayments(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(payments).where(isNotNull(payments.cardholderNameCiphertext)))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit: number) =>
+          database.db
+            .select({ id: payments.id, merchantId: payments.merchantId, cardholderNameCiphertext: payments.cardholderNameCiphertext })
+            .from(payments)
+            .where(and(isNotNull(payments.cardholderNameCiphertext), after === undefined ? undefined : gt(payments.id, after)))
+            .orderBy(asc(payments.id))
+            .limit(limit),
+        cursorOf: (row) => row.id,
+        reseal: async (row) => {
+          if (row.cardholderNameCiphertext === null) {
+            return false;
+          }
+          const resealed = resealFields(keyRing, paymentLocation(row), { cardholderName: row.cardholderNameCiphertext })?.cardholderName;
+          if (resealed === undefined) {
+            return false;
+          }
+          const updated = await database.db
+            .update(payments)
+            .set({ cardholderNameCiphertext: resealed })
+            .where(and(eq(payments.id, row.id), eq(payments.cardholderNameCiphertext, row.cardholderNameCiphertext)))
+            .returning({ id: payments.id });
+          return updated.length > 0;
+        },
+      });
     },
   };
 }

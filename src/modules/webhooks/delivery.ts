@@ -1,11 +1,11 @@
-import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { queryRows, type Database, type Executor } from '../../db/client.ts';
 import { events, merchants, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { BatchContext, BatchJob, Clock, JobDefinition } from '../../jobs/worker.ts';
 import { enqueueEmail } from '../email/enqueue.ts';
 import { renderEmail } from '../email/templates.ts';
 import { eventFanoutQueue } from '../events/record.ts';
@@ -20,6 +20,16 @@ export const deliverQueue = 'webhooks.deliver';
 export const failureWarningAfterMs = 3 * 24 * 60 * 60 * 1000;
 /** … and is disabled (with another e-mail) once it has failed this long without a success. */
 export const failureDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
+
+/** Fan-out jobs in flight per worker (each one event's first attempts), and claimed per round trip. */
+export const fanoutConcurrency = 256;
+export const fanoutBatchSize = 64;
+/** Retries and redeliveries in flight per worker. */
+export const deliverConcurrency = 32;
+/** A fan-out batch writes what has answered by then, and the rest when it has answered too. */
+export const fanoutFlushAfterMs = 250;
+/** Decrypted endpoint secrets kept per process. */
+const secretCacheSize = 2_000;
 
 export interface DeliverPayload {
   deliveryId: string;
@@ -165,14 +175,33 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
     }
   }
 
+  /**
+   * Decrypted signing secrets, by endpoint and ciphertext (a rotation changes the ciphertext, so a
+   * stale entry is never used). Saves an AES-GCM decryption per attempt; bounded, in memory only.
+   */
+  const secrets = new Map<string, string>();
+  function decryptSecret(endpoint: EndpointRow, ciphertext: string, which: 'secret' | 'previous_secret'): string {
+    const key = `${endpoint.id}|${which}|${ciphertext}`;
+    const cached = secrets.get(key);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const secret = keyRing.decrypt(ciphertext, secretAssociatedData(endpoint, which));
+    if (secrets.size >= secretCacheSize) {
+      secrets.clear();
+    }
+    secrets.set(key, secret);
+    return secret;
+  }
+
   /** Signs and sends one attempt (no transaction open meanwhile). */
   async function send(target: AttemptTarget): Promise<AttemptResult> {
     const { endpoint, event } = target;
     const now = clock.now();
-    const secret = keyRing.decrypt(endpoint.secretCiphertext, secretAssociatedData(endpoint, 'secret'));
+    const secret = decryptSecret(endpoint, endpoint.secretCiphertext, 'secret');
     const previous =
       endpoint.previousSecretCiphertext && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime()
-        ? keyRing.decrypt(endpoint.previousSecretCiphertext, secretAssociatedData(endpoint, 'previous_secret'))
+        ? decryptSecret(endpoint, endpoint.previousSecretCiphertext, 'previous_secret')
         : null;
     // During a rotation's grace period the body keeps the previous secret's signature (receivers
     // not yet updated keep verifying) and the header carries both (docs/webhooks.md).
@@ -281,56 +310,176 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
     }
   }
 
-  const fanout: JobDefinition<{ eventId: string }> = {
-    queue: eventFanoutQueue,
-    async handle(payload, context) {
-      const now = context.now;
-      // The event, its merchant and the candidate endpoints in one query.
-      const rows = await database.db
-        .select({ event: events, fraudEnabled: merchants.fraudReportWebhooksEnabled, merchantEmail: merchants.email, endpoint: webhookEndpoints })
-        .from(events)
-        .innerJoin(merchants, eq(merchants.id, events.merchantId))
-        .leftJoin(
-          webhookEndpoints,
-          and(
-            eq(webhookEndpoints.merchantId, events.merchantId),
-            eq(webhookEndpoints.livemode, events.livemode),
-            eq(webhookEndpoints.status, 'ENABLED'),
-            isNull(webhookEndpoints.deletedAt),
-            // An endpoint added later does not receive older events (a backlog would otherwise leak them).
-            lte(webhookEndpoints.createdAt, events.createdAt),
-          ),
-        )
-        .where(eq(events.id, payload.eventId));
-      const first = rows[0];
+  /**
+   * `recordFirstAttempt` for many targets: every new delivery and its first attempt in one
+   * statement (the rows travel as one JSON parameter). Targets whose delivery already existed (a
+   * redelivery got there first) are recorded on that one, one by one, as before.
+   */
+  async function recordFirstAttempts(tx: Executor, attempts: ReadonlyArray<{ target: AttemptTarget; result: AttemptResult }>, createdAt: Date): Promise<void> {
+    if (attempts.length === 1 && attempts[0]) {
+      await recordFirstAttempt(tx, attempts[0].target, attempts[0].result, createdAt);
+      return;
+    }
+    const planned = attempts.map(({ target, result }) => ({ target, result, plan: planAfter(target, result) }));
+    const input = planned.map(({ target, result, plan }) => ({
+      delivery_id: target.deliveryId,
+      event_id: target.event.id,
+      endpoint_id: target.endpoint.id,
+      merchant_id: target.event.merchantId,
+      livemode: target.event.livemode,
+      event_type: target.event.type,
+      status: plan.status,
+      next_attempt_at: plan.nextAttemptAt ? plan.nextAttemptAt.toISOString() : null,
+      attempted_at: plan.attemptedAt.toISOString(),
+      completed_at: plan.status === 'PENDING' ? null : plan.attemptedAt.toISOString(),
+      status_code: result.statusCode,
+      error: result.error,
+      url: target.endpoint.url,
+      outcome: result.ok ? 'SUCCEEDED' : 'FAILED',
+      latency_ms: result.latencyMs,
+      response_body: result.responseBody,
+    }));
+    const inserted = await queryRows<{ id: string }>(
+      tx,
+      sql`with input as (
+            select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as r(
+              delivery_id text, event_id text, endpoint_id text, merchant_id text, livemode boolean, event_type text, status text,
+              next_attempt_at timestamptz, attempted_at timestamptz, completed_at timestamptz, status_code integer, error text,
+              url text, outcome text, latency_ms integer, response_body text)
+          ), delivery as (
+            insert into webhook_deliveries (id, event_id, endpoint_id, merchant_id, livemode, event_type, status, generation, attempt_count,
+                                            next_attempt_at, last_attempt_at, last_status_code, last_error, created_at, updated_at, completed_at)
+            select delivery_id, event_id, endpoint_id, merchant_id, livemode, event_type, status, 1, 1,
+                   next_attempt_at, attempted_at, status_code, error, ${createdAt.toISOString()}::timestamptz, attempted_at, completed_at
+            from input
+            on conflict (event_id, endpoint_id) do nothing
+            returning id
+          ), attempt as (
+            insert into webhook_delivery_attempts (delivery_id, number, generation, url, outcome, status_code, latency_ms, response_body, error, attempted_at)
+            select i.delivery_id, 1, 1, i.url, i.outcome, i.status_code, i.latency_ms, i.response_body, i.error, i.attempted_at
+            from input i join delivery d on d.id = i.delivery_id
+          )
+          select id from delivery`,
+    );
+    const insertedIds = new Set(inserted.map((row) => row.id));
+    for (const { target, result, plan } of planned) {
+      if (insertedIds.has(target.deliveryId)) {
+        // A success to a healthy endpoint needs nothing more (followUp would find nothing to do).
+        if (!(result.ok && !target.endpoint.failingSince)) {
+          await followUp(tx, target, result, plan, true);
+        }
+        continue;
+      }
+      const [existing] = await tx
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.eventId, target.event.id), eq(webhookDeliveries.endpointId, target.endpoint.id)));
+      if (existing) {
+        await recordAttempt(tx, { ...target, deliveryId: existing.id }, result);
+      }
+    }
+  }
+
+  /**
+   * The fan-out of several events (one job each): the events, their merchants and candidate
+   * endpoints in one query; every first attempt in parallel; then one transaction completes the
+   * jobs and writes their deliveries with the attempts. The jobs whose attempts have all answered
+   * within `fanoutFlushAfterMs` are written then, so one slow receiver does not hold up the others'
+   * bookkeeping; the rest once they have answered too (or timed out).
+   */
+  async function fanoutBatch(jobs: BatchJob<{ eventId: string }>[], context: BatchContext<{ eventId: string }>): Promise<void> {
+    const now = context.now;
+    const rows = await database.db
+      .select({ event: events, fraudEnabled: merchants.fraudReportWebhooksEnabled, merchantEmail: merchants.email, endpoint: webhookEndpoints })
+      .from(events)
+      .innerJoin(merchants, eq(merchants.id, events.merchantId))
+      .leftJoin(
+        webhookEndpoints,
+        and(
+          eq(webhookEndpoints.merchantId, events.merchantId),
+          eq(webhookEndpoints.livemode, events.livemode),
+          eq(webhookEndpoints.status, 'ENABLED'),
+          isNull(webhookEndpoints.deletedAt),
+          // An endpoint added later does not receive older events (a backlog would otherwise leak them).
+          lte(webhookEndpoints.createdAt, events.createdAt),
+        ),
+      )
+      .where(jobs.length === 1 && jobs[0] ? eq(events.id, jobs[0].payload.eventId) : inArray(events.id, [...new Set(jobs.map((job) => job.payload.eventId))]));
+    const byEvent = new Map<string, typeof rows>();
+    for (const row of rows) {
+      const list = byEvent.get(row.event.id) ?? [];
+      list.push(row);
+      byEvent.set(row.event.id, list);
+    }
+    const targetsByJob = new Map<string, AttemptTarget[]>();
+    for (const job of jobs) {
+      const eventRows = byEvent.get(job.payload.eventId) ?? [];
+      const first = eventRows[0];
       if (!first || (first.event.type === 'FRAUD_REPORTED' && !first.fraudEnabled)) {
-        return;
+        targetsByJob.set(job.id, []);
+        continue;
       }
       const { event, merchantEmail } = first;
-      const targets: AttemptTarget[] = rows.flatMap((row) =>
-        row.endpoint && subscribes(row.endpoint.enabledEvents, event.type)
-          ? [{ deliveryId: newId('webhookDelivery', now.getTime()), generation: 1, attempt: 1, endpoint: row.endpoint, event, merchantEmail }]
-          : [],
+      targetsByJob.set(
+        job.id,
+        eventRows.flatMap((row) =>
+          row.endpoint && subscribes(row.endpoint.enabledEvents, event.type)
+            ? [{ deliveryId: newId('webhookDelivery', now.getTime()), generation: 1, attempt: 1, endpoint: row.endpoint, event, merchantEmail }]
+            : [],
+        ),
       );
-      if (targets.length === 0) {
-        return;
-      }
-      // First attempts in parallel; the deliveries are written with them, and the fan-out job
-      // completes in the same transaction (a crash before then runs it all again).
-      const results = await Promise.all(targets.map((target) => send(target)));
-      await context.transaction(async (tx) => {
-        for (const [index, target] of targets.entries()) {
-          const result = results[index];
-          if (result) {
-            await recordFirstAttempt(tx, target, result, now);
-          }
+    }
+    // First attempts in parallel; the deliveries are written with them, and each job completes in
+    // the same transaction (a crash before then runs it all again: at least once).
+    const results = new Map<AttemptTarget, AttemptResult>();
+    const sent = Promise.all([...targetsByJob.values()].flat().map(async (target) => results.set(target, await send(target))));
+    const ready = (job: BatchJob<{ eventId: string }>) => (targetsByJob.get(job.id) ?? []).every((target) => results.has(target));
+    const flush = async (batch: BatchJob<{ eventId: string }>[]) =>
+      context.transaction(batch, async (tx, held) => {
+        const attempts = held.flatMap((job) => (targetsByJob.get(job.id) ?? []).flatMap((target) => {
+          const result = results.get(target);
+          return result ? [{ target, result }] : [];
+        }));
+        if (attempts.length > 0) {
+          await recordFirstAttempts(tx, attempts, now);
         }
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const allSent = await Promise.race([sent.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), fanoutFlushAfterMs)))]);
+    clearTimeout(timer);
+    if (allSent) {
+      await flush(jobs);
+      return;
+    }
+    const early = jobs.filter(ready);
+    if (early.length > 0) {
+      await flush(early);
+    }
+    await sent;
+    const rest = jobs.filter((job) => !early.includes(job));
+    if (rest.length > 0) {
+      await flush(rest);
+    }
+  }
+
+  const fanout: JobDefinition<{ eventId: string }> = {
+    queue: eventFanoutQueue,
+    // A lane of its own: first attempts neither wait behind other jobs nor hold them up.
+    concurrency: fanoutConcurrency,
+    batchSize: fanoutBatchSize,
+    handleBatch: fanoutBatch,
+    async handle(payload, context) {
+      await fanoutBatch([{ id: context.jobId, payload, attempt: context.attempt }], {
+        now: context.now,
+        transaction: (batch, work) => context.transaction((tx, afterCommit) => work(tx, [...batch], afterCommit)),
       });
     },
   };
 
   const deliver: JobDefinition<DeliverPayload> = {
     queue: deliverQueue,
+    // Retries wait on receivers (up to the attempt timeout each): a lane of their own, wider than the default.
+    concurrency: deliverConcurrency,
     // Attempts of the job itself (database trouble); delivery attempts are counted on the delivery.
     maxAttempts: 10,
     async handle(payload, context) {

@@ -35,7 +35,10 @@ class AttemptTimeoutError extends Error {}
  * receiver had just closed is sent once more on a fresh one.
  */
 export function createWebhookHttpClient(options: { timeoutMs: number; allowPrivateTargets: boolean; maxSockets?: number; userAgent?: string }): WebhookHttpClient {
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 16, timeout: 4_000, scheduling: 'lifo' as const };
+  const maxSockets = options.maxSockets ?? 64;
+  // As many idle sockets kept as may be busy: a busy receiver's connections are reused rather than
+  // closed after each burst and opened again (a new connection costs more than the request).
+  const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 4_000, scheduling: 'lifo' as const };
   const httpAgent = new http.Agent(agentOptions);
   const httpsAgent = new https.Agent(agentOptions);
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
@@ -83,8 +86,20 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': userAgent, host: target.host },
         ...(options.allowPrivateTargets ? {} : { lookup: guardedLookup }),
       });
-      const timer = setTimeout(() => request.destroy(new AttemptTimeoutError(`no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-      request.on('socket', (socket: Socket) => checkSocket(socket, (error) => request.destroy(error)));
+      // The limit covers waiting for a free connection too (at most maxSockets per origin are open):
+      // one attempt never outlasts WEBHOOK_TIMEOUT_MS, which the job lease is sized for.
+      let gotSocket = false;
+      const timer = setTimeout(
+        () =>
+          request.destroy(
+            new AttemptTimeoutError(gotSocket ? `no complete answer within ${options.timeoutMs} ms` : `no free connection to ${target.host} within ${options.timeoutMs} ms (${maxSockets} busy); not sent`),
+          ),
+        options.timeoutMs,
+      );
+      request.on('socket', (socket: Socket) => {
+        gotSocket = true;
+        checkSocket(socket, (error) => request.destroy(error));
+      });
       request.on('error', (error: NodeJS.ErrnoException) => {
         const reusedSocketReset = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
         const message =
@@ -106,7 +121,8 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
           finish({
             ok,
             statusCode,
-            responseBody: Buffer.concat(chunks).toString('utf8'),
+            // NUL cannot be stored in a PostgreSQL text (nor jsonb) value: a receiver must not be able to fail the write of its attempt.
+            responseBody: Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\ufffd'),
             error: error ?? (ok ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`),
             retryAfter: statusCode === 429 || statusCode === 503 ? retryAfterHeader : undefined,
           });

@@ -6,6 +6,8 @@ import {
   DeliveryIdParams,
   DeliveryListQuery,
   RotateSecretBody,
+  SendTestEventBody,
+  TestEventResult,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointCreateBody,
@@ -18,7 +20,7 @@ import type { WebhooksService } from './service.ts';
 
 const tags = ['Webhooks'];
 
-/** `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (contract §12; docs/webhooks.md). */
+/** `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (contract §12; docs/guides/webhooks.md). */
 export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void {
   api.post(
     '/webhook_endpoints',
@@ -129,6 +131,29 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     async (request) => {
       const { merchant } = requireAuth(request);
       return succeeded(await webhooks.rotateSecret(merchant, modeFilter(merchant, request.query.livemode), request.params.endpointId, request.body?.gracePeriodSeconds));
+    },
+  );
+
+  api.post(
+    '/webhook_endpoints/:endpointId/test',
+    {
+      schema: {
+        tags,
+        summary: 'Send a test event',
+        description:
+          'Sends an example event of `eventType` (one the endpoint receives) to this endpoint only, through the normal delivery: signed, logged with every attempt, ' +
+          'retried on failure. The event id starts with `evt_test_` and every object id in `data` has `test_` after its prefix (`page_test_000…`), so it cannot be ' +
+          'mistaken for a real one. Test events are not listed by GET /v1/events (GET /v1/events/:id reads one); their deliveries are listed by GET /v1/webhook_deliveries. ' +
+          'The endpoint must be enabled (409 otherwise). See docs/webhooks.md.',
+        querystring: LivemodeQuery,
+        params: WebhookEndpointIdParams,
+        body: SendTestEventBody,
+        response: { 200: Envelope(TestEventResult), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.sendTestEvent(merchant, modeFilter(merchant, request.query.livemode), request.params.endpointId, request.body.eventType));
     },
   );
 

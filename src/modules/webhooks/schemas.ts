@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { eventTypes } from '../events/record.ts';
+import { EventSchema } from '../events/schemas.ts';
 
 export const maxEndpointsPerMode = 16;
 
@@ -133,3 +134,14 @@ export const RedeliverBody = Type.Union(
   [Type.Object({ endpointId: Type.Optional(Type.String({ maxLength: 100, description: 'Only this endpoint; default every enabled endpoint that subscribes to the event.' })) }, { additionalProperties: false }), Type.Null()],
   { description: 'Optional.' },
 );
+
+export const SendTestEventBody = Type.Object(
+  {
+    eventType: Type.Enum(eventTypes, { description: `The type of the example event: one the endpoint receives (${eventTypes.join(', ')}).` }),
+  },
+  { additionalProperties: false },
+);
+export type SendTestEventInput = Static<typeof SendTestEventBody>;
+
+/** `event`: the example event (`evt_test_…`); `delivery`: its one delivery, PENDING with no attempt yet. */
+export const TestEventResult = Type.Object({ event: EventSchema, delivery: WebhookDelivery });

@@ -1,17 +1,22 @@
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { events, merchants, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from '../../db/schema/index.ts';
 import { isId, newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
+import { resealInBatches, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { systemClock, type Clock, type JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/service.ts';
 import { createCursorCodec, olderThan, pageOf, type PagePosition } from '../events/paging.ts';
+import type { EventType } from '../events/record.ts';
+import type { EventView } from '../events/schemas.ts';
+import { eventView } from '../events/service.ts';
 import { createDeliveryJobs, enqueueDeliveries, secretAssociatedData } from './delivery.ts';
 import { createWebhookHttpClient, type WebhookHttpClient } from './http-client.ts';
 import { normalizeEnabledEvents, subscribes, validateEndpointUrl } from './rules.ts';
 import { generateWebhookSecret } from './signing.ts';
+import { exampleEventData, isTestEventId, newTestEventId } from './test-events.ts';
 import {
   maxEndpointsPerMode,
   type DeliveryListInput,
@@ -263,7 +268,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
 
     /**
      * A new secret. For `gracePeriodSeconds` (default 24 h) the previous secret keeps signing too
-     * (docs/webhooks.md); rotating again within the grace period drops the oldest secret.
+     * (docs/guides/webhooks.md); rotating again within the grace period drops the oldest secret.
      */
     async rotateSecret(merchant: Merchant, livemode: boolean | undefined, endpointId: string, gracePeriodSeconds: number = defaultRotationGraceSeconds): Promise<WebhookEndpointWithSecretView> {
       const secret = generateWebhookSecret();
@@ -352,6 +357,13 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         }
         const [owner] = await tx.select({ fraudEnabled: merchants.fraudReportWebhooksEnabled }).from(merchants).where(eq(merchants.id, merchant.id));
         const fraudBlocked = event.type === 'FRAUD_REPORTED' && !owner?.fraudEnabled;
+        // A test event belongs to the one endpoint it was sent to (sendTestEvent): redelivery never fans it out.
+        const testEndpointIds = isTestEventId(event.id)
+          ? new Set((await tx.select({ endpointId: webhookDeliveries.endpointId }).from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).map((row) => row.endpointId))
+          : null;
+        if (testEndpointIds && endpointId !== undefined && !testEndpointIds.has(endpointId)) {
+          throw new AppError('INVALID_STATE', `Test event ${event.id} was sent to another endpoint; send a new test event to ${endpointId} instead`);
+        }
         let targets: EndpointRow[];
         if (endpointId !== undefined) {
           const [endpoint] = await tx.select().from(webhookEndpoints).where(endpointScope(merchant.id, event.livemode, eq(webhookEndpoints.id, endpointId)));
@@ -371,8 +383,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         } else {
           targets = fraudBlocked
             ? []
-            : (await tx.select().from(webhookEndpoints).where(endpointScope(merchant.id, event.livemode, eq(webhookEndpoints.status, 'ENABLED')))).filter((endpoint) =>
-                subscribes(endpoint.enabledEvents, event.type),
+            : (await tx.select().from(webhookEndpoints).where(endpointScope(merchant.id, event.livemode, eq(webhookEndpoints.status, 'ENABLED')))).filter(
+                (endpoint) => subscribes(endpoint.enabledEvents, event.type) && (testEndpointIds === null || testEndpointIds.has(endpoint.id)),
               );
         }
         const upserted: DeliveryRow[] = [];
@@ -406,6 +418,105 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         return upserted;
       });
       return { deliveries: await deliveryViews(rows) };
+    },
+
+    /**
+     * Sends an example event of `eventType` (one of the endpoint's enabled types) to this endpoint
+     * only: the event (`evt_test_…`, example data with test ids, see test-events.ts) and its one
+     * delivery are written in one transaction with the delivery job, and from there it goes the normal
+     * way — signed, logged with every attempt, retried on failure, redeliverable to this endpoint.
+     * No fan-out job is enqueued, so no other endpoint sees it; `GET /v1/events` does not list it.
+     */
+    async sendTestEvent(merchant: Merchant, livemode: boolean | undefined, endpointId: string, eventType: EventType): Promise<{ event: EventView; delivery: WebhookDeliveryView }> {
+      const now = clock.now();
+      const { event, delivery } = await database.transaction(async (tx) => {
+        // Locked so a concurrent disable, delete or change of events cannot slip in between the checks and the insert.
+        const [endpoint] = await tx.select().from(webhookEndpoints).where(endpointScope(merchant.id, livemode, eq(webhookEndpoints.id, endpointId))).for('update');
+        if (!endpoint) {
+          throw notFound('webhook endpoint', endpointId);
+        }
+        if (endpoint.status !== 'ENABLED') {
+          throw new AppError('INVALID_STATE', `Webhook endpoint ${endpoint.id} is disabled; enable it first`);
+        }
+        if (!subscribes(endpoint.enabledEvents, eventType)) {
+          throw wrongParameter('eventType', `must be one of the event types the endpoint receives (${endpoint.enabledEvents.join(', ')})`);
+        }
+        if (eventType === 'FRAUD_REPORTED') {
+          const [owner] = await tx.select({ fraudEnabled: merchants.fraudReportWebhooksEnabled }).from(merchants).where(eq(merchants.id, merchant.id));
+          if (!owner?.fraudEnabled) {
+            throw new AppError('INVALID_STATE', 'FRAUD_REPORTED webhooks are not enabled for this merchant; ask the operator to enable them');
+          }
+        }
+        const data = exampleEventData(eventType, { merchantId: merchant.id, livemode: endpoint.livemode, publicUrl: deps.publicUrl, now });
+        const eventId = newTestEventId(now);
+        const [eventRow] = await tx
+          .insert(events)
+          .values({ id: eventId, merchantId: merchant.id, livemode: endpoint.livemode, type: eventType, data, createdAt: now })
+          .returning();
+        const [deliveryRow] = await tx
+          .insert(webhookDeliveries)
+          .values({
+            id: newId('webhookDelivery', now.getTime()),
+            eventId,
+            endpointId: endpoint.id,
+            merchantId: merchant.id,
+            livemode: endpoint.livemode,
+            eventType,
+            status: 'PENDING',
+            generation: 1,
+            attemptCount: 0,
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        if (!eventRow || !deliveryRow) {
+          throw new Error('test event insert returned nothing');
+        }
+        await enqueueDeliveries(tx, now, [deliveryRow]);
+        return { event: eventRow, delivery: deliveryRow };
+      });
+      return { event: eventView(event), delivery: deliveryView(delivery, []) };
+    },
+
+    /**
+     * Key-ring rotation: re-seals every endpoint's signing secret and previous secret (deleted
+     * endpoints too: their rows keep the ciphertext) under the active key, with the same associated
+     * data. The UPDATE is conditional on the ciphertexts read: a concurrent secret rotation wins.
+     * The secrets themselves do not change, so deliveries stay signed as before. `onProgress`: rows examined of all.
+     */
+    async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(webhookEndpoints))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit: number) =>
+          database.db
+            .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, secretCiphertext: webhookEndpoints.secretCiphertext, previousSecretCiphertext: webhookEndpoints.previousSecretCiphertext })
+            .from(webhookEndpoints)
+            .where(after === undefined ? undefined : gt(webhookEndpoints.id, after))
+            .orderBy(asc(webhookEndpoints.id))
+            .limit(limit),
+        cursorOf: (row) => row.id,
+        reseal: async (row) => {
+          const secret = resealValue(keyRing, row.secretCiphertext, secretAssociatedData(row, 'secret'));
+          const previous = row.previousSecretCiphertext === null ? null : resealValue(keyRing, row.previousSecretCiphertext, secretAssociatedData(row, 'previous_secret'));
+          if (secret === null && previous === null) {
+            return false;
+          }
+          const updated = await database.db
+            .update(webhookEndpoints)
+            .set({ ...(secret === null ? {} : { secretCiphertext: secret }), ...(previous === null ? {} : { previousSecretCiphertext: previous }) })
+            .where(
+              and(
+                eq(webhookEndpoints.id, row.id),
+                ...(secret === null ? [] : [eq(webhookEndpoints.secretCiphertext, row.secretCiphertext)]),
+                ...(previous === null || row.previousSecretCiphertext === null ? [] : [eq(webhookEndpoints.previousSecretCiphertext, row.previousSecretCiphertext)]),
+              ),
+            )
+            .returning({ id: webhookEndpoints.id });
+          return updated.length > 0;
+        },
+      });
     },
 
     close(): void {

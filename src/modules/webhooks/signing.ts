@@ -44,8 +44,16 @@ export function canonicalJson(value: unknown): string {
 
 /** The body `signature`: base64 HMAC-SHA256 over the canonical JSON of the event without `signature`. */
 export function bodySignature(event: WebhookEventPayload, secret: string): string {
+  return signCanonical(unsignedCanonicalJson(event), secret);
+}
+
+function unsignedCanonicalJson(event: WebhookEventPayload): string {
   const { id, type, createdAt, livemode, data } = event;
-  return createHmac('sha256', secretKey(secret)).update(canonicalJson({ id, type, createdAt, livemode, data })).digest('base64');
+  return canonicalJson({ id, type, createdAt, livemode, data });
+}
+
+function signCanonical(canonical: string, secret: string): string {
+  return createHmac('sha256', secretKey(secret)).update(canonical).digest('base64');
 }
 
 /** One Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<timestamp>.<body>`. */
@@ -54,12 +62,27 @@ export function headerSignature(webhookId: string, timestampSeconds: number, bod
 }
 
 /**
+ * The canonical JSON of the signed event, from the canonical JSON of the unsigned one without
+ * serialising the event again: the members are sorted (createdAt, data, id, livemode, signature,
+ * type), so `signature` goes right before the final `type` member. Falls back to serialising when
+ * the text does not end as expected.
+ */
+function withSignature(unsigned: string, event: WebhookEventPayload, signature: string): string {
+  const typeMember = `,"type":${JSON.stringify(event.type)}}`;
+  if (!unsigned.endsWith(typeMember)) {
+    return canonicalJson({ ...event, signature });
+  }
+  return `${unsigned.slice(0, -typeMember.length)},"signature":${JSON.stringify(signature)}${typeMember}`;
+}
+
+/**
  * The request a delivery sends. `bodySecret` signs the body; every secret in `headerSecrets` adds a
  * space-separated `v1,` signature to `webhook-signature` (both secrets during a rotation's grace period).
  * The body is the canonical JSON of the signed event, so it is identical on every retry.
  */
 export function buildSignedRequest(event: WebhookEventPayload, options: { bodySecret: string; headerSecrets: readonly string[]; timestampSeconds: number }): { body: string; headers: Record<string, string> } {
-  const body = canonicalJson({ ...event, signature: bodySignature(event, options.bodySecret) });
+  const unsigned = unsignedCanonicalJson(event);
+  const body = withSignature(unsigned, event, signCanonical(unsigned, options.bodySecret));
   return {
     body,
     headers: {

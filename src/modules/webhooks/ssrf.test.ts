@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blockedAddressReason, blockedLiteral, isPublicAddress } from './ssrf.ts';
+import { BlockedTargetError, blockedAddressReason, blockedLiteral, createGuardedLookup, isPublicAddress } from './ssrf.ts';
 
 test('public unicast addresses are allowed', () => {
   for (const address of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.167.255.255', '223.255.255.255', '2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '1:2:3:4:5:6:7:8']) {
@@ -59,4 +59,40 @@ test('URL hosts: numeric IPv4 spellings are normalised by the URL parser, then r
   }
   assert.equal(blockedLiteral('example.com'), null, 'names are checked at connect time, not here');
   assert.equal(blockedLiteral('8.8.8.8'), null);
+});
+
+test('a name is judged by every address it resolves to: only private → refused before any socket; a mix → only the public ones are used', async () => {
+  const records: Record<string, Array<{ address: string; family: number }>> = {
+    'internal.example': [
+      { address: '10.1.2.3', family: 4 },
+      { address: 'fd00::1', family: 6 },
+    ],
+    'metadata.example': [{ address: '169.254.169.254', family: 4 }],
+    'mixed.example': [
+      { address: '192.168.0.10', family: 4 },
+      { address: '93.184.216.34', family: 4 },
+    ],
+  };
+  const lookup = createGuardedLookup((hostname, _options, callback) => callback(null, records[hostname] ?? []));
+  const resolveOne = (hostname: string) =>
+    new Promise<{ error: Error | null; address: string }>((resolve) => {
+      lookup(hostname, { family: 0 }, (error, address) => resolve({ error, address: String(address) }));
+    });
+  const resolveAll = (hostname: string) =>
+    new Promise<{ error: Error | null; addresses: unknown }>((resolve) => {
+      lookup(hostname, { all: true }, (error, addresses) => resolve({ error, addresses }));
+    });
+
+  const internal = await resolveOne('internal.example');
+  assert.ok(internal.error instanceof BlockedTargetError);
+  assert.match(internal.error.message, /internal\.example resolves only to addresses webhooks may not reach: 10\.1\.2\.3 \(private \(RFC 1918\)\), fd00::1 \(unique local\)/);
+  const metadata = await resolveAll('metadata.example');
+  assert.ok(metadata.error instanceof BlockedTargetError);
+  assert.match(metadata.error.message, /169\.254\.169\.254 \(link-local/);
+  assert.deepEqual(metadata.addresses, []);
+
+  assert.deepEqual(await resolveOne('mixed.example'), { error: null, address: '93.184.216.34' });
+  const mixedAll = await resolveAll('mixed.example');
+  assert.equal(mixedAll.error, null);
+  assert.deepEqual(mixedAll.addresses, [{ address: '93.184.216.34', family: 4 }]);
 });

@@ -184,12 +184,15 @@ export function blockedLiteral(hostname: string): string | null {
   return reason === null ? null : `${bare} is ${reason}`;
 }
 
+/** How a name becomes addresses: `dns.lookup` in production, a fake resolver in tests. */
+export type AddressResolver = (hostname: string, options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
 /**
- * A `lookup` for http(s).request / net.connect that resolves normally and then keeps only public
+ * A `lookup` for http(s).request / net.connect that resolves with `resolve` and then keeps only public
  * addresses; when none is left the connection fails with BlockedTargetError before any socket opens.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+export const createGuardedLookup = (resolve: AddressResolver): LookupFunction => (hostname, options, callback) => {
+  resolve(hostname, { ...options, all: true }, (error, addresses) => {
     const wantsAll = options.all === true;
     if (error) {
       if (wantsAll) {
@@ -224,3 +227,6 @@ export function isLocalHostname(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost');
 }
+
+/** The production guard: names resolved by the system resolver. */
+export const guardedLookup: LookupFunction = createGuardedLookup(dns.lookup);

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { bodySignature, headerSignature, type WebhookEventPayload } from './signing.ts';
 
 /**
- * Verifies a Paysail webhook on the receiving side (docs/webhooks.md):
+ * Verifies a Paysail webhook on the receiving side (docs/guides/webhooks.md):
  *
  * 1. `webhook-timestamp` is within `toleranceSeconds` (default 300) of `now` — replays of old
  *    requests fail;

@@ -4,42 +4,13 @@ import { after, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { adminApiKey, basicAuth, createTestContext, json } from '../../helpers/context.ts';
 import { assertError } from '../../helpers/assertions.ts';
-import { idPrefixes, type IdKind } from '../../../src/crypto/ids.ts';
+import { fakeId, listOperations, resolveSchema, type Access, type OpenApiDocument, type Operation, type Schema } from '../../reliability/openapi.ts';
 
 /**
  * The checks every route shares (contract §1, §3), run against every operation in the built app's
  * OpenAPI document, so routes added later are covered without touching this file. Routes hidden
  * from the document (docs UI, /metrics, hosted HTML pages) are not API routes and are not listed.
  */
-
-interface Schema {
-  $ref?: string;
-  type?: string | string[];
-  required?: string[];
-  properties?: Record<string, Schema>;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  allOf?: Schema[];
-  pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-}
-
-interface Operation {
-  tags?: string[];
-  security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ in: string; name: string; required?: boolean; schema?: Schema }>;
-  requestBody?: { content?: Record<string, { schema?: Schema }> };
-  responses?: Record<string, { content?: Record<string, unknown> }>;
-}
-
-interface OpenApiDocument {
-  security?: Array<Record<string, string[]>>;
-  paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, Schema> };
-}
-
-type Access = 'public' | 'merchant' | 'admin';
 
 interface RouteUnderTest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -56,96 +27,19 @@ after(async () => context.close());
 const merchant = await context.createMerchant();
 const document = context.app.swagger() as unknown as OpenApiDocument;
 
-const kindBySegment: Record<string, IdKind> = {
-  customers: 'customer',
-  merchants: 'merchant',
-  api_keys: 'apiKey',
-  payout_pages: 'payoutPage',
-  payment_pages: 'paymentPage',
-  fraud_reports: 'payment',
-  events: 'event',
-  webhook_endpoints: 'webhookEndpoint',
-  webhook_deliveries: 'webhookDelivery',
-  subscriptions: 'subscription',
-  invoices: 'invoice',
-  entitlements: 'entitlement',
-};
-
-const kindByParam: Record<string, IdKind> = {
-  customerId: 'customer',
-  merchantId: 'merchant',
-  keyId: 'apiKey',
-  payoutPageId: 'payoutPage',
-  pageId: 'paymentPage',
-  paymentId: 'payment',
-  eventId: 'event',
-  endpointId: 'webhookEndpoint',
-  webhookEndpointId: 'webhookEndpoint',
-  deliveryId: 'webhookDelivery',
-  subscriptionId: 'subscription',
-  invoiceId: 'invoice',
-  entitlementId: 'entitlement',
-};
-
 function resolve(schema: Schema | undefined): Schema | undefined {
-  if (schema?.$ref) {
-    const name = schema.$ref.split('/').pop() ?? '';
-    return resolve(document.components?.schemas?.[name]);
-  }
-  return schema;
+  return resolveSchema(document, schema);
 }
 
-function fits(value: string, schema: Schema | undefined): boolean {
-  if (!schema) {
-    return true;
-  }
-  if (schema.maxLength !== undefined && value.length > schema.maxLength) {
-    return false;
-  }
-  if (schema.minLength !== undefined && value.length < schema.minLength) {
-    return false;
-  }
-  return schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(value);
-}
-
-/** A well-formed id nobody has, accepted by the parameter's schema (so the request gets past params validation). */
-function fakeId(path: string, name: string, schema: Schema | undefined): string {
-  const segments = path.split('/');
-  const previous = segments[segments.indexOf(`{${name}}`) - 1] ?? '';
-  const guesses = [kindByParam[name], kindBySegment[previous]].filter((kind): kind is IdKind => kind !== undefined);
-  const candidates = [...guesses.map((kind) => idPrefixes[kind]), ...Object.values(idPrefixes)].map((prefix) => `${prefix}${'0'.repeat(36)}`);
-  return candidates.find((candidate) => fits(candidate, schema)) ?? '0'.repeat(Math.max(1, schema?.minLength ?? 1));
-}
-
-function accessOf(operation: Operation): Access {
-  const security = operation.security ?? document.security ?? [];
-  if (security.length === 0 || security.every((requirement) => Object.keys(requirement).length === 0)) {
-    return 'public';
-  }
-  return security.some((requirement) => 'adminBearer' in requirement) ? 'admin' : 'merchant';
-}
-
-function isJsonApi(operation: Operation): boolean {
-  const requestTypes = Object.keys(operation.requestBody?.content ?? {});
-  const responseTypes = Object.values(operation.responses ?? {}).flatMap((response) => Object.keys(response.content ?? {}));
-  const htmlOnly = responseTypes.length > 0 && responseTypes.every((type) => type.startsWith('text/html'));
-  const formOnly = requestTypes.length > 0 && requestTypes.every((type) => !type.includes('json'));
-  return !htmlOnly && !formOnly;
-}
-
-const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
-const routes: RouteUnderTest[] = [];
-for (const [path, item] of Object.entries(document.paths)) {
-  for (const method of methods) {
-    const operation = item[method];
-    if (!operation) {
-      continue;
-    }
-    const pathParameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path');
-    const url = path.replace(/\{([^}]+)\}/g, (_match, name: string) => fakeId(path, name, resolve(pathParameters.find((parameter) => parameter.name === name)?.schema)));
-    routes.push({ method: method.toUpperCase() as RouteUnderTest['method'], path, url, access: accessOf(operation), operation, isJsonApi: isJsonApi(operation) });
-  }
-}
+// The enumeration is shared with the reliability harnesses (fuzzer, isolation matrix).
+const routes: RouteUnderTest[] = listOperations(document).map((documented) => ({
+  method: documented.method,
+  path: documented.path,
+  url: documented.path.replace(/\{([^}]+)\}/g, (_match, name: string) => fakeId(documented.path, name, resolve(documented.pathParameters.find((parameter) => parameter.name === name)?.schema))),
+  access: documented.access,
+  operation: documented.operation,
+  isJsonApi: documented.isJsonApi,
+}));
 
 function credentials(access: Access): Record<string, string> {
   if (access === 'admin') {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertError, snapshotTable } from '../../helpers/assertions.ts';
+import { assertError, completeKyc, snapshotTable } from '../../helpers/assertions.ts';
 import { testDatabaseKind } from '../../helpers/database.ts';
 
 describe(`POST /v1/customers under concurrency (${testDatabaseKind})`, () => {
@@ -35,6 +35,24 @@ describe(`POST /v1/customers under concurrency (${testDatabaseKind})`, () => {
     assert.equal(contended.length, 1);
     const winner = responses.find((response) => response.statusCode === 200);
     assert.equal(contended[0]?.id, winner ? json<{ data: { id: string } }>(winner).data.id : undefined);
+  });
+
+  test('a race with complete KYC data starts exactly one verification and one KYC job (the losers write nothing)', async () => {
+    const kycBody = { ...completeKyc, referenceId: 'contended-kyc', signupAt: 1_700_000_000_000 };
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: kycBody })),
+    );
+    const winners = responses.filter((response) => response.statusCode === 200);
+    assert.equal(winners.length, 1, `statuses: ${responses.map((response) => response.statusCode).join(',')}`);
+    const customerId = json<{ data: { id: string; kycStatus: string } }>(winners[0] as (typeof winners)[number]).data.id;
+    assert.equal(json<{ data: { kycStatus: string } }>(winners[0] as (typeof winners)[number]).data.kycStatus, 'PENDING');
+    const verifications = (await snapshotTable(context.database, 'kyc_verifications')).map((row) => JSON.parse(row) as { id: string; customer_id: string });
+    const mine = verifications.filter((row) => row.customer_id === customerId);
+    assert.equal(mine.length, 1, 'one verification for the winner');
+    const jobs = (await snapshotTable(context.database, 'jobs')).map((row) => JSON.parse(row) as { queue: string; payload: { verificationId?: string } });
+    const kycJobs = jobs.filter((row) => row.queue === 'kyc.verify');
+    assert.equal(kycJobs.length, verifications.length, 'exactly one KYC job per verification: the 19 losers enqueued nothing');
+    assert.ok(kycJobs.some((row) => row.payload.verificationId === mine[0]?.id));
   });
 
   test('the same race in the other mode and for another merchant creates its own single customer', async () => {

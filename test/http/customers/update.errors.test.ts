@@ -28,6 +28,13 @@ describe('POST /v1/customers/:customerId (errors)', () => {
     ['dateOfBirth', '1912-06-23'],
     ['phoneNumber', '+14155550123'],
     ['supportedPayoutMethods', ['BANK_TRANSFER']],
+    // Server-set fields are fields of the customer too: "any other field → IMMUTABLE_FIELD" (contract §6).
+    ['kycStatus', 'APPROVED'],
+    ['id', 'cus_other'],
+    ['merchantId', 'mer_other'],
+    ['livemode', true],
+    ['createdAt', 1],
+    ['updatedAt', 1],
   ];
   for (const [field, value] of immutable) {
     test(`${field} → 400 IMMUTABLE_FIELD naming it; nothing changes (not even the allowed fields sent with it)`, async () => {
@@ -67,7 +74,6 @@ describe('POST /v1/customers/:customerId (errors)', () => {
     ['an unknown address field', { address: { county: 'Suffolk' } }, 'address.county'],
     ['address as a string', { address: '1 Main St' }, 'address'],
     ['an unknown field', { nickname: 'Al' }, 'nickname'],
-    ['a server-set field', { kycStatus: 'APPROVED' }, 'kycStatus'],
     ['supportedPaymentMethods with a bad value', { supportedPaymentMethods: ['GOLD'] }, 'supportedPaymentMethods'],
     ['supportedPaymentMethods with duplicates', { supportedPaymentMethods: ['CARD', 'CARD'] }, 'supportedPaymentMethods'],
   ];

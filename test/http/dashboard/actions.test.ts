@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { createEndpoint } from '../../helpers/webhooks.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
-import { createPaymentPage, createPayoutPage, payPaymentPage, payoutAwaitingRelease, reportFraud, settleJobs } from './fixtures.ts';
+import { paymentColor, payoutColor } from '../../../src/modules/dashboard/pages/chart.tsx';
+import { bankAccount, createCustomer, createPaymentPage, createPayoutPage, identity, payPaymentPage, payoutAwaitingRelease, reportFraud, settleJobs } from './fixtures.ts';
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -60,6 +63,40 @@ describe('dashboard actions go through the same services as the API', () => {
     const overview = textOf((await client.get('/dashboard/sandbox')).body);
     assert.match(overview, /USDC ?: payment and payout volume, last 30 days/);
     assert.match(overview, /payouts 123\.45 USDC in total \(1 payout\)/);
+  });
+
+  test('overview chart: after a paid payment and a processed payout, one SVG per currency shows 30 days with payment and payout volume', async () => {
+    const paymentPage = await createPaymentPage(context, merchant, { amount: 2_500, currency: 'USD' });
+    await payPaymentPage(context, merchant, paymentPage.id);
+    const customer = await createCustomer(context, merchant, { ...identity, email: 'usd-payee@example.com' });
+    await settleJobs(context);
+    const payout = await createPayoutPage(context, merchant, { amount: 1_000, fundingCurrency: 'USD', customer: { referenceId: customer.referenceId, email: 'usd-payee@example.com' } });
+    const confirmed = await context.request({ method: 'POST', url: `/v1/test_helpers/payout_pages/${payout.id}/confirm?livemode=false`, apiKey: merchant.apiKey, body: { payoutMethod: bankAccount } });
+    assert.equal(confirmed.statusCode, 200, confirmed.body);
+    await client.get(`/dashboard/sandbox/payout-pages/${payout.id}`);
+    assert.equal((await client.post(`/dashboard/sandbox/payout-pages/${payout.id}/release`)).headers.location, `/dashboard/sandbox/payout-pages/${payout.id}?notice=released`);
+    await settleJobs(context);
+    assert.equal((await apiGet(`/v1/payout_pages/${payout.id}`)).status, 'PROCESSED');
+
+    const overview = (await client.get('/dashboard/sandbox')).body;
+    const figure = /<figure class="card chart"><figcaption><strong>USD<\/strong>[\s\S]*?<\/figure>/.exec(overview)?.[0];
+    assert.ok(figure, 'a chart for USD');
+    const svg = /<svg viewBox="0 0 720 220" role="img" aria-labelledby="chart-usd-title chart-usd-desc"[^>]*>([\s\S]*?)<\/svg>/.exec(figure)?.[1];
+    assert.ok(svg, 'the chart is an SVG image labelled by its title and description');
+    assert.match(svg, /<title id="chart-usd-title">USD payments and payouts per day<\/title>/);
+    const days = [...figure.matchAll(/<tr><td>(\d{4}-\d{2}-\d{2})<\/td>/g)].map((match) => String(match[1]));
+    assert.equal(days.length, 30, 'one row per day, 30 days');
+    const [first] = days;
+    const last = days[days.length - 1];
+    assert.ok(first && last);
+    assert.equal((Date.parse(last) - Date.parse(first)) / 86_400_000, 29, 'consecutive UTC days');
+    assert.equal(last, context.clock.now().toISOString().slice(0, 10), 'ending today');
+    const description = /<desc id="chart-usd-desc">([^<]*)<\/desc>/.exec(svg)?.[1] ?? '';
+    assert.match(description, new RegExp(`^Per day from ${first} to ${last} \\(UTC days\\): payments 25\\.00 USD in total \\(1 payment\\), payouts 10\\.00 USD in total \\(1 payout\\)\\.$`));
+    // Both series are drawn: a payment bar and a payout bar, and the numbers table has both amounts on one day.
+    assert.match(svg, new RegExp(`<rect [^>]*fill="${paymentColor}"`));
+    assert.match(svg, new RegExp(`<rect [^>]*fill="${payoutColor}"`));
+    assert.match(figure, /<td class="num">25\.00 USD<\/td><td class="num">10\.00 USD<\/td>/);
   });
 
   test('payout pages: cancel from the dashboard', async () => {
@@ -292,5 +329,75 @@ describe('dashboard actions go through the same services as the API', () => {
     const deleted = await client.post(`${base}/delete`);
     assert.equal(deleted.headers.location, '/dashboard/sandbox/developers/webhooks?notice=endpoint-deleted');
     assert.equal((await client.get(base)).statusCode, 404);
+  });
+  test('webhooks: send a test event from the endpoint page (CSRF, type select, queued notice with a link, signed delivery to that endpoint only)', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const endpoint = await createEndpoint(context, merchant, { url: receiver.url('/test-target'), enabledEvents: ['PAYMENT_SUCCEEDED', 'PAYMENT_EXPIRED', 'FRAUD_REPORTED'] });
+      const bystander = await createEndpoint(context, merchant, { url: receiver.url('/bystander') });
+      const base = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
+
+      const detail = await client.get(base);
+      assert.match(detail.body, new RegExp(`<form method="post" action="${escape(base)}/test"`));
+      const options = [...(/<select id="test-event-type" name="eventType"[^>]*>([\s\S]*?)<\/select>/.exec(detail.body)?.[1] ?? '').matchAll(/<option value="([A-Z_]+)"/g)].map((match) => match[1]);
+      assert.deepEqual(options, ['PAYMENT_SUCCEEDED', 'PAYMENT_EXPIRED'], "the endpoint's types; FRAUD_REPORTED only once the operator enabled it");
+
+      const forged = await client.post(`${base}/test`, { eventType: 'PAYMENT_EXPIRED' }, { csrf: null });
+      assert.equal(forged.statusCode, 403);
+      await client.get(base);
+      const notReceived = await client.post(`${base}/test`, { eventType: 'ENTITLEMENT_CREATED' });
+      assert.equal(notReceived.statusCode, 400);
+      assert.match(textOf(notReceived.body), /eventType must be one of the event types the endpoint receives \(PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED\)/);
+      assert.equal((await client.post(`${base}/test`, { eventType: 'PAYMENT_EXPLODED' })).statusCode, 400);
+      assert.equal((await client.post(`${base}/test`, { eventType: 'FRAUD_REPORTED' })).statusCode, 409, 'FRAUD_REPORTED is not enabled for this merchant');
+      const merchantRow = await context.platform.services.merchants.getMerchant(merchant.id);
+      assert.equal((await context.platform.services.webhooks.listDeliveries(merchantRow, false, { endpointId: endpoint.id })).deliveries.length, 0, 'nothing was sent by refused forms');
+
+      const posted = await client.post(`${base}/test`, { eventType: 'PAYMENT_EXPIRED' });
+      assert.equal(posted.statusCode, 303);
+      const location = String(posted.headers.location);
+      const eventId = new RegExp(`^${escape(base)}\\?notice=test-event-sent&event=(evt_test_[0-9a-z]{36})$`).exec(location)?.[1];
+      assert.ok(eventId, location);
+      const queued = await client.get(location);
+      assert.match(textOf(queued.body), new RegExp(`Test event ${eventId} was queued for delivery to this endpoint\\. See its delivery log`));
+      assert.match(queued.body, new RegExp(`<a href="/dashboard/sandbox/developers/events/${eventId}">See its delivery log</a>`));
+      assert.match(textOf(queued.body), new RegExp(`Latest deliveries PENDING TEST PAYMENT_EXPIRED ${eventId} 0 attempts`));
+      const forgedNotice = await client.get(`${base}?notice=test-event-sent&event=evt_test_%3Cscript%3E`);
+      assert.doesNotMatch(textOf(forgedNotice.body), /was queued/, 'only a test event id is announced');
+
+      await context.drainJobs();
+      assert.deepEqual(receiver.requests.map((request) => request.path), ['/test-target'], 'delivered to that endpoint only');
+      const [request] = receiver.requests;
+      assert.ok(request);
+      const verified = assertVerified(request, endpoint.secret);
+      assert.equal(verified.id, eventId);
+      assert.deepEqual(verified.data, { pageId: 'page_test_0000000000000000000000000000000', clientReferenceId: 'paysail-test-event' });
+      assert.equal((await context.platform.services.webhooks.listDeliveries(merchantRow, false, { endpointId: bystander.id })).deliveries.length, 0);
+
+      const log = textOf((await client.get(`/dashboard/sandbox/developers/events/${eventId}`)).body);
+      assert.match(log, new RegExp(`PAYMENT_EXPIRED ${eventId} TEST`));
+      assert.match(log, /A test event, sent from an endpoint's page/);
+      assert.match(log, /Deliveries SUCCEEDED TEST .*\/test-target Redeliver to this endpoint 1 attempt .*SUCCEEDED 200/);
+      assert.doesNotMatch(log, /Redeliver to all subscribed endpoints/);
+      assert.doesNotMatch((await client.get('/dashboard/sandbox/developers/events')).body, new RegExp(eventId), 'not in the event log');
+      assert.match(textOf((await client.get(base)).body), new RegExp(`Latest deliveries SUCCEEDED TEST PAYMENT_EXPIRED ${eventId} 1 attempt`));
+
+      const other = await context.createMerchant();
+      const otherClient = await signedInClient(context, other);
+      await otherClient.get('/dashboard/sandbox/developers/webhooks');
+      assert.equal((await otherClient.post(`${base}/test`, { eventType: 'PAYMENT_EXPIRED' })).statusCode, 404, "another merchant's endpoint");
+
+      await client.get(base);
+      await client.post(`${base}/status`, { status: 'DISABLED' });
+      const disabledPage = await client.get(base);
+      assert.match(textOf(disabledPage.body), /Enable this endpoint to send it a test event/);
+      assert.doesNotMatch(disabledPage.body, /name="eventType"/);
+      const refused = await client.post(`${base}/test`, { eventType: 'PAYMENT_EXPIRED' });
+      assert.equal(refused.statusCode, 409);
+      assert.match(textOf(refused.body), /is disabled; enable it first/);
+      assert.equal(receiver.requests.length, 1, 'nothing more was sent');
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { TestContext, TestMerchant } from '../../helpers/context.ts';
  */
 let clientCounter = 0;
 
-/** Each client signs in from its own address, as separate browsers would (sign-in is rate limited per e-mail and address). */
+/** Each client signs in from its own address, as separate browsers would (sign-in is rate limited per address, per e-mail and per both). */
 function nextAddress(): string {
   clientCounter += 1;
   return `10.9.${Math.floor(clientCounter / 250)}.${(clientCounter % 250) + 1}`;

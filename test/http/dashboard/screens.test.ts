@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
-import { createCustomer, createPaymentPage, createPayoutPage, payPaymentPage, reportFraud, settleJobs, identity } from './fixtures.ts';
+import { createEndpoint } from '../../helpers/webhooks.ts';
+import { createCustomer, createPaymentPage, createPayoutPage, payPaymentPage, payoutAwaitingRelease, reportFraud, settleJobs, identity } from './fixtures.ts';
 
 describe('dashboard screens: empty states, lists, pagination, isolation between merchants and modes', () => {
   let context: TestContext;
@@ -102,6 +103,11 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
     assert.ok(email, 'the payout page e-mailed its customer');
     const [event] = (await context.platform.services.events.listEvents(await context.platform.services.merchants.getMerchant(acme.id), false, {})).events;
     assert.ok(event, 'an event was recorded');
+    const subscribed = await createPaymentPage(context, acme, { subscription: { productId: 'isolation-plan', interval: 'MONTH', intervalCount: 1 } });
+    const { subscriptionId } = await payPaymentPage(context, acme, subscribed.id);
+    assert.ok(subscriptionId);
+    const awaiting = await payoutAwaitingRelease(context, acme);
+    const endpoint = await createEndpoint(context, acme, { url: 'http://127.0.0.1:9/isolation' });
 
     const reads = [
       `/dashboard/sandbox/customers/${customer.id}`,
@@ -110,6 +116,8 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
       `/dashboard/sandbox/fraud-reports/${paymentId}`,
       `/dashboard/sandbox/inbox/${email.id}`,
       `/dashboard/sandbox/developers/events/${event.id}`,
+      `/dashboard/sandbox/subscriptions/${subscriptionId}`,
+      `/dashboard/sandbox/developers/webhooks/${endpoint.id}`,
     ];
     for (const url of reads) {
       assert.equal((await acmeClient.get(url)).statusCode, 200, `the owner reads ${url}`);
@@ -119,14 +127,39 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
       assert.doesNotMatch(foreign.body, new RegExp(acme.id));
     }
     await otherClient.get('/dashboard/sandbox');
-    const actions = [
-      `/dashboard/sandbox/payout-pages/${payout.id}/cancel`,
-      `/dashboard/sandbox/payment-pages/${payment.id}/expire`,
-      `/dashboard/sandbox/developers/events/${event.id}/redeliver`,
+    const endpointPath = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
+    const actions: Array<[string, Record<string, string>]> = [
+      [`/dashboard/sandbox/payout-pages/${payout.id}/cancel`, {}],
+      [`/dashboard/sandbox/payout-pages/${awaiting.id}/release`, {}],
+      [`/dashboard/sandbox/payment-pages/${payment.id}/expire`, {}],
+      [`/dashboard/sandbox/developers/events/${event.id}/redeliver`, {}],
+      [`/dashboard/sandbox/subscriptions/${subscriptionId}/cancel`, {}],
+      [`/dashboard/sandbox/subscriptions/${subscriptionId}/renew`, {}],
+      [`${endpointPath}/reveal`, {}],
+      [`${endpointPath}/rotate`, {}],
+      [`${endpointPath}/status`, { status: 'DISABLED' }],
+      [`${endpointPath}/events`, { enabledEvents: 'PAYMENT_EXPIRED' }],
+      [`${endpointPath}/test`, { eventType: 'PAYMENT_EXPIRED' }],
+      [`${endpointPath}/delete`, {}],
     ];
-    for (const url of actions) {
-      assert.equal((await otherClient.post(url)).statusCode, 404, url);
+    for (const [url, fields] of actions) {
+      const foreign = await otherClient.post(url, fields);
+      assert.equal(foreign.statusCode, 404, url);
+      assert.match(textOf(foreign.body), /Not found/, url);
+      assert.doesNotMatch(foreign.body, /whsec_/, `${url} reveals no secret`);
     }
+    // Nothing of acme's changed.
+    const acmeRow = await context.platform.services.merchants.getMerchant(acme.id);
+    const subscription = await context.platform.services.subscriptions.getSubscription(acmeRow, false, subscriptionId);
+    assert.equal(subscription.cancelAtPeriodEnd, false);
+    assert.equal(subscription.status, 'ACTIVE');
+    assert.equal((await context.platform.services.payoutPages.getPayoutPage(acmeRow, false, awaiting.id))['sub-status'], 'AWAITING_RELEASE');
+    const untouched = await context.platform.services.webhooks.getEndpoint(acmeRow, false, endpoint.id);
+    assert.equal(untouched.status, 'ENABLED');
+    assert.deepEqual(untouched.enabledEvents, ['*']);
+    assert.equal(untouched.previousSecretExpiresAt, undefined, 'the secret was not rotated');
+    assert.equal((await context.platform.services.webhooks.listDeliveries(acmeRow, false, { endpointId: endpoint.id })).deliveries.length, 0, 'no test event was sent');
+    assert.equal((await acmeClient.get(endpointPath)).statusCode, 200, 'the endpoint was not deleted');
     const keys = await context.platform.services.merchants.listApiKeys(acme.id);
     const [acmeKey] = keys;
     assert.ok(acmeKey);

@@ -48,8 +48,8 @@ describe('operations endpoints (contract §14)', () => {
     assert.equal(document.paths['/metrics'], undefined, 'operational internals are hidden');
   });
 
-  test('/docs answers the HTML API reference', async () => {
-    const response = await context.app.inject({ method: 'GET', url: '/docs' });
+  test('/docs/reference answers the HTML API reference (/docs is the guides index, test/docs)', async () => {
+    const response = await context.app.inject({ method: 'GET', url: '/docs/reference' });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/html/);
     assert.match(response.body, /<html/i);

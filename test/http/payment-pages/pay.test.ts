@@ -184,15 +184,21 @@ describe('paying a payment page (POST /v1/test_helpers/payment_pages/:id/pay, th
     }
   });
 
-  test('sandbox only: livemode=true → 403 FORBIDDEN; a live page → 403 FORBIDDEN; another merchant → 404', async () => {
+  test('sandbox only: livemode=true → 403 FORBIDDEN; a live page → 403 FORBIDDEN (404 with livemode=false); another merchant → 404', async () => {
     const page = await createPage(context, live);
     const liveQuery = await context.request({ method: 'POST', url: `/v1/test_helpers/payment_pages/${page.id}/pay?livemode=true`, apiKey: live.apiKey, body: cardBody(testCards.visaCredit) });
     assert.equal(liveQuery.statusCode, 403);
     assert.equal(json<Failure>(liveQuery).errorCode, 'FORBIDDEN');
     const livePage = await createPage(context, live, {}, '?livemode=true');
-    const onLivePage = await payPage(context, live, livePage.id, testCards.visaCredit);
+    // Without livemode the page is found in its own (live) mode: refused as live.
+    const onLivePage = await context.request({ method: 'POST', url: `/v1/test_helpers/payment_pages/${livePage.id}/pay`, apiKey: live.apiKey, body: cardBody(testCards.visaCredit) });
     assert.equal(onLivePage.statusCode, 403);
     assert.equal(json<Failure>(onLivePage).errorCode, 'FORBIDDEN');
+    // With livemode=false a live id does not match the given mode: 404 (contract §1), like any other mode mismatch.
+    const sandboxQuery = await payPage(context, live, livePage.id, testCards.visaCredit);
+    assert.equal(sandboxQuery.statusCode, 404);
+    assert.equal(json<Failure>(sandboxQuery).errorCode, 'NOT_FOUND');
+    assert.equal((await paymentsOf(livePage.id)).length, 0);
     const sandboxPage = await createPage(context, merchant);
     const asOther = await payPage(context, other, sandboxPage.id, testCards.visaCredit);
     assert.equal(asOther.statusCode, 404);

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql, type SQL } from 'drizzle-orm';
 import { compactDecrypt } from 'jose';
 import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { createPage, pageEmails } from '../../helpers/payout-pages.ts';
 import { assertError, assertSucceeded, createCustomer, decryptPii, type CustomerData } from '../../helpers/assertions.ts';
 import { queryRows } from '../../../src/db/client.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../../../src/crypto/keyring.ts';
@@ -30,7 +31,7 @@ describe('PII never rests in plaintext (contract §6)', () => {
   });
   after(async () => context.close());
 
-  test('canary customer: no table row and no log line contains its PII', async () => {
+  test('canary customer: no table row (e-mails to the customer included) and no log line contains its PII', async () => {
     const created = await context.request({
       method: 'POST',
       url: '/v1/customers?livemode=false',
@@ -50,6 +51,10 @@ describe('PII never rests in plaintext (contract §6)', () => {
     context.clock.advance(2_000);
     await context.drainJobs();
     assert.equal(assertSucceeded<CustomerData>(await context.request({ method: 'GET', url: `/v1/customers/${customer.id}`, apiKey: merchant.apiKey })).kycStatus, 'APPROVED');
+    // A payout page for the customer: its e-mail greets them by first name, and rests sealed.
+    const page = await createPage(context, merchant, { customer: { referenceId: 'canary-customer', email: canary.email } });
+    await context.drainJobs();
+    assert.ok((await pageEmails(context, page.id)).some((email) => email.text.includes(canary.firstName)), 'an e-mail to the customer greets them by first name');
 
     const tables = await queryRows<{ name: string }>(
       context.database.db,

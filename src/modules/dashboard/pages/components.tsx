@@ -98,14 +98,22 @@ export function DataTable(props: { label: string; headers: string[]; children?: 
   );
 }
 
-export function Pagination(props: { path: string; query: Record<string, string | undefined>; page: number; hasMore: boolean }) {
+/**
+ * Previous/next links of an offset-paged list. `parameter` names the page query parameter (a screen
+ * with two lists pages each with its own); `query` keeps the filters and the other list's page.
+ * `fragment` brings the reader back to the list on a long page.
+ */
+export function Pagination(props: { path: string; query: Record<string, string | number | undefined>; page: number; hasMore: boolean; parameter?: string; label?: string; fragment?: string }) {
   if (props.page <= 1 && !props.hasMore) {
     return null;
   }
+  const parameter = props.parameter ?? 'page';
+  const hash = props.fragment ? `#${props.fragment}` : '';
+  const link = (page: number) => `${withQuery(props.path, { ...props.query, [parameter]: page === 1 ? undefined : page })}${hash}`;
   return (
-    <nav class="pagination" aria-label="Pagination">
+    <nav class="pagination" aria-label={props.label ?? 'Pagination'}>
       {props.page > 1 ? (
-        <a href={withQuery(props.path, { ...props.query, page: props.page === 2 ? undefined : props.page - 1 })} rel="prev">
+        <a href={link(props.page - 1)} rel="prev">
           ← Previous
         </a>
       ) : (
@@ -113,7 +121,7 @@ export function Pagination(props: { path: string; query: Record<string, string |
       )}
       <span>Page {props.page}</span>
       {props.hasMore ? (
-        <a href={withQuery(props.path, { ...props.query, page: props.page + 1 })} rel="next">
+        <a href={link(props.page + 1)} rel="next">
           Next →
         </a>
       ) : (
@@ -140,5 +148,38 @@ export function Field(props: { label: string; children?: Child }) {
       <dt>{props.label}</dt>
       <dd>{props.children}</dd>
     </>
+  );
+}
+
+export interface FilterOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * The status filter of a list screen: a GET form with one select ("Any" first) and a Filter button.
+ * `options` are status values (shown as they are) or value/label pairs.
+ */
+export function StatusFilter(props: { path: string; label: string; options: ReadonlyArray<string | FilterOption>; selected: string | undefined }) {
+  return (
+    <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
+      <div>
+        <label for="status">Status</label>
+        <select id="status" name="status">
+          <option value="">Any</option>
+          {props.options.map((option) => {
+            const { value, label } = typeof option === 'string' ? { value: option, label: option } : option;
+            return (
+              <option value={value} selected={props.selected === value}>
+                {label}
+              </option>
+            );
+          })}
+        </select>
+      </div>
+      <div class="buttons">
+        <button type="submit">Filter</button>
+      </div>
+    </form>
   );
 }

@@ -1,17 +1,10 @@
 import { modePath } from '../paths.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Time } from './components.tsx';
+import type { PageOf } from '../presenters/pagination.ts';
+import type { ApiKeyRowView, PiiKeyRowView } from '../presenters/developers.ts';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  last4: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-export function ApiKeysPage(props: { frame: Frame; keys: ApiKeyView[]; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
+export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
   const { frame } = props;
   const base = modePath(frame.mode, '/developers/api-keys');
   return (
@@ -44,13 +37,13 @@ export function ApiKeysPage(props: { frame: Frame; keys: ApiKeyView[]; created?:
           <button type="submit">Create key</button>
         </div>
       </form>
-      {props.keys.length === 0 ? (
-        <EmptyState title="No API keys.">
+      {props.keys.items.length === 0 ? (
+        <EmptyState title={props.keys.page > 1 ? 'No API keys on this page.' : 'No API keys.'}>
           <p>Create one above to call the API.</p>
         </EmptyState>
       ) : (
         <DataTable label="API keys" headers={['Name', 'Key', 'Created', 'Last used', 'Status', 'Action']}>
-          {props.keys.map((key) => (
+          {props.keys.items.map((key) => (
             <tr>
               <td id={`key-${key.id}`}>{key.name}</td>
               <td>
@@ -74,16 +67,9 @@ export function ApiKeysPage(props: { frame: Frame; keys: ApiKeyView[]; created?:
           ))}
         </DataTable>
       )}
+      <Pagination path={base} query={{}} page={props.keys.page} hasMore={props.keys.hasMore} />
     </DashboardPage>
   );
-}
-
-export interface PiiKeyView {
-  id: string;
-  active: boolean;
-  createdAt: Date;
-  /** Present only after "Reveal". */
-  key?: string;
 }
 
 const decryptExample = (kid: string, key: string) => `// npm install jose
@@ -100,10 +86,14 @@ export async function decryptField(jwe) {
 
 // e.g. await decryptField(customer.firstName)`;
 
-export function PiiKeyPage(props: { frame: Frame; keys: PiiKeyView[]; revealed: boolean; notice?: string | undefined }) {
-  const { frame } = props;
+/** `revealed`: the material of every key (after "Reveal keys"); the table shows the keys of `keys`' page. */
+export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; revealed?: Array<{ id: string; key: string; active: boolean }>; notice?: string | undefined }) {
+  const { frame, keys } = props;
   const base = modePath(frame.mode, '/developers/pii-key');
-  const active = props.keys.find((key) => key.active);
+  const material = new Map((props.revealed ?? []).map((key) => [key.id, key.key]));
+  // The example uses the active key, wherever it is in the list (normally on the first page).
+  const active = props.revealed?.find((key) => key.active) ?? keys.items.find((key) => key.active);
+  const activeKey = active ? material.get(active.id) : undefined;
   return (
     <DashboardPage frame={frame} section="pii-key" title="PII key" notice={props.notice}>
       <h1>PII key</h1>
@@ -112,26 +102,30 @@ export function PiiKeyPage(props: { frame: Frame; keys: PiiKeyView[]; revealed: 
         the key that encrypted it; keys you rotated away still decrypt what they encrypted.
       </p>
       <div class="toolbar">
-        {props.revealed ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal keys" />}
+        {props.revealed ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal keys" fields={keys.page > 1 ? { page: String(keys.page) } : {}} />}
         <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate key" tone="secondary" />
       </div>
       <DataTable label="PII keys" headers={['Key id', 'Status', 'Created', 'Key (base64url)']}>
-        {props.keys.map((key) => (
-          <tr>
-            <td>
-              <code>{key.id}</code>
-            </td>
-            <td>{key.active ? <Badge value="ACTIVE" /> : <span class="muted">retired</span>}</td>
-            <td>
-              <Time value={key.createdAt} />
-            </td>
-            <td>{key.key ? <code class="secret">{key.key}</code> : <span class="muted">hidden: use Reveal keys</span>}</td>
-          </tr>
-        ))}
+        {keys.items.map((key) => {
+          const value = material.get(key.id);
+          return (
+            <tr>
+              <td>
+                <code>{key.id}</code>
+              </td>
+              <td>{key.active ? <Badge value="ACTIVE" /> : <span class="muted">retired</span>}</td>
+              <td>
+                <Time value={key.createdAt} />
+              </td>
+              <td>{value ? <code class="secret">{value}</code> : <span class="muted">hidden: use Reveal keys</span>}</td>
+            </tr>
+          );
+        })}
       </DataTable>
+      <Pagination path={base} query={{}} page={keys.page} hasMore={keys.hasMore} />
       <h2>Decrypt a field (Node.js)</h2>
       <pre tabindex={0} aria-label="Decryption example">
-        <code>{decryptExample(active?.id ?? 'pii_…', props.revealed ? (active?.key ?? '<your key>') : '<your key: use Reveal keys>')}</code>
+        <code>{decryptExample(active?.id ?? 'pii_…', props.revealed ? (activeKey ?? '<your key>') : '<your key: use Reveal keys>')}</code>
       </pre>
     </DashboardPage>
   );

@@ -59,6 +59,8 @@ export interface Frame {
 
 const dashboardStyles = `
 main.wide { max-width: 76rem; }
+/* Ids, URLs and e-mail addresses have no spaces: let them break anywhere rather than widen a phone's page. */
+h1, h2, h3, code, .crumbs a, dd { overflow-wrap: anywhere; }
 .skip { position: absolute; left: -999px; top: 0; background: #fff; padding: 0.5rem 1rem; z-index: 10; }
 .skip:focus { left: 0.5rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
@@ -78,7 +80,7 @@ nav.sections { background: #fff; border-bottom: 1px solid var(--line); }
 nav.sections ul { display: flex; flex-wrap: wrap; gap: 0.25rem; list-style: none; margin: 0 auto; padding: 0.4rem 1rem; max-width: 76rem; }
 nav.sections a { display: block; padding: 0.35rem 0.6rem; border-radius: 6px; color: var(--ink); text-decoration: none; font-weight: 500; }
 nav.sections a[aria-current="page"] { background: #dbeafe; color: #1e3a8a; font-weight: 700; }
-.sandbox-banner { background: #fef3c7; color: #78350f; text-align: center; font-size: 0.9rem; padding: 0.3rem 1rem; margin: 0; }
+.sandbox-banner { background: #fef3c7; color: #78350f; text-align: center; font-size: 0.9rem; padding: 0.3rem 1rem; margin: 0.6rem -1rem -0.6rem; }
 a { color: var(--accent); }
 form.inline { display: inline; margin: 0; }
 form.inline button, .toolbar button, .toolbar .button { width: auto; margin: 0.25rem 0.25rem 0.25rem 0; padding: 0.45rem 0.9rem; }
@@ -113,6 +115,7 @@ pre:focus { outline: 3px solid #93c5fd; }
 .crumbs { font-size: 0.9rem; margin: 0.5rem 0 0; }
 .split { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0.5rem; }
 .split h1 { margin-bottom: 0.5rem; }
+.split > * { min-width: 0; overflow-wrap: anywhere; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-bottom: 0.5rem; } }
 `;
 
@@ -191,8 +194,9 @@ export function DashboardPage(props: { frame: Frame; section: Section | null; ti
             </form>
           </div>
         </div>
+        {/* Inside the header landmark, so that every piece of the page belongs to a landmark. */}
+        {frame.mode === 'sandbox' ? <p class="sandbox-banner">Sandbox: test data only, no real money moves.</p> : null}
       </header>
-      {frame.mode === 'sandbox' ? <p class="sandbox-banner">Sandbox: test data only, no real money moves.</p> : null}
       <nav class="sections" aria-label="Sections">
         <ul>
           {frame.sections.map((section) =>

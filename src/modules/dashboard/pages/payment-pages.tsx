@@ -2,7 +2,7 @@ import { paymentPageStatuses, type PaymentPageStatus } from '../../../db/schema/
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; result: PageOf<PaymentPageRowView> }) {
@@ -11,22 +11,7 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
   return (
     <DashboardPage frame={frame} section="payment-pages" title="Payment pages">
       <h1>Payment pages</h1>
-      <form method="get" action={path} class="toolbar" aria-label="Filter payment pages">
-        <div>
-          <label for="status">Status</label>
-          <select id="status" name="status">
-            <option value="">Any</option>
-            {paymentPageStatuses.map((status) => (
-              <option value={status} selected={props.status === status}>
-                {status}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="buttons">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} />
       {result.items.length === 0 ? (
         props.status ? (
           <EmptyState title={`No ${props.status} payment pages.`}>

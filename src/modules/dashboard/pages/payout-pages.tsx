@@ -2,10 +2,10 @@ import { payoutPageStatuses } from '../../payout-pages/states.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
-const filterOptions: Array<{ value: string; label: string }> = [
+const filterOptions: FilterOption[] = [
   { value: 'AWAITING_RELEASE', label: 'Awaiting your release' },
   ...payoutPageStatuses.map((status) => ({ value: status, label: status })),
 ];
@@ -24,22 +24,7 @@ export function PayoutPagesPage(props: { frame: Frame; filter: string; result: P
   return (
     <DashboardPage frame={frame} section="payout-pages" title="Payouts">
       <h1>Payout pages</h1>
-      <form method="get" action={path} class="toolbar" aria-label="Filter payout pages">
-        <div>
-          <label for="status">Status</label>
-          <select id="status" name="status">
-            <option value="">Any</option>
-            {filterOptions.map((option) => (
-              <option value={option.value} selected={props.filter === option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="buttons">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <StatusFilter path={path} label="Filter payout pages" options={filterOptions} selected={props.filter} />
       {result.items.length === 0 ? (
         props.filter ? (
           <EmptyState title="No payout page has this status.">
@@ -161,9 +146,9 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           ))}
         </dl>
       </div>
-      <h2>Status history</h2>
+      <h2 id="history">Status history</h2>
       <DataTable label="Status history" headers={['When', 'Status', 'Sub-status', 'What happened', 'By', 'Event']}>
-        {history.map((entry) => (
+        {history.items.map((entry) => (
           <tr>
             <td>
               <Time value={entry.createdAt} />
@@ -191,6 +176,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           </tr>
         ))}
       </DataTable>
+      <Pagination path={base} query={{}} page={history.page} hasMore={history.hasMore} label="Status history pages" fragment="history" />
     </DashboardPage>
   );
 }

@@ -3,7 +3,7 @@ import type { SubscriptionResponse } from '../../subscriptions/schemas.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 function every(interval: string, count: number): string {
@@ -17,22 +17,7 @@ export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionSta
   return (
     <DashboardPage frame={frame} section="subscriptions" title="Subscriptions">
       <h1>Subscriptions</h1>
-      <form method="get" action={path} class="toolbar" aria-label="Filter subscriptions">
-        <div>
-          <label for="status">Status</label>
-          <select id="status" name="status">
-            <option value="">Any</option>
-            {subscriptionStatuses.map((status) => (
-              <option value={status} selected={props.status === status}>
-                {status}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="buttons">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <StatusFilter path={path} label="Filter subscriptions" options={subscriptionStatuses} selected={props.status} />
       {result.items.length === 0 ? (
         props.status ? (
           <EmptyState title={`No ${props.status} subscriptions.`}>
@@ -114,8 +99,8 @@ export function SubscriptionPage(props: {
   frame: Frame;
   subscription: SubscriptionResponse;
   customerReferenceId: string | null;
-  invoices: Array<{ id: string; periodNumber: number; amount: number; currency: string; paymentId: string; periodStart: Date; periodEnd: Date; paidAt: Date }>;
-  entitlements: EntitlementRowView[];
+  invoices: PageOf<{ id: string; periodNumber: number; amount: number; currency: string; paymentId: string; periodStart: Date; periodEnd: Date; paidAt: Date }>;
+  entitlements: PageOf<EntitlementRowView>;
   now: Date;
   notice?: string | undefined;
   error?: string | undefined;
@@ -170,12 +155,12 @@ export function SubscriptionPage(props: {
           </dd>
         </dl>
       </div>
-      <h2>Invoices</h2>
-      {props.invoices.length === 0 ? (
-        <EmptyState title="No invoice yet." />
+      <h2 id="invoices">Invoices</h2>
+      {props.invoices.items.length === 0 ? (
+        <EmptyState title={props.invoices.page > 1 ? 'No invoices on this page.' : 'No invoice yet.'} />
       ) : (
         <DataTable label="Invoices" headers={['Period', 'Amount', 'From', 'Until', 'Paid', 'Payment']}>
-          {props.invoices.map((invoice) => (
+          {props.invoices.items.map((invoice) => (
             <tr>
               <td>#{invoice.periodNumber}</td>
               <td class="num">
@@ -197,10 +182,21 @@ export function SubscriptionPage(props: {
           ))}
         </DataTable>
       )}
-      <h2>Entitlements</h2>
-      {props.entitlements.length === 0 ? <EmptyState title="No entitlement yet." /> : <EntitlementsTable frame={frame} rows={props.entitlements} now={props.now} showSubscription={false} />}
+      <Pagination path={base} query={{ entitlementsPage: pageQuery(props.entitlements.page) }} parameter="invoicesPage" page={props.invoices.page} hasMore={props.invoices.hasMore} label="Invoice pages" fragment="invoices" />
+      <h2 id="entitlements">Entitlements</h2>
+      {props.entitlements.items.length === 0 ? (
+        <EmptyState title={props.entitlements.page > 1 ? 'No entitlements on this page.' : 'No entitlement yet.'} />
+      ) : (
+        <EntitlementsTable frame={frame} rows={props.entitlements.items} now={props.now} showSubscription={false} />
+      )}
+      <Pagination path={base} query={{ invoicesPage: pageQuery(props.invoices.page) }} parameter="entitlementsPage" page={props.entitlements.page} hasMore={props.entitlements.hasMore} label="Entitlement pages" fragment="entitlements" />
     </DashboardPage>
   );
+}
+
+/** A page number for a link's query: the first page is the default, left out of the URL. */
+function pageQuery(page: number): number | undefined {
+  return page > 1 ? page : undefined;
 }
 
 export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilters; result: PageOf<EntitlementRowView>; now: Date }) {

@@ -1,6 +1,7 @@
 import { eventTypes } from '../../events/record.ts';
 import type { EventView } from '../../events/schemas.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../../webhooks/schemas.ts';
+import { isTestEventId } from '../../webhooks/test-events.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EventRowView } from '../presenters/webhooks.ts';
@@ -92,10 +93,10 @@ export function DeliveriesTable(props: { frame: Frame; deliveries: WebhookDelive
   return (
     <>
       {props.deliveries.map((delivery) => (
-        <div class="card">
+        <div class="card" id={delivery.id}>
           <div class="split">
             <p>
-              <Badge value={delivery.status} />{' '}
+              <Badge value={delivery.status} /> {isTestEventId(delivery.eventId) ? <Badge value="TEST" /> : null}{' '}
               {props.showEvent ? (
                 <a href={modePath(frame.mode, `/developers/events/${delivery.eventId}`)}>
                   {delivery.eventType} {delivery.eventId}
@@ -149,11 +150,48 @@ export function DeliveriesTable(props: { frame: Frame; deliveries: WebhookDelive
   );
 }
 
+/** Sends an example event of a chosen type to this endpoint only (webhooks.sendTestEvent). */
+function TestEventForm(props: { frame: Frame; endpoint: WebhookEndpointView; action: string; eventTypes: readonly string[]; selected: string | undefined }) {
+  const { endpoint } = props;
+  return (
+    <>
+      <h2 id="test-heading">Send a test event</h2>
+      {endpoint.status !== 'ENABLED' ? (
+        <p class="muted">Enable this endpoint to send it a test event.</p>
+      ) : props.eventTypes.length === 0 ? (
+        <p class="muted">This endpoint receives only FRAUD_REPORTED events, which are not enabled for your account yet (ask your Paysail operator), so there is nothing to test.</p>
+      ) : (
+        <form method="post" action={props.action} class="card" aria-labelledby="test-heading">
+          <CsrfField token={props.frame.csrfToken} />
+          <p class="muted" id="test-help">
+            An example event of the type you choose goes to this endpoint only, signed and retried like any other. Its id starts with <code>evt_test_</code> and the ids in its data
+            with <code>…_test_</code>, so your code can tell it from a real one. Test events are not listed in the event log.
+          </p>
+          <label for="test-event-type">Event type</label>
+          <select id="test-event-type" name="eventType" aria-describedby="test-help">
+            {props.eventTypes.map((type) => (
+              <option value={type} selected={props.selected === type}>
+                {type}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Send test event</button>
+        </form>
+      )}
+    </>
+  );
+}
+
 export function WebhookEndpointPage(props: {
   frame: Frame;
   endpoint: WebhookEndpointView;
-  deliveries: WebhookDeliveryView[];
-  hasMore: boolean;
+  deliveries: PageOf<WebhookDeliveryView>;
+  /** The event types a test event may have: the endpoint's, without FRAUD_REPORTED unless enabled for the merchant. */
+  testEventTypes: readonly string[];
+  /** The test event just queued (post/redirect/get), announced with a link to its delivery log. */
+  queuedTestEventId?: string | undefined;
+  /** The type picked in a refused test-event form. */
+  testEventType?: string | undefined;
   secret?: { title: string; value: string };
   notice?: string | undefined;
   error?: string | undefined;
@@ -165,6 +203,12 @@ export function WebhookEndpointPage(props: {
       <p class="crumbs">
         <a href={modePath(frame.mode, '/developers/webhooks')}>← Webhook endpoints</a>
       </p>
+      {props.queuedTestEventId ? (
+        <div class="notice success" role="status">
+          Test event <code>{props.queuedTestEventId}</code> was queued for delivery to this endpoint.{' '}
+          <a href={modePath(frame.mode, `/developers/events/${props.queuedTestEventId}`)}>See its delivery log</a> (every attempt, with your endpoint's answer).
+        </div>
+      ) : null}
       <h1>
         {endpoint.url} <Badge value={endpoint.status === 'ENABLED' ? 'ACTIVE' : 'DISABLED'} />
       </h1>
@@ -212,19 +256,24 @@ export function WebhookEndpointPage(props: {
         <EnabledEventsFieldset selected={endpoint.enabledEvents} />
         <button type="submit">Save events</button>
       </form>
-      <h2>Latest deliveries</h2>
-      {props.deliveries.length === 0 ? (
-        <EmptyState title="Nothing was sent to this endpoint yet.">
-          <p>Events are delivered as they happen; redeliver a past one from the event log.</p>
-        </EmptyState>
+      <TestEventForm frame={frame} endpoint={endpoint} action={`${base}/test`} eventTypes={props.testEventTypes} selected={props.testEventType} />
+      <h2 id="deliveries">{props.deliveries.page > 1 ? 'Older deliveries' : 'Latest deliveries'}</h2>
+      {props.deliveries.items.length === 0 ? (
+        props.deliveries.page > 1 ? (
+          <EmptyState title="No deliveries on this page.">
+            <p>
+              <a href={`${base}#deliveries`}>Go to the latest deliveries</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title="Nothing was sent to this endpoint yet.">
+            <p>Events are delivered as they happen; redeliver a past one from the event log, or send a test event above.</p>
+          </EmptyState>
+        )
       ) : (
-        <DeliveriesTable frame={frame} deliveries={props.deliveries} showEvent={true} />
+        <DeliveriesTable frame={frame} deliveries={props.deliveries.items} showEvent={true} />
       )}
-      {props.hasMore ? (
-        <p>
-          Older deliveries: see the <a href={modePath(frame.mode, '/developers/events')}>event log</a>.
-        </p>
-      ) : null}
+      <Pagination path={base} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
     </DashboardPage>
   );
 }
@@ -281,8 +330,9 @@ export function EventsPage(props: { frame: Frame; type: string | undefined; resu
   );
 }
 
-export function EventPage(props: { frame: Frame; event: EventView; deliveries: WebhookDeliveryView[]; endpointUrls: Map<string, string>; notice?: string | undefined; error?: string | undefined }) {
+export function EventPage(props: { frame: Frame; event: EventView; deliveries: PageOf<WebhookDeliveryView>; endpointUrls: Map<string, string>; notice?: string | undefined; error?: string | undefined }) {
   const { frame, event } = props;
+  const isTest = isTestEventId(event.id);
   return (
     <DashboardPage frame={frame} section="events" title={`Event ${event.id}`} notice={props.notice} error={props.error}>
       <p class="crumbs">
@@ -290,10 +340,16 @@ export function EventPage(props: { frame: Frame; event: EventView; deliveries: W
       </p>
       <div class="split">
         <h1>
-          {event.type} <code>{event.id}</code>
+          {event.type} <code>{event.id}</code> {isTest ? <Badge value="TEST" /> : null}
         </h1>
-        <ActionButton action={modePath(frame.mode, `/developers/events/${event.id}/redeliver`)} csrfToken={frame.csrfToken} label="Redeliver to all subscribed endpoints" />
+        {isTest ? null : <ActionButton action={modePath(frame.mode, `/developers/events/${event.id}/redeliver`)} csrfToken={frame.csrfToken} label="Redeliver to all subscribed endpoints" />}
       </div>
+      {isTest ? (
+        <p>
+          A test event, sent from an endpoint's page: its data is an example (ids with <code>_test_</code>), it goes only to that endpoint, and it is not listed in the event log
+          or by <code>GET /v1/events</code>.
+        </p>
+      ) : null}
       <p>
         Recorded <Time value={at(event.createdAt)} />
       </p>
@@ -301,16 +357,25 @@ export function EventPage(props: { frame: Frame; event: EventView; deliveries: W
       <pre tabindex={0} aria-label="Event payload">
         {JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, livemode: event.livemode, data: event.data }, null, 2)}
       </pre>
-      <h2>Deliveries</h2>
-      {props.deliveries.length === 0 ? (
-        <EmptyState title="This event was not delivered to any endpoint.">
-          <p>
-            No enabled endpoint of this mode subscribes to {event.type}. <a href={modePath(frame.mode, '/developers/webhooks')}>Add or change an endpoint</a>, then redeliver.
-          </p>
-        </EmptyState>
+      <h2 id="deliveries">Deliveries</h2>
+      {props.deliveries.items.length === 0 ? (
+        props.deliveries.page > 1 ? (
+          <EmptyState title="No deliveries on this page.">
+            <p>
+              <a href={`${modePath(frame.mode, `/developers/events/${event.id}`)}#deliveries`}>Go to the first page of deliveries</a>.
+            </p>
+          </EmptyState>
+        ) : (
+          <EmptyState title="This event was not delivered to any endpoint.">
+            <p>
+              No enabled endpoint of this mode subscribes to {event.type}. <a href={modePath(frame.mode, '/developers/webhooks')}>Add or change an endpoint</a>, then redeliver.
+            </p>
+          </EmptyState>
+        )
       ) : (
-        <DeliveriesTable frame={frame} deliveries={props.deliveries} endpointUrls={props.endpointUrls} showEvent={false} redeliverEventId={event.id} />
+        <DeliveriesTable frame={frame} deliveries={props.deliveries.items} endpointUrls={props.endpointUrls} showEvent={false} redeliverEventId={event.id} />
       )}
+      <Pagination path={modePath(frame.mode, `/developers/events/${event.id}`)} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
     </DashboardPage>
   );
 }

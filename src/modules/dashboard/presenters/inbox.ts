@@ -2,7 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { emails } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
-import { emailAddressAssociatedData } from '../../email/enqueue.ts';
+import { openEmailContentOrPlaceholder, openEmailField, unreadableEmailField, type SealedEmailField } from '../../email/sealing.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface InboxRowView {
@@ -39,11 +39,12 @@ export function verificationCodeOf(template: string, text: string): string | nul
 export function createInboxPresenter(deps: { database: Database; keyRing: KeyRing }) {
   const { database, keyRing } = deps;
 
-  function recipient(merchantId: string, id: string, ciphertext: string): string {
+  /** Recipient, subject and bodies are sealed at rest (`email/sealing.ts`); a field that does not open reads `(unreadable)`. */
+  function field(merchantId: string, id: string, name: SealedEmailField, stored: string): string {
     try {
-      return keyRing.decrypt(ciphertext, emailAddressAssociatedData(merchantId, id));
+      return openEmailField(keyRing, merchantId, id, name, stored);
     } catch {
-      return '(address unreadable)';
+      return unreadableEmailField;
     }
   }
 
@@ -69,10 +70,11 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
       );
       return {
         ...result,
-        items: result.items.map(({ toCiphertext, text, ...row }) => ({
+        items: result.items.map(({ toCiphertext, subject, text, ...row }) => ({
           ...row,
-          to: recipient(merchantId, row.id, toCiphertext),
-          verificationCode: verificationCodeOf(row.template, text),
+          to: field(merchantId, row.id, 'to', toCiphertext),
+          subject: field(merchantId, row.id, 'subject', subject),
+          verificationCode: verificationCodeOf(row.template, field(merchantId, row.id, 'text', text)),
         })),
       };
     },
@@ -85,17 +87,18 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
       if (!row) {
         return null;
       }
+      const content = openEmailContentOrPlaceholder(keyRing, merchantId, row.id, row);
       return {
         id: row.id,
-        to: recipient(merchantId, row.id, row.toCiphertext),
-        subject: row.subject,
+        to: content.to,
+        subject: content.subject,
         template: row.template,
         status: row.status,
         relatedId: row.relatedId,
-        verificationCode: verificationCodeOf(row.template, row.text),
+        verificationCode: verificationCodeOf(row.template, content.text),
         createdAt: row.createdAt,
-        text: row.text,
-        html: row.html,
+        text: content.text,
+        html: content.html,
         sentAt: row.sentAt,
         lastError: row.lastError,
       };

@@ -1,6 +1,6 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
-import { payoutPages } from '../../../db/schema/index.ts';
+import { payoutPageStatusHistory, payoutPages } from '../../../db/schema/index.ts';
 import type { Merchant } from '../../merchants/service.ts';
 import type { PayoutPagesService } from '../../payout-pages/service.ts';
 import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
@@ -34,7 +34,8 @@ export interface PayoutHistoryView {
 
 export interface PayoutPageDetailView {
   page: PayoutPageResponse;
-  history: PayoutHistoryView[];
+  /** One page of the status history, oldest change first. */
+  history: PageOf<PayoutHistoryView>;
   canRelease: boolean;
   canCancel: boolean;
 }
@@ -88,24 +89,32 @@ export function createPayoutPagesPresenter(deps: { database: Database; payoutPag
     },
 
     /** Throws NOT_FOUND outside the merchant and mode. Buttons show only for moves the state table allows. */
-    async detail(merchant: Merchant, livemode: boolean, payoutPageId: string): Promise<PayoutPageDetailView> {
+    async detail(merchant: Merchant, livemode: boolean, payoutPageId: string, historyPage = 1): Promise<PayoutPageDetailView> {
       const page = await deps.payoutPages.getPayoutPage(merchant, livemode, payoutPageId);
-      const rows = await deps.payoutPages.history(merchant, page.id);
+      const history = await readPage(historyPage, (limit, offset) =>
+        database.db
+          .select({
+            fromStatus: payoutPageStatusHistory.fromStatus,
+            fromSubStatus: payoutPageStatusHistory.fromSubStatus,
+            toStatus: payoutPageStatusHistory.toStatus,
+            toSubStatus: payoutPageStatusHistory.toSubStatus,
+            action: payoutPageStatusHistory.action,
+            actor: payoutPageStatusHistory.actor,
+            reason: payoutPageStatusHistory.reason,
+            eventId: payoutPageStatusHistory.eventId,
+            createdAt: payoutPageStatusHistory.createdAt,
+          })
+          .from(payoutPageStatusHistory)
+          .where(and(eq(payoutPageStatusHistory.payoutPageId, page.id), eq(payoutPageStatusHistory.merchantId, merchant.id), eq(payoutPageStatusHistory.livemode, livemode)))
+          .orderBy(asc(payoutPageStatusHistory.id))
+          .limit(limit)
+          .offset(offset),
+      );
       const state = { status: page.status, subStatus: page['sub-status'] };
       const context = { releaseMethod: page.releaseMethod };
       return {
         page,
-        history: rows.map((row) => ({
-          fromStatus: row.fromStatus,
-          fromSubStatus: row.fromSubStatus,
-          toStatus: row.toStatus,
-          toSubStatus: row.toSubStatus,
-          action: row.action,
-          actor: row.actor,
-          reason: row.reason,
-          eventId: row.eventId,
-          createdAt: row.createdAt,
-        })),
+        history,
         canRelease: findTransition(state, 'release', context) !== null,
         canCancel: findTransition(state, 'cancel', context) !== null,
       };

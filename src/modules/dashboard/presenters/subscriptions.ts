@@ -96,17 +96,29 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
       );
     },
 
-    /** The subscription as the API reads it, with its invoices and entitlements; NOT_FOUND outside the merchant and mode. */
-    async detail(merchant: Merchant, livemode: boolean, subscriptionId: string, now: Date) {
+    /**
+     * The subscription as the API reads it, with one page of its invoices (newest period first) and
+     * one of its entitlements; NOT_FOUND outside the merchant and mode.
+     */
+    async detail(merchant: Merchant, livemode: boolean, subscriptionId: string, now: Date, pages: { invoices: number; entitlements: number } = { invoices: 1, entitlements: 1 }) {
       const subscription = await deps.subscriptions.getSubscription(merchant, livemode, subscriptionId);
-      const [customer] = await database.db.select({ referenceId: customers.referenceId }).from(customers).where(eq(customers.id, subscription.customerId));
-      const invoiceRows = await database.db
-        .select()
-        .from(invoices)
-        .where(and(eq(invoices.subscriptionId, subscription.id), eq(invoices.merchantId, merchant.id), eq(invoices.livemode, livemode)))
-        .orderBy(desc(invoices.periodNumber));
-      const entitlementList = await entitlementRows([eq(entitlements.merchantId, merchant.id), eq(entitlements.livemode, livemode), eq(entitlements.subscriptionId, subscription.id)], 100, 0);
-      return { subscription, customerReferenceId: customer?.referenceId ?? null, invoices: invoiceRows, entitlements: entitlementList, now };
+      const [customer] = await database.db
+        .select({ referenceId: customers.referenceId })
+        .from(customers)
+        .where(and(eq(customers.id, subscription.customerId), eq(customers.merchantId, merchant.id), eq(customers.livemode, livemode)));
+      const invoicePage = await readPage(pages.invoices, (limit, offset) =>
+        database.db
+          .select()
+          .from(invoices)
+          .where(and(eq(invoices.subscriptionId, subscription.id), eq(invoices.merchantId, merchant.id), eq(invoices.livemode, livemode)))
+          .orderBy(desc(invoices.periodNumber), desc(invoices.id))
+          .limit(limit)
+          .offset(offset),
+      );
+      const entitlementPage = await readPage(pages.entitlements, (limit, offset) =>
+        entitlementRows([eq(entitlements.merchantId, merchant.id), eq(entitlements.livemode, livemode), eq(entitlements.subscriptionId, subscription.id)], limit, offset),
+      );
+      return { subscription, customerReferenceId: customer?.referenceId ?? null, invoices: invoicePage, entitlements: entitlementPage, now };
     },
 
     async entitlements(merchantId: string, livemode: boolean, filters: EntitlementFilters, page: number, now: Date): Promise<PageOf<EntitlementRowView>> {

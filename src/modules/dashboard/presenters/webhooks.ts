@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { events, webhookDeliveries, webhookEndpoints } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
@@ -7,7 +7,10 @@ import type { EventsService } from '../../events/service.ts';
 import { eventTypes, type EventType } from '../../events/record.ts';
 import type { WebhooksService } from '../../webhooks/service.ts';
 import { secretAssociatedData } from '../../webhooks/delivery.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { subscribes } from '../../webhooks/rules.ts';
+import { testEventIdPrefix } from '../../webhooks/test-events.ts';
+import type { WebhookDeliveryView } from '../../webhooks/schemas.ts';
+import { pageSize, readPage, type PageOf } from './pagination.ts';
 
 export interface EventRowView {
   id: string;
@@ -27,14 +30,46 @@ export function parseEventType(raw: string): EventType | undefined {
 export function createWebhooksPresenter(deps: { database: Database; keyRing: KeyRing; webhooks: WebhooksService; events: EventsService }) {
   const { database, webhooks } = deps;
 
+  /**
+   * One page of an endpoint's or an event's deliveries, newest first, as the webhooks service reads
+   * them (with attempts). The service pages by cursor; the dashboard's pages are numbered, so the
+   * last delivery before the page (found by offset, scoped by merchant and mode) is the cursor.
+   */
+  async function deliveryPage(merchant: Merchant, livemode: boolean, of: { endpointId: string } | { eventId: string }, page: number): Promise<PageOf<WebhookDeliveryView>> {
+    let startingAfter: string | undefined;
+    if (page > 1) {
+      const [anchor] = await database.db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.merchantId, merchant.id),
+            eq(webhookDeliveries.livemode, livemode),
+            'endpointId' in of ? eq(webhookDeliveries.endpointId, of.endpointId) : eq(webhookDeliveries.eventId, of.eventId),
+          ),
+        )
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+        .limit(1)
+        .offset((page - 1) * pageSize - 1);
+      if (!anchor) {
+        return { items: [], page, hasMore: false };
+      }
+      startingAfter = anchor.id;
+    }
+    const { deliveries, hasMore } = await webhooks.listDeliveries(merchant, livemode, { ...of, limit: pageSize, ...(startingAfter ? { startingAfter } : {}) });
+    return { items: deliveries, page, hasMore };
+  }
+
   return {
     endpoints: (merchant: Merchant, livemode: boolean) => webhooks.listEndpoints(merchant, livemode),
 
-    /** The endpoint and its latest deliveries (with attempts); NOT_FOUND outside the merchant and mode. */
-    async endpoint(merchant: Merchant, livemode: boolean, endpointId: string) {
+    /** The endpoint and one page of its deliveries (with attempts), newest first; NOT_FOUND outside the merchant and mode. */
+    async endpoint(merchant: Merchant, livemode: boolean, endpointId: string, page = 1) {
       const endpoint = await webhooks.getEndpoint(merchant, livemode, endpointId);
-      const { deliveries, hasMore } = await webhooks.listDeliveries(merchant, livemode, { endpointId: endpoint.id, limit: 25 });
-      return { endpoint, deliveries, hasMore };
+      const deliveries = await deliveryPage(merchant, livemode, { endpointId: endpoint.id }, page);
+      // What webhooks.sendTestEvent accepts: the endpoint's types; FRAUD_REPORTED only once the operator enabled it.
+      const testEventTypes = eventTypes.filter((type) => subscribes(endpoint.enabledEvents, type) && (type !== 'FRAUD_REPORTED' || merchant.fraudReportWebhooksEnabled));
+      return { endpoint, deliveries, testEventTypes };
     },
 
     /**
@@ -50,7 +85,8 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
     },
 
     async events(merchantId: string, livemode: boolean, filters: { type?: EventType }, page: number): Promise<PageOf<EventRowView>> {
-      const conditions: SQL[] = [eq(events.merchantId, merchantId), eq(events.livemode, livemode)];
+      // Like GET /v1/events: test events are reached from their endpoint's deliveries, not listed here.
+      const conditions: SQL[] = [eq(events.merchantId, merchantId), eq(events.livemode, livemode), sql`not starts_with(${events.id}, ${testEventIdPrefix})`];
       if (filters.type) {
         conditions.push(eq(events.type, filters.type));
       }
@@ -81,10 +117,10 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
       };
     },
 
-    /** The event with every delivery and attempt; NOT_FOUND outside the merchant and mode. */
-    async event(merchant: Merchant, livemode: boolean, eventId: string) {
+    /** The event with one page of its deliveries and their attempts; NOT_FOUND outside the merchant and mode. */
+    async event(merchant: Merchant, livemode: boolean, eventId: string, page = 1) {
       const event = await deps.events.getEvent(merchant, livemode, eventId);
-      const { deliveries } = await webhooks.listDeliveries(merchant, livemode, { eventId: event.id, limit: 100 });
+      const deliveries = await deliveryPage(merchant, livemode, { eventId: event.id }, page);
       const endpoints = await webhooks.listEndpoints(merchant, livemode);
       return { event, deliveries, endpointUrls: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url])) };
     },

@@ -18,12 +18,32 @@ function sessionCookieOptions(secureCookies: boolean) {
   return { httpOnly: true, sameSite: 'strict' as const, path: dashboardPrefix, secure: secureCookies };
 }
 
+export interface SignInLimiters {
+  perAccountAndAddress: RateLimiter;
+  perAccount: RateLimiter;
+  perAddress: RateLimiter;
+}
+
+/**
+ * One sign-in attempt against the three budgets (see `signInLimits` in routes.tsx); the seconds to
+ * wait when any of them is spent, else 0. Unknown e-mails have budgets too, so a 429 never tells
+ * whether an account exists.
+ */
+async function takeSignInAttempt(limiters: SignInLimiters, email: string, address: string): Promise<number> {
+  const waits = [
+    await limiters.perAccountAndAddress.take(`dashboard-sign-in:${email}|${address}`),
+    await limiters.perAccount.take(`dashboard-sign-in-account:${email}`),
+    await limiters.perAddress.take(`dashboard-sign-in-address:${address}`),
+  ];
+  return Math.max(...waits);
+}
+
 /** Sign-in and sign-out pages: outside the signed-in scope (no session needed to see them). */
 export function registerSignInRoutes(
   web: Api,
-  deps: { sessions: DashboardSessions; csrf: Csrf; render: WebTools['render']; limiter: RateLimiter; secureCookies: boolean },
+  deps: { sessions: DashboardSessions; csrf: Csrf; render: WebTools['render']; limiters: SignInLimiters; secureCookies: boolean },
 ): void {
-  const { sessions, csrf, render, limiter } = deps;
+  const { sessions, csrf, render, limiters } = deps;
 
   function signInPage(request: FastifyRequest, reply: FastifyReply, state: { email?: string; next?: string; error?: string; notice?: string; status?: number }) {
     const csrfToken = csrf.issue(request, reply, signInCsrfScope);
@@ -58,7 +78,7 @@ export function registerSignInRoutes(
     if (email === '' || password === '') {
       return signInPage(request, reply, { ...keep, status: 400, error: 'Enter your e-mail and your password.' });
     }
-    const wait = await limiter.take(`dashboard-sign-in:${email}|${request.ip}`);
+    const wait = await takeSignInAttempt(limiters, email, request.ip);
     if (wait > 0) {
       reply.header('Retry-After', String(wait));
       return signInPage(request, reply, { ...keep, status: 429, error: `Too many sign-in attempts. Wait ${wait} seconds, then try again.` });
@@ -73,7 +93,7 @@ export function registerSignInRoutes(
 }
 
 /** Sign-out and the account page: inside the signed-in scope (CSRF checked by its hook). */
-export function registerAccountRoutes(web: Api, tools: ScreenTools, deps: { sessions: DashboardSessions; secureCookies: boolean }): void {
+export function registerAccountRoutes(web: Api, tools: ScreenTools, deps: { sessions: DashboardSessions; secureCookies: boolean; limiter: RateLimiter }): void {
   const { sessions } = deps;
 
   web.post('/sign-out', async (request, reply) => {
@@ -90,18 +110,28 @@ export function registerAccountRoutes(web: Api, tools: ScreenTools, deps: { sess
 
   web.post('/:mode/account/password', async (request, reply) => {
     const view = screen(tools, request, reply);
+    const accountPage = (error: string, status: number) => view.page((frame) => AccountPage({ frame, error, notice: undefined, expiresAt: view.session.expiresAt }), { status });
+    // Per user, whatever the session: each attempt checks the current password, so it is a guess.
+    const wait = await deps.limiter.take(`dashboard-password:${view.session.userId}`);
+    if (wait > 0) {
+      reply.header('Retry-After', String(wait));
+      return accountPage(`Too many password change attempts. Wait ${wait} seconds, then try again.`, 429);
+    }
+    let renewed: { token: string; expiresAt: Date };
     try {
-      await sessions.changePassword(view.session, {
+      renewed = await sessions.changePassword(view.session, {
         currentPassword: field(request.body, 'currentPassword', 1024),
         newPassword: field(request.body, 'newPassword', 1024),
         confirmation: field(request.body, 'confirmation', 1024),
       });
     } catch (error) {
       if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
-        return view.page((frame) => AccountPage({ frame, error: `${error.message}.`, notice: undefined, expiresAt: view.session.expiresAt }), { status: 400 });
+        return accountPage(`${error.message}.`, 400);
       }
       throw error;
     }
+    // The session token changed with the password: the old cookie no longer signs anyone in.
+    reply.setCookie(sessionCookieName, renewed.token, { ...sessionCookieOptions(deps.secureCookies), expires: renewed.expiresAt });
     return reply.redirect(withQuery(modePath(view.mode, '/account'), { notice: 'password-changed' }), 303);
   });
 }

@@ -2,6 +2,7 @@ import type { Api } from '../../../http/types.ts';
 import type { MerchantsService } from '../../merchants/service.ts';
 import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath, withQuery } from '../paths.ts';
+import { parsePage } from '../presenters/pagination.ts';
 import type { DevelopersPresenter } from '../presenters/developers.ts';
 import { ApiKeysPage, PiiKeyPage } from '../pages/developers.tsx';
 
@@ -18,16 +19,16 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
     const view = screen(tools, request, reply);
     const flash = tools.flash.take(request, reply, view.session);
     const created = flash?.apiKey && flash.name ? { apiKey: flash.apiKey, name: flash.name } : undefined;
-    const keys = await merchants.listApiKeys(view.session.merchant.id);
-    return view.page((frame) => ApiKeysPage({ frame, keys: keys.reverse(), ...noticeOf(request), ...(created ? { created } : {}) }));
+    const keys = await presenter.apiKeys(view.session.merchant.id, parsePage(field(request.query, 'page', 5)));
+    return view.page((frame) => ApiKeysPage({ frame, keys, ...noticeOf(request), ...(created ? { created } : {}) }));
   });
 
   web.post('/:mode/developers/api-keys', async (request, reply) => {
     const view = screen(tools, request, reply);
     const name = field(request.body, 'name', 200).trim();
     if (name === '' || name.length > 100) {
-      const keys = await merchants.listApiKeys(view.session.merchant.id);
-      return view.page((frame) => ApiKeysPage({ frame, keys: keys.reverse(), error: 'Give the key a name of 1 to 100 characters, so you can tell it apart later.' }), { status: 400 });
+      const keys = await presenter.apiKeys(view.session.merchant.id, 1);
+      return view.page((frame) => ApiKeysPage({ frame, keys, error: 'Give the key a name of 1 to 100 characters, so you can tell it apart later.' }), { status: 400 });
     }
     const created = await merchants.createApiKey(view.session.merchant.id, name);
     // The key travels in the sealed flash cookie, never in a URL; the next page shows it once.
@@ -42,14 +43,16 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
 
   web.get('/:mode/developers/pii-key', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const keys = await presenter.piiKeys(view.session.merchant.id);
-    return view.page((frame) => PiiKeyPage({ frame, keys, revealed: false, notice: noticeOf(request).notice }));
+    const keys = await presenter.piiKeys(view.session.merchant.id, parsePage(field(request.query, 'page', 5)));
+    return view.page((frame) => PiiKeyPage({ frame, keys, notice: noticeOf(request).notice }));
   });
 
   web.post('/:mode/developers/pii-key/reveal', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const keys = await merchants.revealPiiKeys(view.session.merchant.id);
-    return view.page((frame) => PiiKeyPage({ frame, keys, revealed: true }));
+    // The reveal form carries the page it was on: the material of that page's keys is shown.
+    const keys = await presenter.piiKeys(view.session.merchant.id, parsePage(field(request.body, 'page', 5)));
+    const material = await merchants.revealPiiKeys(view.session.merchant.id);
+    return view.page((frame) => PiiKeyPage({ frame, keys, revealed: material }));
   });
 
   web.post('/:mode/developers/pii-key/rotate', async (request, reply) => {

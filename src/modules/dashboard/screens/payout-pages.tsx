@@ -19,7 +19,7 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
 
   web.get('/:mode/payout-pages/:payoutPageId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'payoutPageId'));
+    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'payoutPageId'), parsePage(field(request.query, 'page', 5)));
     return view.page((frame) => PayoutPageDetailPage({ frame, detail, ...noticeOf(request), eventsSection: tools.sections.includes('events') }));
   });
 

@@ -19,7 +19,8 @@ export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: 
 
   web.get('/:mode/subscriptions/:subscriptionId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'subscriptionId'), deps.clock.now());
+    const pages = { invoices: parsePage(field(request.query, 'invoicesPage', 5)), entitlements: parsePage(field(request.query, 'entitlementsPage', 5)) };
+    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'subscriptionId'), deps.clock.now(), pages);
     return view.page((frame) => SubscriptionPage({ frame, ...detail, ...noticeOf(request) }));
   });
 

@@ -8,6 +8,9 @@ import { parsePage } from '../presenters/pagination.ts';
 import { parseEventType, type WebhooksPresenter } from '../presenters/webhooks.ts';
 import { EventPage, EventsPage, WebhookEndpointPage, WebhooksPage } from '../pages/webhooks.tsx';
 
+/** What the redirect after "Send test event" may carry to the page (anything else is ignored). */
+const testEventIdPattern = /^evt_test_[0-9a-z]{36}$/;
+
 /** Checked event types; none checked means every type (`["*"]`, the API's default). */
 function enabledEventsOf(body: unknown): EventType[] | undefined {
   const chosen = fieldValues(body, 'enabledEvents').filter((value): value is EventType => (eventTypes as readonly string[]).includes(value));
@@ -51,10 +54,33 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.get('/:mode/developers/webhooks/:endpointId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'));
+    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'), parsePage(field(request.query, 'page', 5)));
     const flash = tools.flash.take(request, reply, view.session);
     const rotated = flash?.endpointId === detail.endpoint.id && flash.secret ? { title: 'New signing secret', value: flash.secret } : undefined;
-    return view.page((frame) => WebhookEndpointPage({ frame, ...detail, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}) }));
+    const queued = field(request.query, 'notice', 40) === 'test-event-sent' ? field(request.query, 'event', 60) : '';
+    return view.page((frame) =>
+      WebhookEndpointPage({ frame, ...detail, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}), ...(testEventIdPattern.test(queued) ? { queuedTestEventId: queued } : {}) }),
+    );
+  });
+
+  web.post('/:mode/developers/webhooks/:endpointId/test', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const endpointId = param(request, 'endpointId');
+    const eventType = parseEventType(field(request.body, 'eventType', 40));
+    try {
+      if (!eventType) {
+        throw new AppError('WRONG_PARAMETER', 'Choose the type of the test event');
+      }
+      const { event } = await webhooks.sendTestEvent(view.session.merchant, view.livemode, endpointId, eventType);
+      return reply.redirect(withQuery(`${endpointsPath(view.mode)}/${encodeURIComponent(endpointId)}`, { notice: 'test-event-sent', event: event.id }), 303);
+    } catch (error) {
+      // Refusals (a type the endpoint does not receive, a disabled endpoint) are shown on the page with the service's reason.
+      if (error instanceof AppError && (error.code === 'WRONG_PARAMETER' || error.code === 'INVALID_STATE')) {
+        const detail = await presenter.endpoint(view.session.merchant, view.livemode, endpointId);
+        return view.page((frame) => WebhookEndpointPage({ frame, ...detail, error: `${error.message}.`, testEventType: eventType }), { status: error.statusCode });
+      }
+      throw error;
+    }
   });
 
   web.post('/:mode/developers/webhooks/:endpointId/reveal', async (request, reply) => {
@@ -105,7 +131,7 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.get('/:mode/developers/events/:eventId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const detail = await presenter.event(view.session.merchant, view.livemode, param(request, 'eventId'));
+    const detail = await presenter.event(view.session.merchant, view.livemode, param(request, 'eventId'), parsePage(field(request.query, 'page', 5)));
     return view.page((frame) => EventPage({ frame, ...detail, ...noticeOf(request) }));
   });
 

@@ -1,0 +1,29 @@
+import { createTestContext } from '../../../test/helpers/context.ts';
+import type { OpenApiDocument } from './codegen.ts';
+
+/** The server address the committed document names: the documented default, whoever generated it. */
+export const documentServerUrl = 'http://localhost:4000';
+
+/**
+ * The OpenAPI document an app serves, as committed: a JSON round trip (exactly what /openapi.json
+ * sends) with `servers` pinned to the default, since that entry reflects `PUBLIC_URL`, not the API.
+ */
+export function openApiDocumentOf(app: { swagger(): unknown }): OpenApiDocument {
+  const document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument & { servers?: Array<{ url: string }> };
+  return { ...document, ...(document.servers ? { servers: [{ url: documentServerUrl }] } : {}) };
+}
+
+/** The document of the real app, built on a throw-away database. */
+export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+  const context = await createTestContext({ env: { LOG_LEVEL: 'warn' } });
+  try {
+    return openApiDocumentOf(context.app);
+  } finally {
+    await context.close();
+  }
+}
+
+/** The committed form of the document: two-space JSON with a final newline. */
+export function serializeDocument(document: OpenApiDocument): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

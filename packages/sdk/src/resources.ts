@@ -1,0 +1,257 @@
+import type { Event, FraudReport, OperationKey, Operations, WebhookDelivery } from './generated/openapi.ts';
+import { paginate } from './paging.ts';
+import type { RequestOptions, Result, Transport } from './transport.ts';
+
+/** Request body of an operation, as the OpenAPI document types it. */
+export type Body<K extends OperationKey> = NonNullable<Operations[K]['body']>;
+/** Query of an operation, bracket names (`pagination[offset]`) as nested objects (`{ pagination: { offset } }`). */
+export type Query<K extends OperationKey> = Operations[K]['query'];
+
+export type Entitlement = Result<'GET /v1/entitlements'>['entitlements'][number];
+export type Subscription = Result<'GET /v1/subscriptions/{subscriptionId}'>;
+
+
+abstract class Resource {
+  // A plain field rather than a parameter property, so the package also runs under Node's type stripping.
+  protected readonly transport: Transport;
+
+  constructor(transport: Transport) {
+    this.transport = transport;
+  }
+}
+
+/** `/v1/customers` (PII fields come back as JWE: see `pii.decrypt`). */
+export class Customers extends Resource {
+  create(body: Body<'POST /v1/customers'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/customers', { body }, options);
+  }
+
+  retrieve(customerId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/customers/{customerId}', { pathParams: { customerId } }, options);
+  }
+
+  /** `email`, `address` (merged field by field) and `supportedPaymentMethods` while unset. */
+  update(customerId: string, body: Body<'POST /v1/customers/{customerId}'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/customers/{customerId}', { pathParams: { customerId }, body }, options);
+  }
+}
+
+/** `/v1/balance`: one entry per funding currency. */
+export class BalanceResource extends Resource {
+  retrieve(options?: RequestOptions) {
+    return this.transport.call('GET /v1/balance', {}, options);
+  }
+}
+
+/** `/v1/payout_pages`. */
+export class PayoutPages extends Resource {
+  create(body: Body<'POST /v1/payout_pages'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/payout_pages', { body }, options);
+  }
+
+  retrieve(payoutPageId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/payout_pages/{payoutPageId}', { pathParams: { payoutPageId } }, options);
+  }
+
+  /** MANUAL pages in `AWAITING_RELEASE` → PROCESSING. */
+  release(payoutPageId: string, options?: RequestOptions) {
+    return this.transport.call('POST /v1/payout_pages/{payoutPageId}/release', { pathParams: { payoutPageId } }, options);
+  }
+
+  /** Before PROCESSING; releases the reserved amount. */
+  cancel(payoutPageId: string, options?: RequestOptions) {
+    return this.transport.call('POST /v1/payout_pages/{payoutPageId}/cancel', { pathParams: { payoutPageId } }, options);
+  }
+}
+
+/** `/v1/payment_pages`. */
+export class PaymentPages extends Resource {
+  create(body: Body<'POST /v1/payment_pages'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/payment_pages', { body }, options);
+  }
+
+  retrieve(pageId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/payment_pages/{pageId}', { pathParams: { pageId } }, options);
+  }
+
+  /** CREATED → EXPIRED (a PAID page answers `WRONG_PARAMETER`). */
+  expire(pageId: string, options?: RequestOptions) {
+    return this.transport.call('POST /v1/payment_pages/{pageId}/expire', { pathParams: { pageId } }, options);
+  }
+}
+
+/** `/v1/fraud_reports`: offset paging, newest `fraudIssueDate` first. */
+export class FraudReports extends Resource {
+  list(query?: Query<'GET /v1/fraud_reports'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/fraud_reports', { query }, options);
+  }
+
+  /**
+   * Every matching report, fetching pages of `pagination.limit` (default 100) from
+   * `pagination.offset` (default 0). Offsets shift when reports arrive during the walk: a report can
+   * then be seen twice or missed; filter by `fraudIssueDateRange` for a stable window.
+   */
+  iterate(query: Query<'GET /v1/fraud_reports'> = {}, options?: RequestOptions): AsyncGenerator<FraudReport, void, undefined> {
+    const limit = query.pagination?.limit ?? 100;
+    return paginate(
+      query.pagination?.offset ?? 0,
+      (offset) => this.list({ ...query, pagination: { offset, limit } }, options),
+      (page, offset) => ({ items: page.checkoutFraudReports, next: page.hasMore ? offset + page.checkoutFraudReports.length : undefined }),
+    );
+  }
+
+  retrieve(id: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/fraud_reports/{id}', { pathParams: { id } }, options);
+  }
+}
+
+/** `/v1/entitlements`: cursor paging (`nextPageToken` → `cursorToken`); the only answer without an envelope. */
+export class Entitlements extends Resource {
+  list(query?: Query<'GET /v1/entitlements'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/entitlements', { query }, options);
+  }
+
+  /** Every matching entitlement, in `sort` order, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/entitlements'> = {}, options?: RequestOptions): AsyncGenerator<Entitlement, void, undefined> {
+    return paginate<Result<'GET /v1/entitlements'>, Entitlement, { cursorToken?: string }>(
+      query.cursorToken === undefined ? {} : { cursorToken: query.cursorToken },
+      (cursor) => this.list({ ...query, ...cursor }, options),
+      (page) => ({ items: page.entitlements, next: page.hasMore && page.nextPageToken !== undefined ? { cursorToken: page.nextPageToken } : undefined }),
+    );
+  }
+}
+
+/** `/v1/subscriptions` (created by paying a payment page that has `subscription`). */
+export class Subscriptions extends Resource {
+  retrieve(subscriptionId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/subscriptions/{subscriptionId}', { pathParams: { subscriptionId } }, options);
+  }
+
+  /** Ends the subscription at the end of its current period. */
+  cancel(subscriptionId: string, options?: RequestOptions) {
+    return this.transport.call('POST /v1/subscriptions/{subscriptionId}/cancel', { pathParams: { subscriptionId } }, options);
+  }
+}
+
+/** `/v1/events`: newest first, cursor paging (`nextCursor` → `startingAfter`). */
+export class Events extends Resource {
+  list(query?: Query<'GET /v1/events'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/events', { query }, options);
+  }
+
+  /** Every matching event, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/events'> = {}, options?: RequestOptions): AsyncGenerator<Event, void, undefined> {
+    return paginate<Result<'GET /v1/events'>, Event, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.events, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.events.at(-1)?.id } : undefined }),
+    );
+  }
+
+  retrieve(eventId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/events/{eventId}', { pathParams: { eventId } }, options);
+  }
+
+  /** Delivers the event again to every subscribed endpoint, or to `endpointId` only. */
+  redeliver(eventId: string, body?: Body<'POST /v1/events/{eventId}/redeliver'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/events/{eventId}/redeliver', { pathParams: { eventId }, body }, options);
+  }
+}
+
+/** `/v1/webhook_endpoints` (the secret is shown on create and rotate only). */
+export class WebhookEndpoints extends Resource {
+  create(body: Body<'POST /v1/webhook_endpoints'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/webhook_endpoints', { body }, options);
+  }
+
+  list(options?: RequestOptions) {
+    return this.transport.call('GET /v1/webhook_endpoints', {}, options);
+  }
+
+  retrieve(endpointId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/webhook_endpoints/{endpointId}', { pathParams: { endpointId } }, options);
+  }
+
+  update(endpointId: string, body: Body<'POST /v1/webhook_endpoints/{endpointId}'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/webhook_endpoints/{endpointId}', { pathParams: { endpointId }, body }, options);
+  }
+
+  delete(endpointId: string, options?: RequestOptions) {
+    return this.transport.call('DELETE /v1/webhook_endpoints/{endpointId}', { pathParams: { endpointId } }, options);
+  }
+
+  /** A new secret; the previous one keeps signing for `gracePeriodSeconds` (default 24 h). */
+  rotateSecret(endpointId: string, body?: Body<'POST /v1/webhook_endpoints/{endpointId}/rotate_secret'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/webhook_endpoints/{endpointId}/rotate_secret', { pathParams: { endpointId }, body }, options);
+  }
+
+  /** Sends an example event of `eventType` to this endpoint now. */
+  sendTestEvent(endpointId: string, body: Body<'POST /v1/webhook_endpoints/{endpointId}/test'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/webhook_endpoints/{endpointId}/test', { pathParams: { endpointId }, body }, options);
+  }
+}
+
+/** `/v1/webhook_deliveries`: every delivery with its attempts; cursor paging. */
+export class WebhookDeliveries extends Resource {
+  list(query?: Query<'GET /v1/webhook_deliveries'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/webhook_deliveries', { query }, options);
+  }
+
+  iterate(query: Query<'GET /v1/webhook_deliveries'> = {}, options?: RequestOptions): AsyncGenerator<WebhookDelivery, void, undefined> {
+    return paginate<Result<'GET /v1/webhook_deliveries'>, WebhookDelivery, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.deliveries, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.deliveries.at(-1)?.id } : undefined }),
+    );
+  }
+
+  retrieve(deliveryId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/webhook_deliveries/{deliveryId}', { pathParams: { deliveryId } }, options);
+  }
+}
+
+/**
+ * `/v1/test_helpers/*`: sandbox only (live answers `403 FORBIDDEN`). They do what a customer,
+ * a card network or time would do, through the same code paths, so a merchant's CI can walk every
+ * flow without a browser.
+ */
+export class TestHelpers {
+  readonly payoutPages: {
+    /** What the customer does on the hosted payout page: choose and confirm the method (and complete KYC data). */
+    confirm: (payoutPageId: string, body: Body<'POST /v1/test_helpers/payout_pages/{payoutPageId}/confirm'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/payout_pages/{payoutPageId}/confirm'>>;
+    decline: (payoutPageId: string, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/payout_pages/{payoutPageId}/decline'>>;
+  };
+  readonly paymentPages: {
+    /** Pays by card; a declined card throws `PaysailCardError`. */
+    pay: (pageId: string, body: Body<'POST /v1/test_helpers/payment_pages/{pageId}/pay'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/payment_pages/{pageId}/pay'>>;
+  };
+  readonly fraudReports: {
+    create: (body: Body<'POST /v1/test_helpers/fraud_reports'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/fraud_reports'>>;
+  };
+  readonly balance: {
+    fund: (body: Body<'POST /v1/test_helpers/balance/fund'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/balance/fund'>>;
+  };
+  readonly subscriptions: {
+    /** Ends the current period now and runs the renewal at once. */
+    renew: (subscriptionId: string, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/subscriptions/{subscriptionId}/renew'>>;
+  };
+
+  constructor(transport: Transport) {
+    this.payoutPages = {
+      confirm: (payoutPageId, body, options) => transport.call('POST /v1/test_helpers/payout_pages/{payoutPageId}/confirm', { pathParams: { payoutPageId }, body }, options),
+      decline: (payoutPageId, options) => transport.call('POST /v1/test_helpers/payout_pages/{payoutPageId}/decline', { pathParams: { payoutPageId } }, options),
+    };
+    this.paymentPages = {
+      pay: (pageId, body, options) => transport.call('POST /v1/test_helpers/payment_pages/{pageId}/pay', { pathParams: { pageId }, body }, options),
+    };
+    this.fraudReports = {
+      create: (body, options) => transport.call('POST /v1/test_helpers/fraud_reports', { body }, options),
+    };
+    this.balance = {
+      fund: (body, options) => transport.call('POST /v1/test_helpers/balance/fund', { body }, options),
+    };
+    this.subscriptions = {
+      renew: (subscriptionId, options) => transport.call('POST /v1/test_helpers/subscriptions/{subscriptionId}/renew', { pathParams: { subscriptionId } }, options),
+    };
+  }
+}

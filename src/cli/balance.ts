@@ -1,0 +1,59 @@
+import { booleanFlag, stringFlag } from './args.ts';
+import { jsonFlag, type Command } from './command.ts';
+import { UsageError, exitCodes, writeLine } from './io.ts';
+import { withPlatform } from './platform.ts';
+import { ledgerCurrencies, maxPostingAmount, type LedgerCurrency } from '../modules/ledger/postings.ts';
+
+/** Minor units as the currency's decimal amount: 150000 → 1500.00. */
+function formatMinor(amount: number): string {
+  const sign = amount < 0 ? '-' : '';
+  const absolute = Math.abs(amount);
+  return `${sign}${Math.floor(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;
+}
+
+const credit: Command = {
+  name: 'balance credit',
+  summary: "credit a merchant's live balance with funds received from it",
+  positionals: [{ name: 'MERCHANT_ID' }],
+  flags: {
+    amount: { type: 'string', valueName: 'MINOR_UNITS', description: `the amount in minor units (hundredths: 150000 is 1500.00), 1 to ${maxPostingAmount}; required` },
+    currency: { type: 'string', valueName: 'CURRENCY', choices: ledgerCurrencies, description: `the funding currency: ${ledgerCurrencies.join(' or ')}; required` },
+    json: jsonFlag,
+  },
+  details: [
+    'Adds the amount to the live `available` balance (a `credit` ledger transaction from the outside',
+    'world), like POST /admin/v1/merchants/:id/balance/credit, and prints the balance after it. Run it',
+    'once per transfer received: every run credits again. Sandbox balances are funded by the merchant',
+    'with POST /v1/test_helpers/balance/fund instead.',
+  ],
+  examples: ['paysail balance credit mer_… --amount 150000 --currency USDC', 'paysail balance credit mer_… --amount 2500 --currency USD --json'],
+  async run({ io, deps, args }) {
+    const [merchantId] = args.positionals as [string];
+    const rawAmount = stringFlag(args, 'amount');
+    const currency = stringFlag(args, 'currency') as LedgerCurrency | undefined;
+    if (rawAmount === undefined || currency === undefined) {
+      throw new UsageError(`${rawAmount === undefined ? '--amount' : '--currency'} is required`, 'balance credit');
+    }
+    const amount = Number(rawAmount);
+    if (!/^\d+$/.test(rawAmount) || amount < 1 || amount > maxPostingAmount) {
+      throw new UsageError(`--amount must be an integer number of minor units from 1 to ${maxPostingAmount}, got "${rawAmount}"`, 'balance credit');
+    }
+    const { merchant, balance } = await withPlatform(io, deps, async (platform) => {
+      // The same check as the admin route: an unknown merchant is an error, not a new ledger.
+      const found = await platform.services.merchants.getMerchant(merchantId);
+      return { merchant: found, balance: await platform.services.ledger.addFunds({ merchantId, livemode: true }, currency, amount, 'credit') };
+    });
+    if (!merchant.liveEnabled) {
+      writeLine(io.stderr, `paysail: note: ${merchant.id} has no live mode yet; the funds are usable once it has (paysail merchants enable-live ${merchant.id})`);
+    }
+    if (booleanFlag(args, 'json')) {
+      writeLine(io.stdout, JSON.stringify(balance, null, 2));
+      return exitCodes.ok;
+    }
+    writeLine(io.stdout, `Credited ${formatMinor(amount)} ${currency} to the live balance of ${merchant.id} (${merchant.name})`);
+    writeLine(io.stdout, `  available ${formatMinor(balance.available)}, reserved ${formatMinor(balance.reserved)}, in flight ${formatMinor(balance.inFlight)} ${currency}`);
+    return exitCodes.ok;
+  },
+};
+
+export const balanceCommands: readonly Command[] = [credit];

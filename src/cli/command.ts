@@ -1,0 +1,25 @@
+import type { FlagSpec, ParsedArgs, PositionalSpec } from './args.ts';
+import type { CliIo } from './io.ts';
+import type { CliDeps } from './platform.ts';
+
+export interface CommandContext {
+  io: CliIo;
+  deps: CliDeps;
+  args: ParsedArgs;
+}
+
+/** One command: its help (name, arguments, options, notes, examples) and what it does. */
+export interface Command {
+  /** One or two words: `migrate`, `keys create`. */
+  name: string;
+  summary: string;
+  positionals: readonly PositionalSpec[];
+  flags: Readonly<Record<string, FlagSpec>>;
+  /** Extra help paragraphs (lines). */
+  details?: readonly string[];
+  examples?: readonly string[];
+  /** Resolves to the exit code. Long-running commands (`serve`) resolve once started. */
+  run(context: CommandContext): Promise<number>;
+}
+
+export const jsonFlag: FlagSpec = { type: 'boolean', description: 'print JSON instead of text' };

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { createEndpoint, deliveriesOf, emitEvent } from '../../helpers/webhooks.ts';
+
+/**
+ * The fan-out runs as batches (one claim, one read, one write for many events): these check that a
+ * batch records exactly what per-event fan-out did, and that one slow receiver in a batch does not
+ * hold up the others' bookkeeping.
+ */
+describe('webhook fan-out in batches (e2e: real HTTP to loopback receivers)', () => {
+  let context: TestContext;
+  const receivers: WebhookReceiver[] = [];
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const started = await WebhookReceiver.start();
+    receivers.push(started);
+    return started;
+  }
+
+  before(async () => {
+    context = await createTestContext({ env: { WEBHOOK_TIMEOUT_MS: '5000' } });
+  });
+  after(async () => {
+    await context.close();
+    await Promise.all(receivers.map((started) => started.close()));
+  });
+
+  test('one drain fans 40 events out to two endpoints: each delivery written once with its first attempt; failures get their retry', async () => {
+    const merchant: TestMerchant = await context.createMerchant();
+    const healthy = await receiver();
+    const failing = await receiver();
+    // A NUL in the answer cannot be stored as text: it is replaced, and the batch still commits.
+    failing.answer = () => ({ status: 500, body: 'broken\u0000answer' });
+    const good = await createEndpoint(context, merchant, { url: healthy.url() });
+    const bad = await createEndpoint(context, merchant, { url: failing.url() });
+    const eventIds: string[] = [];
+    for (let index = 0; index < 40; index += 1) {
+      eventIds.push((await emitEvent(context, merchant, { data: { index } })).id);
+    }
+    await context.drainJobs();
+
+    assert.equal(healthy.requests.length, 40);
+    assert.equal(failing.requests.length, 40);
+    assert.deepEqual(new Set(healthy.requests.map((request) => assertVerified(request, good.secret).id)), new Set(eventIds));
+    const succeeded = await deliveriesOf(context, merchant, `endpointId=${good.id}&limit=100`);
+    const pending = await deliveriesOf(context, merchant, `endpointId=${bad.id}&limit=100`);
+    assert.equal(succeeded.length, 40);
+    assert.equal(pending.length, 40);
+    for (const delivery of succeeded) {
+      assert.equal(delivery.status, 'SUCCEEDED');
+      assert.equal(delivery.attemptCount, 1);
+      assert.deepEqual(
+        delivery.attempts.map((attempt) => [attempt.number, attempt.outcome, attempt.statusCode]),
+        [[1, 'SUCCEEDED', 200]],
+      );
+    }
+    for (const delivery of pending) {
+      assert.equal(delivery.status, 'PENDING');
+      assert.equal(delivery.attemptCount, 1);
+      assert.equal(delivery.lastStatusCode, 500);
+      assert.ok(delivery.nextAttemptAt !== null && delivery.nextAttemptAt > context.clock.now().getTime());
+      assert.equal(delivery.attempts[0]?.responseBody, 'broken\ufffdanswer');
+    }
+
+    // The retries (5 s ± 10 %) succeed once the receiver recovers.
+    failing.answer = () => ({ status: 200, body: 'ok' });
+    context.clock.advance(6_000);
+    await context.drainJobs();
+    assert.equal(failing.requests.length, 80);
+    const retried = await deliveriesOf(context, merchant, `endpointId=${bad.id}&limit=100`);
+    assert.ok(retried.every((delivery) => delivery.status === 'SUCCEEDED' && delivery.attemptCount === 2));
+    assert.equal(healthy.requests.length, 40, 'nothing was sent twice to the healthy endpoint');
+  });
+
+  test('a slow receiver does not hold up the recording of the other deliveries of its batch', async () => {
+    const merchant: TestMerchant = await context.createMerchant();
+    const fast = await receiver();
+    // The slow one answers only when the test says so.
+    const held: http.ServerResponse[] = [];
+    const slow = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => held.push(response));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const fastEndpoint = await createEndpoint(context, merchant, { url: fast.url(), enabledEvents: ['PAYMENT_SUCCEEDED'] });
+      const slowEndpoint = await createEndpoint(context, merchant, { url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`, enabledEvents: ['PAYMENT_EXPIRED'] });
+      for (let index = 0; index < 5; index += 1) {
+        await emitEvent(context, merchant, { type: 'PAYMENT_SUCCEEDED', data: { index } });
+      }
+      await emitEvent(context, merchant, { type: 'PAYMENT_EXPIRED', data: { index: 5 } });
+
+      const drained = context.drainJobs();
+      // All six events are claimed as one batch; the five fast deliveries are written while the slow
+      // request is still unanswered.
+      const deadline = Date.now() + 20_000;
+      let recorded = await deliveriesOf(context, merchant, `endpointId=${fastEndpoint.id}`);
+      while (recorded.length < 5 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        recorded = await deliveriesOf(context, merchant, `endpointId=${fastEndpoint.id}`);
+      }
+      assert.equal(recorded.length, 5);
+      assert.ok(recorded.every((delivery) => delivery.status === 'SUCCEEDED'));
+      assert.equal(held.length, 1, 'the slow request is still waiting for its answer');
+      assert.deepEqual(await deliveriesOf(context, merchant, `endpointId=${slowEndpoint.id}`), [], 'and its delivery is not written yet');
+
+      const [response] = held;
+      response?.writeHead(204).end();
+      await drained;
+      const slowDeliveries = await deliveriesOf(context, merchant, `endpointId=${slowEndpoint.id}`);
+      assert.equal(slowDeliveries.length, 1);
+      assert.equal(slowDeliveries[0]?.status, 'SUCCEEDED');
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,548 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { generateKeySpec } from '../../src/crypto/keyring.ts';
+import { openPostgres, queryRows } from '../../src/db/client.ts';
+import { adminApiKey } from '../helpers/context.ts';
+import { assertLedgerInvariants } from '../helpers/ledger.ts';
+import { bankMethod, fullKyc } from '../helpers/payout-pages.ts';
+import { cardBody, testCards } from '../helpers/payment-pages.ts';
+import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { ProcessGroup, sleep, type ServiceProcess } from './processes.ts';
+import {
+  ApiClient,
+  assertEveryEmailSent,
+  assertEveryEventDelivered,
+  assertNoDuplicates,
+  basicAuthorization,
+  createMerchantThrough,
+  eventually,
+  findDuplicates,
+  startSmtpSink,
+  unfinishedJobs,
+  type Answer,
+} from './processes-support.ts';
+import { startProxy } from './proxy.ts';
+
+/**
+ * Crash-safety harness: 2 API and 2 worker processes on PostgreSQL behind the round-robin proxy; a
+ * driver issues `operations` business operations (customers, payout pages and their confirmation,
+ * payment pages and their payment, subscriptions and renewals) while a killer SIGKILLs a random
+ * process `kills` times, spread over the run, and restarts it. An operation that got no answer is
+ * retried with the same Idempotency-Key. At the end, with every process up and the queue drained:
+ * every acknowledged write is present with its effect, every event has a succeeded delivery and
+ * reached the receiver (copies share the webhook-id), every e-mail reached the SMTP server (copies
+ * share the Message-ID), no duplicate payout postings, payments, entitlements, deliveries,
+ * customers or pages, and the ledger balances. Any failed check throws.
+ *
+ * `crash.test.ts` runs the short version in CI; `npm run soak` the long one (200 kills, 1,000 ops).
+ */
+
+export interface CrashHarnessOptions {
+  /** A migrated, otherwise empty PostgreSQL database (the caller creates and drops it). */
+  databaseUrl: string;
+  operations: number;
+  kills: number;
+  /** Operations in flight at once (default 4). */
+  concurrency?: number;
+  /** Random seed for the operation mix and the kill schedule (default: random; reported). */
+  seed?: number;
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+  /** Upper bound for the whole run before it is declared stuck (default 15 min). */
+  timeoutMs?: number;
+}
+
+export interface CrashHarnessResult {
+  seed: number;
+  operations: number;
+  acknowledged: number;
+  /** Operations that needed more than one attempt (no answer the first time), by kind. */
+  retried: Record<string, number>;
+  /** Operations whose retry found the first, unanswered attempt had committed (409 duplicate / state). */
+  committedBeforeTheCrash: number;
+  /**
+   * Waits on a `409 INVALID_STATE` + Retry-After (a page held by a card attempt whose API process
+   * died before settling it) before asking again with a new key; see callUntilNotHeld.
+   */
+  heldWaits: number;
+  kills: { api: number; worker: number };
+  restarts: number;
+  unanswered: Record<string, number>;
+  proxy: { forwarded: number; refusedAndRetried: number; failedAfterSend: number; allDown: number };
+  events: number;
+  webhookDuplicates: number;
+  emails: number;
+  emailDuplicates: number;
+  ledger: { transactions: number; entries: number };
+  /**
+   * Renewals applied more often than acknowledged: a renewal whose API process died after it
+   * committed but before its Idempotency-Key record was completed runs again on retry (the key's
+   * record is not written in the business transaction). Reported, see docs/reliability/processes.md.
+   */
+  renewalsRedone: number;
+  durationMs: number;
+}
+
+/**
+ * How the driver reads an operation's final answer. `committedBefore`: a retry (after an
+ * unanswered attempt) that finds its own first attempt done — the create's natural key exists
+ * (`409 DUPLICATE_*`), or the follow-up's state has moved on (`409 INVALID_STATE`). `held`: a
+ * `409 INVALID_STATE` with `Retry-After` says an attempt is still in progress on the resource (a
+ * card payment whose API process died between claiming the page and settling it; the resolve job
+ * settles it later) — nothing is decided yet, so it is neither acknowledged nor committed.
+ */
+export type AnswerClass = 'acknowledged' | 'committedBefore' | 'held' | 'failed';
+
+export function classifyAnswer(answer: Answer): AnswerClass {
+  const code = typeof answer.body.errorCode === 'string' ? answer.body.errorCode : '';
+  if (answer.status === 200) {
+    return 'acknowledged';
+  }
+  if (answer.status === 409 && code === 'INVALID_STATE' && answer.retryAfterSeconds !== undefined) {
+    return 'held';
+  }
+  if (
+    answer.attempts > 1 &&
+    answer.status === 409 &&
+    (code === 'DUPLICATE_REFERENCE_ID' || code === 'DUPLICATE_CLIENT_REFERENCE_ID' || code === 'INVALID_STATE' || code === 'IDEMPOTENCY_KEY_RESPONSE_LOST')
+  ) {
+    return 'committedBefore';
+  }
+  return 'failed';
+}
+
+/**
+ * Sends a request (`send` retries an unanswered one with the key it is given) and, while the answer
+ * is `held` (see classifyAnswer), waits its Retry-After and asks again with a **new**
+ * Idempotency-Key: the held 409 is the key's stored answer and would be replayed as it is. This is
+ * safe for the pay operations: a page that is PAID, or held, refuses another attempt, so the new key
+ * either finds the first attempt's result (`409 INVALID_STATE` already PAID → committedBefore) or,
+ * if the first attempt never reached the processor and was declined, pays once. `attempts` in the
+ * answer counts every send, so a first unanswered attempt still makes a later 409 `committedBefore`.
+ */
+export async function callUntilNotHeld(send: (idempotencyKey: string) => Promise<Answer>, wait: (ms: number) => Promise<void>, deadline: number): Promise<Answer> {
+  let answer = await send(randomUUID());
+  let attempts = answer.attempts;
+  while (classifyAnswer(answer) === 'held' && Date.now() < deadline) {
+    await wait(Math.max(1, answer.retryAfterSeconds ?? 1) * 1000);
+    answer = await send(randomUUID());
+    attempts += answer.attempts;
+  }
+  return { ...answer, attempts };
+}
+
+/** mulberry32: small seeded PRNG so a failing run can be replayed with its seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type OperationKind = 'createCustomer' | 'createPayoutPage' | 'confirmPayoutPage' | 'createPaymentPage' | 'payPaymentPage' | 'createSubscription' | 'paySubscription' | 'renewSubscription' | 'fundBalance';
+
+interface Operation {
+  kind: OperationKind;
+  method: string;
+  path: string;
+  body?: unknown;
+  /** The natural key the resource is found by when the answer was lost (create operations). */
+  reference?: string;
+  /** The resource the operation acts on (follow-up operations). */
+  targetId?: string;
+}
+
+interface Outcome {
+  operation: Operation;
+  answer: Answer;
+  /** 200, or a retry whose 409 shows the unanswered attempt had committed. */
+  acknowledged: boolean;
+  committedBefore: boolean;
+}
+
+const creationWeights: Array<[OperationKind, number]> = [
+  ['createCustomer', 3],
+  ['createPayoutPage', 3],
+  ['createPaymentPage', 3],
+  ['createSubscription', 1],
+  // Sandbox funding has no natural key: only the Idempotency-Key keeps a retried one from funding twice.
+  ['fundBalance', 1],
+];
+
+export async function runCrashHarness(options: CrashHarnessOptions): Promise<CrashHarnessResult> {
+  const started = Date.now();
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const random = seededRandom(seed);
+  const log = options.log ?? (() => undefined);
+  const concurrency = options.concurrency ?? 4;
+  const deadline = started + (options.timeoutMs ?? 15 * 60_000);
+  const cleanups: Array<() => Promise<void>> = [];
+  const database = await openPostgres(options.databaseUrl, { max: 2 });
+  cleanups.push(() => database.close());
+  const group = new ProcessGroup({
+    DATABASE_URL: options.databaseUrl,
+    ENCRYPTION_KEYS: generateKeySpec('crash1'),
+    ADMIN_API_KEY: adminApiKey,
+    LOG_LEVEL: 'error',
+    SANDBOX_KYC_DELAY_MS: '200',
+    SANDBOX_PAYOUT_DELAY_MS: '200',
+    JOB_POLL_INTERVAL_MS: '200',
+    WORKER_CONCURRENCY: '4',
+    // Short leases so the jobs a killed worker held come back within seconds (at least
+    // WEBHOOK_TIMEOUT_MS + 1 s, as the configuration requires).
+    WEBHOOK_TIMEOUT_MS: '2000',
+    JOB_LEASE_MS: '3000',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    RATE_LIMIT_PER_SECOND: '100000',
+    RATE_LIMIT_BURST: '100000',
+  });
+  try {
+    const receiver = await WebhookReceiver.start();
+    cleanups.push(() => receiver.close());
+    const smtp = await startSmtpSink();
+    cleanups.push(() => smtp.close());
+    group.extendEnv({ SMTP_URL: smtp.url });
+    const apis = await group.add('api', 2);
+    await group.add('worker', 2);
+    const proxy = await startProxy(() => apis.map((api) => api.url));
+    cleanups.push(() => proxy.close());
+    await group.startAll();
+
+    const merchant = await createMerchantThrough(proxy.url, adminApiKey, 'Crash Harness');
+    const client = new ApiClient(proxy.url, basicAuthorization(merchant.apiKey));
+    const endpoint = await client.call('POST', '/v1/webhook_endpoints?livemode=false', { body: { url: receiver.url() }, idempotencyKey: randomUUID(), retryForMs: 90_000 });
+    assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
+    const secret = String((endpoint.body.data as { secret: string }).secret);
+    log(`seed ${seed}: ${options.operations} operations, ${options.kills} kills, merchant ${merchant.id}`);
+
+    // --- the driver -------------------------------------------------------------------------
+    const followUps: Operation[] = [];
+    const outcomes: Outcome[] = [];
+    let issued = 0;
+    let counter = 0;
+    let heldWaits = 0;
+    const newOperation = (): Operation => {
+      const total = creationWeights.reduce((sum, [, weight]) => sum + weight, 0);
+      let pick = random() * total;
+      let kind: OperationKind = 'createCustomer';
+      for (const [candidate, weight] of creationWeights) {
+        pick -= weight;
+        if (pick < 0) {
+          kind = candidate;
+          break;
+        }
+      }
+      counter += 1;
+      const reference = `crash-${seed}-${counter}`;
+      switch (kind) {
+        case 'createCustomer':
+          return { kind, method: 'POST', path: '/v1/customers?livemode=false', reference, body: { referenceId: reference, signupAt: Date.now(), email: `${reference}@example.com`, ...fullKyc } };
+        case 'createPayoutPage':
+          return {
+            kind,
+            method: 'POST',
+            path: '/v1/payout_pages?livemode=false',
+            reference,
+            body: { amount: 100 + counter, fundingCurrency: 'USDC', clientReferenceId: reference, releaseMethod: 'AUTOMATIC', customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` } },
+          };
+        case 'createPaymentPage':
+          return { kind, method: 'POST', path: '/v1/payment_pages?livemode=false', reference, body: { amount: 500 + counter, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `buyer-${reference}`, email: `buyer-${reference}@example.com` } } };
+        case 'fundBalance':
+          return { kind, method: 'POST', path: '/v1/test_helpers/balance/fund?livemode=false', body: { amount: 1_000 + counter, currency: 'USD' } };
+        default:
+          return {
+            kind: 'createSubscription',
+            method: 'POST',
+            path: '/v1/payment_pages?livemode=false',
+            reference,
+            body: { amount: 1_500, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `subscriber-${reference}`, email: `subscriber-${reference}@example.com` }, subscription: { productId: 'prod_pro', interval: 'MONTH' } },
+          };
+      }
+    };
+
+    const followUpOf = (kind: OperationKind, id: string): Operation | undefined => {
+      switch (kind) {
+        case 'createPayoutPage':
+          return { kind: 'confirmPayoutPage', method: 'POST', path: `/v1/test_helpers/payout_pages/${id}/confirm?livemode=false`, body: { payoutMethod: bankMethod, kyc: fullKyc }, targetId: id };
+        case 'createPaymentPage':
+          return { kind: 'payPaymentPage', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
+        case 'createSubscription':
+          return { kind: 'paySubscription', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
+        case 'paySubscription':
+          // `id` is the subscription's here.
+          return { kind: 'renewSubscription', method: 'POST', path: `/v1/test_helpers/subscriptions/${id}/renew?livemode=false`, targetId: id };
+        default:
+          return undefined;
+      }
+    };
+
+    /** The id of a created resource whose answer was lost: found by its natural key. */
+    const findCreated = async (operation: Operation): Promise<string | undefined> => {
+      const reference = operation.reference ?? '';
+      const rows =
+        operation.kind === 'createCustomer'
+          ? await queryRows<{ id: string }>(database.db, sql`select id from customers where merchant_id = ${merchant.id} and reference_id = ${reference}`)
+          : operation.kind === 'createPayoutPage'
+            ? await queryRows<{ id: string }>(database.db, sql`select id from payout_pages where merchant_id = ${merchant.id} and client_reference_id = ${reference}`)
+            : await queryRows<{ id: string }>(database.db, sql`select id from payment_pages where merchant_id = ${merchant.id} and client_reference_id = ${reference}`);
+      return rows[0]?.id;
+    };
+
+    const perform = async (operation: Operation): Promise<void> => {
+      const answer = await callUntilNotHeld(
+        (idempotencyKey) =>
+          client.call(operation.method, operation.path, {
+            ...(operation.body !== undefined ? { body: operation.body } : {}),
+            idempotencyKey,
+            retryForMs: Math.max(0, deadline - Date.now()),
+          }),
+        (ms) => {
+          heldWaits += 1;
+          return sleep(ms);
+        },
+        deadline,
+      );
+      const committedBefore = classifyAnswer(answer) === 'committedBefore';
+      const outcome: Outcome = { operation, answer, acknowledged: answer.status === 200 || committedBefore, committedBefore };
+      outcomes.push(outcome);
+      if (!outcome.acknowledged) {
+        return;
+      }
+      const data = answer.body.data as { id?: string; subscriptionId?: string } | undefined;
+      let id = committedBefore ? operation.targetId : data?.id;
+      if (committedBefore && operation.reference !== undefined) {
+        id = await findCreated(operation);
+        assert.ok(id, `${operation.kind} ${operation.reference}: the committed first attempt is in the database`);
+      }
+      if (operation.kind === 'paySubscription') {
+        // The renewal needs the subscription: from the answer, or (answer lost) from its page.
+        id = committedBefore
+          ? (await queryRows<{ id: string }>(database.db, sql`select id from subscriptions where page_id = ${String(operation.targetId)}`))[0]?.id
+          : data?.subscriptionId;
+        assert.ok(id, `the paid subscription page ${String(operation.targetId)} has a subscription (answer after ${answer.attempts} attempts: ${answer.status} ${JSON.stringify(answer.body)})`);
+      }
+      const next = id !== undefined ? followUpOf(operation.kind, id) : undefined;
+      if (next) {
+        followUps.push(next);
+      }
+    };
+
+    // The kills are spread over the operations: the driver waits for the killer as much as the
+    // killer waits for the driver (a killed process takes seconds to start again), so every part
+    // of the run has kills in it.
+    let killsDone = 0;
+    let killerDone = false;
+    const driver = async () => {
+      while (issued < options.operations && Date.now() < deadline) {
+        while (!killerDone && killsDone < Math.floor((issued * options.kills) / options.operations) - 1 && Date.now() < deadline) {
+          await sleep(20);
+        }
+        const operation = followUps.length > 0 && random() < 0.7 ? followUps.shift() : newOperation();
+        if (!operation) {
+          continue;
+        }
+        issued += 1;
+        await perform(operation);
+      }
+    };
+
+    // --- the killer -------------------------------------------------------------------------
+    const kills = { api: 0, worker: 0 };
+    const restarts: Array<Promise<void>> = [];
+    let restartCount = 0;
+    const killer = async () => {
+      for (let kill = 0; kill < options.kills && Date.now() < deadline; kill += 1) {
+        const threshold = Math.floor(((kill + 1) * options.operations) / (options.kills + 1));
+        while (issued < threshold && issued < options.operations && Date.now() < deadline) {
+          await sleep(5);
+        }
+        // A random moment, then a random running process; the last API standing is spared so
+        // the run keeps moving (the proxy would only answer 503 meanwhile).
+        await sleep(Math.floor(random() * 60));
+        let victim: ServiceProcess | undefined;
+        for (let wait = 0; !victim && Date.now() < deadline; wait += 1) {
+          // Only processes that finished starting: a kill during start-up is a different test
+          // (and the restart loop would never let the run progress).
+          const readyApis = apis.filter((api) => api.ready);
+          const candidates = group.processes.filter((service) => service.ready && (service.role !== 'api' || readyApis.length > 1));
+          victim = candidates[Math.floor(random() * candidates.length)];
+          if (!victim) {
+            await sleep(50);
+          }
+        }
+        if (!victim) {
+          break;
+        }
+        const target = victim;
+        kills[target.role === 'api' ? 'api' : 'worker'] += 1;
+        await target.stop('SIGKILL');
+        restartCount += 1;
+        const restart = target.start();
+        // Observed at once (no unhandled rejection), reported after the run.
+        restart.catch(() => undefined);
+        restarts.push(restart);
+        killsDone += 1;
+        log(`kill ${kill + 1}/${options.kills}: ${target.name} after ${issued} operations`);
+      }
+      killerDone = true;
+    };
+
+    await Promise.all([
+      ...Array.from({ length: concurrency }, () => driver()),
+      killer().finally(() => {
+        killerDone = true;
+      }),
+    ]);
+    const restarted = await Promise.allSettled(restarts);
+    const failedRestarts = restarted.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
+    assert.deepEqual(failedRestarts, [], 'every killed process started again');
+    // Operations whose follow-ups were still queued when the budget ran out are run now, with every process up.
+    while (followUps.length > 0) {
+      const operation = followUps.shift();
+      if (operation) {
+        await perform(operation);
+      }
+    }
+    log(`driver done after ${Math.round((Date.now() - started) / 1000)} s; draining`);
+
+    // --- the checks -------------------------------------------------------------------------
+    const unexpected = outcomes.filter((outcome) => !outcome.acknowledged).map((outcome) => ({ kind: outcome.operation.kind, status: outcome.answer.status, body: outcome.answer.body, attempts: outcome.answer.attempts }));
+    assert.deepEqual(unexpected, [], 'every operation was eventually answered and acknowledged');
+
+    const diagnose = async () => `${JSON.stringify(await unfinishedJobs(database))}\n${group.logs()}`;
+    const confirmed = outcomes.filter((outcome) => outcome.operation.kind === 'confirmPayoutPage').map((outcome) => String(outcome.operation.targetId));
+    await eventually(
+      'every confirmed payout page is PROCESSED',
+      async () => {
+        const rows = await queryRows<{ id: string; status: string }>(database.db, sql`select id, status from payout_pages where merchant_id = ${merchant.id}`);
+        const status = new Map(rows.map((row) => [row.id, row.status]));
+        return confirmed.every((id) => status.get(id) === 'PROCESSED');
+      },
+      Math.max(30_000, deadline - Date.now()),
+      diagnose,
+    );
+    await eventually('every due job has finished', async () => (await unfinishedJobs(database)).length === 0, Math.max(30_000, deadline - Date.now()), diagnose);
+    await eventually(
+      'every event has a succeeded delivery and every e-mail is sent',
+      async () => {
+        const [row] = await queryRows<{ pending: number; mail: number }>(
+          database.db,
+          sql`select (select count(*) from events e where not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'SUCCEEDED'))::int as pending,
+                     (select count(*) from emails where status <> 'sent')::int as mail`,
+        );
+        return row?.pending === 0 && row.mail === 0;
+      },
+      Math.max(30_000, deadline - Date.now()),
+      diagnose,
+    );
+
+    // Every acknowledged write is there, with its effect.
+    for (const outcome of outcomes) {
+      const { operation } = outcome;
+      if (operation.kind === 'fundBalance') {
+        continue; // no resource: checked as a sum below
+      }
+      const id = operation.targetId ?? (outcome.answer.body.data as { id?: string } | undefined)?.id ?? (await findCreated(operation));
+      assert.ok(id, `${operation.kind}: an id`);
+      const exists = async (table: string, condition = sql`true`) => {
+        const rows = await queryRows<{ found: number }>(database.db, sql`select count(*)::int as found from ${sql.identifier(table)} where id = ${id} and merchant_id = ${merchant.id} and ${condition}`);
+        return rows[0]?.found === 1;
+      };
+      switch (operation.kind) {
+        case 'createCustomer':
+          assert.ok(await exists('customers'), `customer ${id} exists`);
+          break;
+        case 'createPayoutPage':
+          assert.ok(await exists('payout_pages'), `payout page ${id} exists`);
+          break;
+        case 'confirmPayoutPage':
+          assert.ok(await exists('payout_pages', sql`status = 'PROCESSED'`), `confirmed payout page ${id} was paid out`);
+          break;
+        case 'createPaymentPage':
+        case 'createSubscription':
+          assert.ok(await exists('payment_pages'), `payment page ${id} exists`);
+          break;
+        case 'payPaymentPage':
+        case 'paySubscription':
+          assert.ok(await exists('payment_pages', sql`status = 'PAID'`), `paid payment page ${id} is PAID`);
+          break;
+        case 'renewSubscription':
+          assert.ok(await exists('subscriptions', sql`status = 'ACTIVE'`), `renewed subscription ${id} is ACTIVE`);
+          break;
+      }
+    }
+    // Each renewed subscription: its first period and exactly one more for its one renewal, however
+    // many times the renewal was retried (the Idempotency-Key commits with the work, decision 0004).
+    const renewals = outcomes.filter((outcome) => outcome.operation.kind === 'renewSubscription');
+    let renewalsRedone = 0;
+    for (const outcome of renewals) {
+      const [row] = await queryRows<{ periods: number }>(database.db, sql`select count(*)::int as periods from entitlements where subscription_id = ${String(outcome.operation.targetId)}`);
+      const periods = row?.periods ?? 0;
+      renewalsRedone += Math.max(0, periods - 2);
+      assert.equal(periods, 2, `subscription ${String(outcome.operation.targetId)}: its first period and its one renewal (${outcome.answer.attempts} attempts)`);
+    }
+    // Every acknowledged funding posted exactly once.
+    const fundings = outcomes.filter((outcome) => outcome.operation.kind === 'fundBalance');
+    const fundedByAnswers = fundings.reduce((sum, outcome) => sum + (outcome.operation.body as { amount: number }).amount, 0);
+    const [funded] = await queryRows<{ total: number }>(
+      database.db,
+      sql`select coalesce(sum(e.amount), 0)::bigint as total from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
+          where t.merchant_id = ${merchant.id} and t.kind = 'fund' and e.amount > 0`,
+    );
+    assert.equal(Number(funded?.total ?? 0), fundedByAnswers, `the ${fundings.length} acknowledged fundings posted exactly once`);
+
+    assertNoDuplicates(await findDuplicates(database));
+    const payoutPostings = await queryRows<{ id: string; postings: number }>(
+      database.db,
+      sql`select p.id, (select count(*) from ledger_transactions t where t.reference = p.id)::int as postings from payout_pages p where p.merchant_id = ${merchant.id} and p.status = 'PROCESSED'`,
+    );
+    const postingCounts = new Set(payoutPostings.map((row) => row.postings));
+    assert.ok(payoutPostings.every((row) => row.postings >= 2), 'every processed payout has its postings');
+    assert.ok(postingCounts.size <= 1, `every processed payout has the same number of postings: ${JSON.stringify(payoutPostings.filter((row) => row.postings !== payoutPostings[0]?.postings))}`);
+    const ledger = await assertLedgerInvariants(database);
+    const delivered = await assertEveryEventDelivered(database, receiver, merchant.id, secret);
+    const mailed = await assertEveryEmailSent(database, smtp.received);
+
+    const retried: Record<string, number> = {};
+    for (const outcome of outcomes.filter((candidate) => candidate.answer.attempts > 1)) {
+      retried[outcome.operation.kind] = (retried[outcome.operation.kind] ?? 0) + 1;
+    }
+    const exits = await group.stopAll('SIGTERM');
+    assert.ok(
+      exits.every((exit) => exit.code === 0),
+      `every process shut down cleanly at the end: ${JSON.stringify(exits)}`,
+    );
+    return {
+      seed,
+      operations: outcomes.length,
+      acknowledged: outcomes.filter((outcome) => outcome.acknowledged).length,
+      retried,
+      committedBeforeTheCrash: outcomes.filter((outcome) => outcome.committedBefore).length,
+      heldWaits,
+      kills,
+      restarts: restartCount,
+      unanswered: Object.fromEntries(client.unanswered),
+      proxy: { ...proxy.stats },
+      events: delivered.events,
+      webhookDuplicates: delivered.duplicates,
+      emails: mailed.emails,
+      emailDuplicates: mailed.duplicates,
+      ledger,
+      renewalsRedone,
+      durationMs: Date.now() - started,
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw Object.assign(error instanceof Error ? error : new Error(message), { message: `${message}\n(seed ${seed})\n${group.logs().slice(-6000)}` });
+  } finally {
+    group.killAllNow();
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch(() => undefined);
+    }
+  }
+}

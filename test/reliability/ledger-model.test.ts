@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { testDatabaseKind } from '../helpers/database.ts';
+import { runLedgerModel } from './ledger-model.ts';
+
+// Issue 9, item 7: 10,000 model steps per CI run, 0 divergences, balances never negative.
+// The 10,000 steps run in the PostgreSQL pass of CI; the PGlite pass runs a shorter smoke of the
+// same model (the embedded engine costs about twice the CPU per step in this process, and the
+// suite's 20-minute budget cannot carry 10,000 steps twice). The long version (200,000 steps) is
+// `npm run soak -- --only ledger-model`. The seed is printed; a divergence fails with fast-check's
+// shrunk command sequence and its seed/path for replay (`LEDGER_MODEL_SEED`). LEDGER_MODEL_STEPS
+// overrides the step count (e.g. a longer local run).
+const steps = process.env.LEDGER_MODEL_STEPS ? Number(process.env.LEDGER_MODEL_STEPS) : testDatabaseKind === 'postgres' ? 10_000 : 500;
+const seed = process.env.LEDGER_MODEL_SEED ? Number(process.env.LEDGER_MODEL_SEED) : Math.floor(Math.random() * 0x7fffffff);
+
+test(`ledger model: ${steps} random payout commands agree with the in-memory model (${testDatabaseKind})`, async (t) => {
+  t.diagnostic(`seed ${seed} (replay with LEDGER_MODEL_SEED=${seed})`);
+  const summary = await runLedgerModel({ steps, seed, log: (line) => t.diagnostic(line) });
+  t.diagnostic(`${summary.steps} steps in ${summary.runs} runs, ${summary.invariantChecks} invariant checks, ${summary.durationMs} ms`);
+  t.diagnostic(`commands: ${JSON.stringify(summary.commands)}`);
+  assert.equal(summary.divergences, 0);
+  assert.ok(summary.steps >= steps, `ran ${summary.steps} of ${steps} steps`);
+  // The generator must reach the interesting corners, or "0 divergences" proves little.
+  for (const outcome of [
+    'create → 409 INSUFFICIENT_FUNDS',
+    'confirm → 200 PENDING/KYC_REQUIRED',
+    'confirm → 200 PENDING/KYC_IN_REVIEW',
+    'release → 200',
+    'cancel → 200',
+    'decline → 200',
+    'foreign → 404',
+    'final PROCESSED/PAID',
+    'final FAILED/PAYOUT_REJECTED',
+    'final FAILED/KYC_REJECTED',
+    'final EXPIRED/NOT_COMPLETED',
+  ]) {
+    assert.ok((summary.outcomes[outcome] ?? 0) > 0, `the run reached "${outcome}"`);
+  }
+  assert.ok(Object.keys(summary.outcomes).some((outcome) => outcome.startsWith('release → 409 from PROCESSING') || outcome.startsWith('release → 409 from PROCESSED')), 'release twice was tried');
+  assert.ok(summary.ledger.transactions > 0);
+});
