@@ -668,6 +668,13 @@ export interface LedgerModelOptions {
   invariantsEvery?: number;
   /** Compare `GET /v1/balance` with the model every this many steps (and at the end of every run); the ledger's tables are compared after every step. */
   apiEvery?: number;
+  /**
+   * Outcomes (`create → 409 INSUFFICIENT_FUNDS`, `final PROCESSED/PAID`, …) the run must reach: after
+   * `steps`, rounds go on until each was reached or `maxSteps` (default 4 × steps) ran, so a short run
+   * whose random commands missed a corner extends itself instead of proving little.
+   */
+  requiredOutcomes?: readonly string[];
+  maxSteps?: number;
   /** Use this context (its database and clock) instead of creating one. */
   context?: TestContext;
   log?: (line: string) => void;
@@ -752,7 +759,13 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
     const drainModelJobs = () => worker.drain();
     const commands = fc.commands([commandArbitrary(env)], { maxCommands, size: 'max' });
     let averageLength = maxCommands / 2;
-    for (let round = 0; stats.steps < options.steps; round += 1) {
+    const required = options.requiredOutcomes ?? [];
+    const maxSteps = options.maxSteps ?? options.steps * 4;
+    const unreached = () => required.filter((outcome) => (stats.outcomes[outcome] ?? 0) === 0);
+    for (let round = 0; stats.steps < options.steps || (unreached().length > 0 && stats.steps < maxSteps); round += 1) {
+      if (stats.steps >= options.steps) {
+        log(`  not reached yet after ${stats.steps} steps: ${unreached().join(', ')}; one more round`);
+      }
       const before = stats.steps;
       const runs = Math.max(1, Math.ceil((options.steps - stats.steps) / Math.max(1, averageLength)));
       let runsThisRound = 0;
@@ -769,7 +782,9 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
             await quiesce(env, model, real);
             passed = true;
           } finally {
-            if (!passed) {
+            // A fresh merchant after a failed run, and once a balance has grown past the largest
+            // payout (funding accumulates across runs): then no create could overdraw it any more.
+            if (!passed || currencies.some((currency) => model.balances[currency].available >= maxPayoutAmount)) {
               merchant = await context.createMerchant({ name: 'Model merchant' });
             }
           }
