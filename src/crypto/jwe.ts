@@ -6,8 +6,8 @@ const decoder = new TextDecoder();
 
 /** Imported AES keys, per key buffer (merchant PII keys are cached by the merchants service). */
 const secretKeys = new WeakMap<Uint8Array, KeyObject>();
-/** The base64url protected header per key id: `{"alg":"dir","enc":"A256GCM","kid":…}`. */
-const protectedHeaders = new Map<string, string>();
+/** The base64url protected header per key id (`{"alg":"dir","enc":"A256GCM","kid":…}`) and its ASCII bytes (the AAD). */
+const protectedHeaders = new Map<string, { encoded: string; aad: Buffer }>();
 
 function secretKeyOf(key: Uint8Array): KeyObject {
   let secret = secretKeys.get(key);
@@ -21,11 +21,12 @@ function secretKeyOf(key: Uint8Array): KeyObject {
   return secret;
 }
 
-function protectedHeaderOf(keyId: string): string {
+function protectedHeaderOf(keyId: string): { encoded: string; aad: Buffer } {
   let header = protectedHeaders.get(keyId);
   if (header === undefined) {
     // Same member order as jose's `setProtectedHeader({ alg, enc, kid })`.
-    header = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: keyId }), 'utf8').toString('base64url');
+    const encoded = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: keyId }), 'utf8').toString('base64url');
+    header = { encoded, aad: Buffer.from(encoded, 'ascii') };
     if (protectedHeaders.size > 10_000) {
       protectedHeaders.clear();
     }
@@ -46,11 +47,12 @@ function protectedHeaderOf(keyId: string): string {
 export function encryptJweSync(plaintext: string, key: Uint8Array, keyId: string): string {
   const header = protectedHeaderOf(keyId);
   const iv = pooledRandomBytes(12);
-  const encodedIv = iv.toString('base64url');
   const cipher = createCipheriv('aes-256-gcm', secretKeyOf(key), iv);
-  cipher.setAAD(Buffer.from(header, 'ascii'));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return `${header}..${encodedIv}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
+  cipher.setAAD(header.aad);
+  // GCM is a stream mode: `final()` adds no bytes (it computes the tag), so update's output is the whole ciphertext.
+  const ciphertext = cipher.update(plaintext, 'utf8');
+  cipher.final();
+  return `${header.encoded}..${iv.toString('base64url')}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
 }
 
 export async function encryptJwe(plaintext: string, key: Uint8Array, keyId: string): Promise<string> {

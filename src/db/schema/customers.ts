@@ -20,7 +20,11 @@ export const customers = pgTable(
     livemode: boolean('livemode').notNull(),
     referenceId: text('reference_id').notNull(),
     signupAt: timestamp('signup_at', { withTimezone: true, mode: 'date' }).notNull(),
-    /** field name (`firstName`, `address.city`, …) → ciphertext */
+    /**
+     * The PII fields (`firstName`, `address.city`, `email`, …) sealed as one value:
+     * `{ "record": "v1.<kid>.…" }` (`sealRecord` in crypto/pii.ts). Rows of the earlier per-field
+     * format (field name → ciphertext) still read and are rewritten by the key-rotation re-encryption.
+     */
     pii: jsonb('pii').$type<Record<string, string>>().notNull(),
     supportedPaymentMethods: jsonb('supported_payment_methods').$type<string[]>(),
     supportedPayoutMethods: jsonb('supported_payout_methods').$type<string[]>(),

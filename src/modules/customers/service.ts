@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { fieldsToJwe, openFields, resealFields, sealFields } from '../../crypto/pii.ts';
+import { fieldsToJwe, openRecord, resealRecord, sealRecord } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -139,7 +139,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
 
   /** The answer for a stored row: every PII field decrypted and re-encrypted as a fresh JWE. */
   async function toResponse(row: CustomerRow): Promise<CustomerResponse> {
-    const plain = openFields(keyRing, location(row), row.pii);
+    const plain = openRecord(keyRing, location(row), row.pii);
     return responseFromPlaintext(row, plain, await merchants.activePiiKey(row.merchantId));
   }
 
@@ -183,7 +183,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       livemode,
       referenceId: input.referenceId,
       signupAt: input.signupAt,
-      pii: sealFields(keyRing, { merchantId, table: 'customers', rowId: id }, input.fields),
+      pii: sealRecord(keyRing, { merchantId, table: 'customers', rowId: id }, input.fields),
       supportedPaymentMethods: input.supportedPaymentMethods ?? null,
       supportedPayoutMethods: null,
       kycStatus: 'NOT_STARTED',
@@ -273,7 +273,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       const { row, fields } = await database.transaction(async (tx) => {
         // Row lock: the address merge and the immutability check read and write the same row.
         const current = await lockCustomer(tx, merchant.id, livemode, customerId);
-        const fields = openFields(keyRing, location(current), current.pii);
+        const fields = openRecord(keyRing, location(current), current.pii);
         if (email !== undefined) {
           fields.email = email;
         }
@@ -293,7 +293,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         }
         const [updated] = await tx
           .update(customers)
-          .set({ pii: sealFields(keyRing, location(current), fields), supportedPaymentMethods, updatedAt: now })
+          .set({ pii: sealRecord(keyRing, location(current), fields), supportedPaymentMethods, updatedAt: now })
           .where(eq(customers.id, current.id))
           .returning();
         if (!updated) {
@@ -342,7 +342,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       if (!row) {
         throw notFound('customer', customerId);
       }
-      const { email: _email, ...identity } = openFields(keyRing, location(row), row.pii);
+      const { email: _email, ...identity } = openRecord(keyRing, location(row), row.pii);
       return identity as KycData;
     },
 
@@ -352,14 +352,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       if (!row) {
         return { email: null, firstName: null };
       }
-      const subset: Record<string, string> = {};
-      for (const field of ['email', 'firstName'] as const) {
-        const value = row.pii[field];
-        if (value !== undefined) {
-          subset[field] = value;
-        }
-      }
-      const plain = openFields(keyRing, location(row), subset);
+      const plain = openRecord(keyRing, location(row), row.pii);
       return { email: plain.email ?? null, firstName: plain.firstName ?? null };
     },
 
@@ -369,7 +362,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
      */
     async completeIdentity(tx: Executor, merchantId: string, customerId: string, input: Partial<CustomerCreateInput>, now: Date): Promise<CustomerRow> {
       const current = await lockCustomer(tx, merchantId, undefined, customerId);
-      const fields = openFields(keyRing, location(current), current.pii);
+      const fields = openRecord(keyRing, location(current), current.pii);
       const supplied = normalizeIdentity(input, now, 'kyc.');
       for (const [field, value] of Object.entries(supplied)) {
         if (fields[field] === undefined) {
@@ -378,7 +371,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
       const merged = validateAddress(fieldsToAddress(fields));
       Object.assign(fields, addressToFields(merged));
-      const [updated] = await tx.update(customers).set({ pii: sealFields(keyRing, location(current), fields), updatedAt: now }).where(eq(customers.id, current.id)).returning();
+      const [updated] = await tx.update(customers).set({ pii: sealRecord(keyRing, location(current), fields), updatedAt: now }).where(eq(customers.id, current.id)).returning();
       if (!updated) {
         throw notFound('customer', customerId);
       }
@@ -392,7 +385,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       let changed = 0;
       for (const [index, row] of rows.entries()) {
         options.onProgress?.(index, rows.length);
-        const resealed = resealFields(keyRing, location(row), row.pii);
+        const resealed = resealRecord(keyRing, location(row), row.pii);
         if (resealed) {
           // Conditional on the ciphertext read: a concurrent update wins and is re-sealed next run.
           const updated = await database.db

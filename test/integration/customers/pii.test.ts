@@ -7,7 +7,7 @@ import { createPage, pageEmails } from '../../helpers/payout-pages.ts';
 import { assertError, assertSucceeded, createCustomer, decryptPii, type CustomerData } from '../../helpers/assertions.ts';
 import { queryRows } from '../../../src/db/client.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../../../src/crypto/keyring.ts';
-import { openFields } from '../../../src/crypto/pii.ts';
+import { openFields, openRecord, sealFields, sealedRecordKey } from '../../../src/crypto/pii.ts';
 
 /** Distinctive values that must never appear in plaintext in the database or the logs. */
 const canary = {
@@ -93,7 +93,7 @@ describe('PII never rests in plaintext (contract §6)', () => {
     }
   });
 
-  test('a ciphertext copied to another customer (or another field) does not decrypt', async () => {
+  test('a sealed record copied to another customer, merchant, table or column does not decrypt', async () => {
     const alice = await createCustomer(context, merchant.apiKey, { referenceId: 'alice', firstName: 'Alice', lastName: 'Liddell' });
     const bob = await createCustomer(context, merchant.apiKey, { referenceId: 'bob', firstName: 'Bob', lastName: 'Builder' });
     const rows = await queryRows<{ id: string; pii: Record<string, string> | string }>(context.database.db, sql`select id, pii from customers where id in (${alice.id}, ${bob.id})`);
@@ -101,17 +101,56 @@ describe('PII never rests in plaintext (contract §6)', () => {
       const value = rows.find((row) => row.id === id)?.pii ?? {};
       return typeof value === 'string' ? (JSON.parse(value) as Record<string, string>) : value;
     };
-    const aliceFirstName = String(piiOf(alice.id).firstName);
-    assert.throws(() => openFields(context.keyRing, { merchantId: merchant.id, table: 'customers', rowId: bob.id }, { firstName: aliceFirstName }), 'bound to its row');
-    assert.throws(() => openFields(context.keyRing, { merchantId: merchant.id, table: 'customers', rowId: alice.id }, { lastName: aliceFirstName }), 'bound to its field');
-    assert.throws(() => openFields(context.keyRing, { merchantId: 'mer_other', table: 'customers', rowId: alice.id }, { firstName: aliceFirstName }), 'bound to its merchant');
-    assert.equal(openFields(context.keyRing, { merchantId: merchant.id, table: 'customers', rowId: alice.id }, { firstName: aliceFirstName }).firstName, 'Alice');
+    // One value per customer: every field travels inside it, so no field can be moved to another.
+    const aliceSealed = piiOf(alice.id);
+    assert.deepEqual(Object.keys(aliceSealed), [sealedRecordKey]);
+    assert.match(String(aliceSealed[sealedRecordKey]), /^v1\./);
+    const at = (rowId: string, merchantId = merchant.id, table = 'customers') => ({ merchantId, table, rowId });
+    assert.deepEqual(openRecord(context.keyRing, at(alice.id), aliceSealed), { firstName: 'Alice', lastName: 'Liddell' });
+    assert.throws(() => openRecord(context.keyRing, at(bob.id), aliceSealed), 'bound to its row');
+    assert.throws(() => openRecord(context.keyRing, at(alice.id, 'mer_other'), aliceSealed), 'bound to its merchant');
+    assert.throws(() => openRecord(context.keyRing, at(alice.id, merchant.id, 'fraud_reports'), aliceSealed), 'bound to its table');
+    // The record's own column: read as a single field of the per-field format (any name), it does not decrypt.
+    for (const field of ['pii', 'firstName', sealedRecordKey]) {
+      assert.throws(() => openFields(context.keyRing, at(alice.id), { [field]: String(aliceSealed[sealedRecordKey]) }), `bound to its column, not a field named ${field}`);
+    }
+    // A per-field ciphertext cannot pose as a record either.
+    const field = sealFields(context.keyRing, at(alice.id), { firstName: '{"firstName":"Mallory"}' });
+    assert.throws(() => openRecord(context.keyRing, at(alice.id), { [sealedRecordKey]: String(field.firstName) }), 'a field is not a record');
 
-    await context.database.db.execute(sql`update customers set pii = jsonb_set(pii, '{firstName}', to_jsonb(${aliceFirstName}::text)) where id = ${bob.id}`);
+    await context.database.db.execute(sql`update customers set pii = ${JSON.stringify(aliceSealed)}::jsonb where id = ${bob.id}`);
     const read = await context.request({ method: 'GET', url: `/v1/customers/${bob.id}`, apiKey: merchant.apiKey });
     const error = assertError(read, 500, 'INTERNAL_ERROR');
     assert.doesNotMatch(read.body, /Alice|Bob|decrypt|stack/i);
     assert.doesNotMatch(error.errorMessage, /key|cipher/i);
+  });
+
+  test('rows sealed field by field (the earlier format) still read, and re-encryption rewrites them as one record', async () => {
+    const owner = await context.createMerchant();
+    const customer = await createCustomer(context, owner.apiKey, { referenceId: 'legacy', ...canary });
+    const [stored] = await queryRows<{ pii: Record<string, string> | string }>(context.database.db, sql`select pii from customers where id = ${customer.id}`);
+    const sealed = typeof stored?.pii === 'string' ? (JSON.parse(stored.pii) as Record<string, string>) : (stored?.pii ?? {});
+    const location = { merchantId: owner.id, table: 'customers', rowId: customer.id };
+    const fields = openRecord(context.keyRing, location, sealed);
+    assert.equal(fields.lastName, canary.lastName);
+    assert.equal(fields['address.city'], canary.address.city);
+    // Written back the way earlier versions stored it: one ciphertext per field.
+    const perField = sealFields(context.keyRing, location, fields);
+    assert.ok(Object.keys(perField).length >= 10);
+    await context.database.db.execute(sql`update customers set pii = ${JSON.stringify(perField)}::jsonb where id = ${customer.id}`);
+
+    const read = assertSucceeded<CustomerData>(await context.request({ method: 'GET', url: `/v1/customers/${customer.id}`, apiKey: owner.apiKey }));
+    assert.equal((await decryptPii(context, owner.id, String(read.lastName))).plaintext, canary.lastName);
+    assert.equal((await decryptPii(context, owner.id, String(read.address?.line2))).plaintext, canary.address.line2);
+    assert.equal(read.email, canary.email);
+
+    assert.ok((await context.platform.services.customers.reencryptAll()) >= 1, 'the per-field row is rewritten');
+    const [rewritten] = await queryRows<{ pii: Record<string, string> | string }>(context.database.db, sql`select pii from customers where id = ${customer.id}`);
+    const record = typeof rewritten?.pii === 'string' ? (JSON.parse(rewritten.pii) as Record<string, string>) : (rewritten?.pii ?? {});
+    assert.deepEqual(Object.keys(record), [sealedRecordKey]);
+    assert.deepEqual(openRecord(context.keyRing, location, record), fields);
+    assert.equal(await context.platform.services.customers.reencryptAll(), 0, 'nothing left to rewrite');
+    assert.deepEqual(assertSucceeded<CustomerData>(await context.request({ method: 'GET', url: `/v1/customers/${customer.id}`, apiKey: owner.apiKey })).email, canary.email);
   });
 
   test('key-ring rotation: a new first key plus re-encryption keeps everything readable, then the old key can go', async () => {
