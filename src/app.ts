@@ -57,11 +57,14 @@ export async function buildApp(platform: Platform): Promise<Api> {
   installErrorHandling(app);
   app.addSchema(ErrorEnvelope);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (closing) {
       reply.header('Connection', 'close');
-      return sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', {}, { 'Retry-After': '1' }));
+      // Answered here: the hook chain stops once the reply is sent.
+      sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry', {}, { 'Retry-After': '1' }));
+      return;
     }
+    done();
   });
   // Load shedding before any other work (auth, rate limit, body parsing): see http/load-shedding.ts.
   const shedder = createLoadShedder({ maxInFlight: config.maxInFlightRequests, maxEventLoopDelayMs: config.maxEventLoopDelayMs });

@@ -1,7 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 export function sha256Hex(value: string | Buffer): string {
-  return createHash('sha256').update(value).digest('hex');
+  // One-shot (no Hash object): API-key authentication hashes the secret on every request.
+  return hash('sha256', value, 'hex');
 }
 
 export function hmacSha256(key: Buffer | string, value: string): Buffer {

@@ -120,8 +120,10 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]?.slice(0, 200) ?? ''}`)));
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style (no promise per request): every request passes here.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
+    done();
   });
 
   // Every answer a route can give is in the OpenAPI document: where a route takes a JSON body it

@@ -199,6 +199,11 @@ export function createIdempotencyHooks(deps: { database: Database; clock: Clock;
    * nothing in between loses it).
    */
   function preHandler(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    // Only a POST with the header claims a key: every other request goes on without a promise hop.
+    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined) {
+      done();
+      return;
+    }
     claimKey(request, reply).then(
       (answered) => {
         if (answered) {
