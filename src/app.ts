@@ -70,10 +70,11 @@ export async function buildApp(platform: Platform): Promise<Api> {
   const shedder = createLoadShedder({ maxInFlight: config.maxInFlightRequests, maxEventLoopDelayMs: config.maxEventLoopDelayMs });
   app.addHook('onRequest', shedder.hook);
   app.addHook('onClose', shedder.close);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
   app.addHook('onClose', async () => {
     closing = true;
@@ -130,8 +131,11 @@ export async function buildApp(platform: Platform): Promise<Api> {
   await app.register(
     async (scope) => {
       const v1 = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
-      v1.addHook('onRequest', merchantAuth);
-      v1.addHook('onRequest', rateLimit);
+      // Authentication, then the per-key rate limit: one hook (one promise per request, not two).
+      v1.addHook('onRequest', async (request, reply) => {
+        await merchantAuth(request, reply);
+        await rateLimit(request, reply);
+      });
       v1.addHook('preHandler', idempotency.preHandler);
       v1.addHook('onSend', idempotency.onSend);
       registerCustomerRoutes(v1, services.customers);

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from './errors.ts';
 import { sendError } from './core.ts';
 
@@ -15,8 +15,8 @@ function sampleIntervalFor(maxEventLoopDelayMs: number): number {
 const exemptRoutes: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface LoadShedder {
-  /** The onRequest hook: admits the request or answers 503 SERVICE_UNAVAILABLE with Retry-After. */
-  hook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+  /** The onRequest hook (callback style: no promise per request): admits the request or answers 503 SERVICE_UNAVAILABLE with Retry-After. */
+  hook(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void;
   /** Requests admitted and not finished yet. */
   readonly inFlight: number;
   /** Requests refused since start. */
@@ -74,16 +74,20 @@ export function createLoadShedder(options: { maxInFlight: number; maxEventLoopDe
       clearInterval(sampler);
       histogram?.disable();
     },
-    async hook(request, reply) {
+    hook(request, reply, done) {
       if ((maxInFlight <= 0 && !histogram) || exemptRoutes.has(request.routeOptions.url ?? '')) {
-        return undefined;
+        done();
+        return;
       }
       if ((maxInFlight > 0 && inFlight >= maxInFlight) || behind) {
         shed += 1;
-        return sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The server is at capacity; retry after 1 s', {}, { 'Retry-After': '1' }));
+        // Answered here: the hook chain stops once the reply is sent.
+        sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The server is at capacity; retry after 1 s', {}, { 'Retry-After': '1' }));
+        return;
       }
       if (maxInFlight <= 0) {
-        return undefined;
+        done();
+        return;
       }
       inFlight += 1;
       let released = false;
@@ -93,7 +97,7 @@ export function createLoadShedder(options: { maxInFlight: number; maxEventLoopDe
           inFlight -= 1;
         }
       });
-      return undefined;
+      done();
     },
   };
 }
