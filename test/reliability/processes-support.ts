@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { queryRows, type Database } from '../../src/db/client.ts';
 import { assertVerified, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { sleep } from './processes.ts';
@@ -128,39 +126,6 @@ export async function createMerchantThrough(baseUrl: string, adminKey: string, n
   }
 }
 
-export interface ReceivedMail {
-  messageId: string;
-  to: string;
-  subject: string;
-}
-
-/** A real SMTP server on loopback; every message is parsed (mailparser) and kept. */
-export async function startSmtpSink(): Promise<{ url: string; received: ReceivedMail[]; close(): Promise<void> }> {
-  const received: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          const to = Array.isArray(mail.to) ? mail.to.map((entry) => entry.text).join(', ') : (mail.to?.text ?? '');
-          received.push({ messageId: mail.messageId ?? '', to, subject: mail.subject ?? '' });
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  // smtp-server emits a client connection's socket errors on the server: a worker SIGKILLed in the
-  // middle of a message resets its connection (ECONNRESET), which must not crash the harness. The
-  // message is simply not received, and the harness checks that it is sent again.
-  server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { url: `smtp://127.0.0.1:${port}`, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 /** REDIS_URL_FOR_TESTS when set; else the local default when something answers PING there. */
 export async function findRedisUrl(): Promise<string | undefined> {
   const fromEnv = process.env.REDIS_URL_FOR_TESTS;
@@ -282,13 +247,14 @@ export async function assertEveryEventDelivered(database: Database, receiver: We
  * recording it) share the row's stable Message-ID, so a mail client shows it once. Returns the
  * number of e-mails and of extra copies.
  */
-export async function assertEveryEmailSent(database: Database, received: readonly ReceivedMail[]): Promise<{ emails: number; duplicates: number }> {
+export async function assertEveryEmailSent(database: Database, received: readonly ParsedMail[]): Promise<{ emails: number; duplicates: number }> {
   const rows = await queryRows<{ id: string; status: string }>(database.db, sql`select id, status from emails`);
   const notSent = rows.filter((row) => row.status !== 'sent');
   assert.deepEqual(notSent, [], 'every e-mail was sent');
   const byId = new Map<string, number>();
   for (const mail of received) {
-    const id = /^<([^@>]+)@/.exec(mail.messageId)?.[1] ?? mail.messageId;
+    const messageId = mail.messageId ?? '';
+    const id = /^<([^@>]+)@/.exec(messageId)?.[1] ?? messageId;
     byId.set(id, (byId.get(id) ?? 0) + 1);
   }
   const missing = rows.filter((row) => !byId.has(row.id)).map((row) => row.id);
@@ -296,3 +262,6 @@ export async function assertEveryEmailSent(database: Database, received: readonl
   assert.equal(byId.size, rows.length, 'no e-mail the database does not know');
   return { emails: rows.length, duplicates: received.length - byId.size };
 }
+
+/** The SMTP sink the process harnesses send to (shared with the other tests). */
+export { startSmtpSink } from '../helpers/smtp.ts';

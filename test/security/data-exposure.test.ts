@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { sql } from 'drizzle-orm';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { FormClient } from '../helpers/browser.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -116,40 +114,14 @@ function withoutMaskedPayoutMethod(text: string): string {
   return text.replace(new RegExp(`"+routingNumber"+\\s*:\\s*"+${canary.routingNumber}"+`, 'g'), '"routingNumber":"(allowed)"').replace(new RegExp(`"+address"+\\s*:\\s*"+0x${canary.wallet.slice(2)}"+`, 'gi'), '"address":"(allowed)"');
 }
 
-async function startSmtp() {
-  const received: Array<{ raw: string; parsed: ParsedMail }> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        simpleParser(raw).then(
-          (parsed) => {
-            received.push({ raw, parsed });
-            callback();
-          },
-          (error: Error) => callback(error),
-        );
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { received, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 describe('canary PII, bank, wallet and card data through every flow', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   let receiver: WebhookReceiver;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: SmtpSink;
 
   before(async () => {
-    smtp = await startSmtp();
+    smtp = await startSmtpSink();
     receiver = await WebhookReceiver.start();
     context = await createTestContext({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Paysail <no-reply@paysail.test>' } });
     merchant = await context.createMerchant({ name: 'Exposure merchant' });
@@ -322,7 +294,8 @@ describe('canary PII, bank, wallet and card data through every flow', () => {
 
   test('no e-mail holds a canary (raw SMTP and the sandbox outbox); the first name and address only as greeting and recipient', async () => {
     assert.ok(smtp.received.length > 0);
-    for (const { raw, parsed } of smtp.received) {
+    for (const [index, parsed] of smtp.received.entries()) {
+      const raw = smtp.raw[index] ?? '';
       const recipients = [parsed.to].flat().flatMap((to) => to?.value.map((address) => address.address) ?? []);
       assert.deepEqual(recipients, [canary.email], 'e-mails with canaries go to the customer only');
       // Headers carry the recipient; the body may greet by first name. Nothing else.
@@ -331,7 +304,7 @@ describe('canary PII, bank, wallet and card data through every flow', () => {
       assert.deepEqual(findCanaries(raw, { firstNameAllowed: true, emailAllowed: true }), [], `raw e-mail "${parsed.subject ?? ''}"`);
     }
     assert.ok(
-      smtp.received.some(({ parsed }) => (parsed.text ?? '').includes(canary.firstName)),
+      smtp.received.some((parsed) => (parsed.text ?? '').includes(canary.firstName)),
       'an e-mail as delivered greets the customer by first name (so the sealed outbox below is a real check)',
     );
     // The stored outbox rests sealed: no canary at all, not even the first name.

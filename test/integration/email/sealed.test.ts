@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../../../src/db/client.ts';
 import { emails } from '../../../src/db/schema/index.ts';
@@ -12,6 +9,7 @@ import { openEmailField, unreadableEmailField } from '../../../src/modules/email
 import { renderEmail } from '../../../src/modules/email/templates.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { signedInClient, textOf, type DashboardClient } from '../../http/dashboard/client.ts';
+import { startSmtpSink as startSmtp } from '../../helpers/smtp.ts';
 
 /**
  * E-mail subjects and bodies rest sealed with the key ring, like the recipient: a customer's first
@@ -20,27 +18,6 @@ import { signedInClient, textOf, type DashboardClient } from '../../http/dashboa
  * to its e-mail row, merchant and field; rows of older versions (plaintext) read as they are until
  * `crypto reencrypt` seals them; rotation re-seals every e-mail under the active key.
  */
-
-async function startSmtp() {
-  const received: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { received, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 interface AdminEmail {
   id: string;

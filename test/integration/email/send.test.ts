@@ -1,45 +1,9 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { enqueueEmail } from '../../../src/modules/email/enqueue.ts';
 import { renderEmail } from '../../../src/modules/email/templates.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-
-/** A real SMTP server on loopback; every message is parsed with mailparser. */
-async function startSmtp(options: { rejectRecipients?: boolean } = {}) {
-  const received: ParsedMail[] = [];
-  let connections = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onConnect(_session, callback) {
-      connections += 1;
-      callback();
-    },
-    onRcptTo(_address, _session, callback) {
-      if (options.rejectRecipients) {
-        callback(Object.assign(new Error('mailbox temporarily unavailable'), { responseCode: 451 }));
-        return;
-      }
-      callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { received, connections: () => connections, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
+import { startSmtpSink as startSmtp } from '../../helpers/smtp.ts';
 
 interface AdminEmail {
   id: string;

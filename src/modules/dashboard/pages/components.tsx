@@ -157,15 +157,22 @@ export interface FilterOption {
 }
 
 /**
- * The status filter of a list screen: a GET form with one select ("Any" first) and a Filter button.
- * `options` are status values (shown as they are) or value/label pairs.
+ * The one-select filter of a list screen: a GET form with a select (`name`, "Any" first) and a
+ * Filter button. `options` are values (shown as they are) or value/label pairs.
  */
-export function StatusFilter(props: { path: string; label: string; options: ReadonlyArray<string | FilterOption>; selected: string | undefined }) {
+export function SelectFilter(props: {
+  path: string;
+  label: string;
+  name: string;
+  fieldLabel: string;
+  options: ReadonlyArray<string | FilterOption>;
+  selected: string | undefined;
+}) {
   return (
     <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
       <div>
-        <label for="status">Status</label>
-        <select id="status" name="status">
+        <label for={props.name}>{props.fieldLabel}</label>
+        <select id={props.name} name={props.name}>
           <option value="">Any</option>
           {props.options.map((option) => {
             const { value, label } = typeof option === 'string' ? { value: option, label: option } : option;
@@ -182,4 +189,9 @@ export function StatusFilter(props: { path: string; label: string; options: Read
       </div>
     </form>
   );
+}
+
+/** The status filter of a list screen (`status`). */
+export function StatusFilter(props: { path: string; label: string; options: ReadonlyArray<string | FilterOption>; selected: string | undefined }) {
+  return <SelectFilter {...props} name="status" fieldLabel="Status" />;
 }

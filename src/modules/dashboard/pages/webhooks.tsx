@@ -5,7 +5,7 @@ import { isTestEventId } from '../../webhooks/test-events.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EventRowView } from '../presenters/webhooks.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, SelectFilter, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 const at = (millis: number | null | undefined) => (millis ? new Date(millis) : null);
@@ -285,22 +285,7 @@ export function EventsPage(props: { frame: Frame; type: string | undefined; resu
     <DashboardPage frame={frame} section="events" title="Events">
       <h1>Event log ({frame.mode})</h1>
       <p class="muted">Every event of the last 30 days, with its webhook deliveries.</p>
-      <form method="get" action={path} class="toolbar" aria-label="Filter events">
-        <div>
-          <label for="type">Type</label>
-          <select id="type" name="type">
-            <option value="">Any</option>
-            {eventTypes.map((type) => (
-              <option value={type} selected={props.type === type}>
-                {type}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="buttons">
-          <button type="submit">Filter</button>
-        </div>
-      </form>
+      <SelectFilter path={path} label="Filter events" name="type" fieldLabel="Type" options={eventTypes} selected={props.type} />
       {result.items.length === 0 ? (
         <EmptyState title={props.type ? `No ${props.type} events.` : `No events in ${frame.mode} yet.`}>
           <p>Events are recorded when payout pages change status, payments succeed or expire, fraud is reported and entitlements are created.</p>
