@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -30,6 +30,7 @@ import { registerEntitlementRoutes } from './modules/entitlements/routes.ts';
 import { registerWebScope } from './web/scope.ts';
 import { registerPaymentPageWebRoutes } from './web/pages/payment-page/routes.tsx';
 import { apiReferencePath, registerDocsRoutes } from './modules/docs/routes.tsx';
+import { registerProviderWebhookRoutes } from './modules/providers/index.ts';
 
 export const apiVersion = '1.0.0';
 
@@ -164,6 +165,9 @@ export async function buildApp(platform: Platform): Promise<Api> {
     },
     { prefix: '/admin/v1' },
   );
+
+  // Signed inbound webhooks of the configured live providers: /providers/<provider>/webhooks.
+  await registerProviderWebhookRoutes(app as unknown as FastifyInstance, platform.providerWebhooks);
 
   // Hosted checkout: /payment-page/<id> (HTML, CSRF, strict CSP).
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>

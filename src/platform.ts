@@ -27,6 +27,7 @@ import { createSubscriptionsService, type SubscriptionsService } from './modules
 import { createLedgerService, type LedgerService } from './modules/ledger/service.ts';
 import { createPayoutPagesService, type PayoutPagesService } from './modules/payout-pages/service.ts';
 import { createSandboxPayoutRail } from './modules/payout-pages/rails/sandbox.ts';
+import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/index.ts';
 
 export interface Services {
   merchants: MerchantsService;
@@ -57,6 +58,10 @@ export interface Platform {
   readonly services: Services;
   readonly adminKey: AdminKey;
   readonly rateLimiter: RateLimiter;
+  /** Every configured live provider's credentials check (`paysail providers check`); empty when none is configured. */
+  readonly providerChecks: readonly ProviderCheck[];
+  /** Every configured provider's inbound webhook endpoint (`POST /providers/<provider>/webhooks`). */
+  readonly providerWebhooks: readonly ProviderWebhookHandler[];
   close(): Promise<void>;
 }
 
@@ -73,6 +78,9 @@ export async function createPlatform(options: { config: Config; database: Databa
   const clock = options.clock ?? systemClock;
   const metrics = createMetrics();
   const registry = new JobRegistry();
+  // Each configured provider adapter adds its credentials check and its webhook endpoint here.
+  const providerChecks: ProviderCheck[] = [];
+  const providerWebhooks: ProviderWebhookHandler[] = [];
 
   const merchants = createMerchantsService({ database, clock, keyRing });
   // KYC reads identity data through customers, and customers start KYC: each refers to the other
@@ -180,6 +188,8 @@ export async function createPlatform(options: { config: Config; database: Databa
     services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, paymentPages, fraudReports, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
+    providerChecks,
+    providerWebhooks,
     async close() {
       await worker.stop();
       webhooks.close();

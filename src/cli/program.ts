@@ -10,6 +10,7 @@ import { keyCommands } from './keys.ts';
 import { listenCommands } from './listen.ts';
 import { merchantCommands } from './merchants.ts';
 import { defaultDeps, type CliDeps } from './platform.ts';
+import { providerCommands } from './providers.ts';
 import { serverCommands } from './server.ts';
 
 export const commands: readonly Command[] = [
@@ -21,6 +22,7 @@ export const commands: readonly Command[] = [
   ...fraudCommands,
   ...cryptoCommands,
   ...listenCommands,
+  ...providerCommands,
 ];
 
 const exitCodeHelp = ['Exit codes:', '  0  success', '  1  the command failed (message on stderr)', '  2  usage error: unknown command or option, missing or bad argument'];

@@ -103,6 +103,16 @@ describe('paysail CLI commands (in process, real platform)', () => {
     assert.equal(await merchantCount(), before);
   });
 
+  test('providers check with no provider configured says so and exits 0; --json lists none', async () => {
+    assert.equal(context.platform.providerChecks.length, 0);
+    const text = await cli('providers', 'check');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /No live provider is configured/);
+    const asJson = await cli('providers', 'check', '--json');
+    assert.equal(asJson.code, 0, asJson.stderr);
+    assert.deepEqual(JSON.parse(asJson.stdout), { providers: [] });
+  });
+
   test('merchants create prints the key and login once; list shows it; enable-live gives live mode', async () => {
     const created = await cli('merchants', 'create', 'Acme Payouts', 'Ops@Acme.example', '--json');
     assert.equal(created.code, 0, created.stderr);

@@ -1,0 +1,3 @@
+export type { ProviderCheck, ProviderWebhookHandler, ProviderWebhookRequest } from './types.ts';
+export { providerEventKey, recordProviderEvent } from './events.ts';
+export { registerProviderWebhookRoutes } from './routes.ts';
