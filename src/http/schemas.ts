@@ -23,6 +23,14 @@ export const LivemodeQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The largest epoch-millisecond value a date can hold (ECMAScript's time range, ±100,000,000 days). */
+export const maxEpochMilliseconds = 8_640_000_000_000_000;
+
+/** An epoch-milliseconds input field: an integer a date can hold, so a value out of range is `WRONG_PARAMETER`, never a failed date conversion. */
+export function EpochMilliseconds(options: { description: string }) {
+  return Type.Integer({ minimum: -maxEpochMilliseconds, maximum: maxEpochMilliseconds, ...options });
+}
+
 export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'Empty body or `{}`.' });
 
 /** Success helper: wraps a resource in the envelope. */

@@ -17,9 +17,90 @@ function createAjv(coerceTypes: boolean): Ajv {
 const strictAjv = createAjv(false);
 const coercingAjv = createAjv('array' as unknown as boolean);
 
+/** Beyond this a JSON number no longer holds an exact integer in JavaScript (2^53 − 1). */
+export const largestExactInteger = Number.MAX_SAFE_INTEGER;
+
+/** A lone UTF-16 surrogate (not part of a pair), or U+FFFE/U+FFFF (noncharacters). */
+const malformedText = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uFFFE\uFFFF]/;
+
+/** A field as the schema's errors name it: its path without the part, or the part itself for the root. */
+function pathLabel(context: string, path: ReadonlyArray<string | number>): string {
+  if (path.length === 0) {
+    return context;
+  }
+  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
+}
+
+/** One value still to look at, and how it was reached (its path is built only when it is refused). */
+interface Visit {
+  value: unknown;
+  key: string | number | null;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let current: Visit | null = visit; current !== null && current.key !== null; current = current.parent) {
+    path.push(current.key);
+  }
+  return path.reverse();
+}
+
+/**
+ * What no field accepts, whatever its schema: a number outside ±(2^53 − 1) (it would lose
+ * precision, and as a date it is out of range), and text that is not well-formed Unicode (a lone
+ * UTF-16 surrogate, which JSON's `\uD800` escapes can carry, or U+FFFE/U+FFFF): stored, it would
+ * come back as U+FFFD or as invalid JSON. Returns the first offending field, or null. Iterative,
+ * with no depth limit: a body of deeply nested arrays costs time in proportion to its size only.
+ */
+export function unrepresentableValue(context: string, root: unknown): AppError | null {
+  const pending: Visit[] = [{ value: root, key: null, parent: null }];
+  while (pending.length > 0) {
+    const visit = pending.pop() as Visit;
+    const { value } = visit;
+    if (typeof value === 'number') {
+      if (Math.abs(value) > largestExactInteger) {
+        const field = pathLabel(context, pathOf(visit));
+        return new AppError('WRONG_PARAMETER', `${field} must be between -${largestExactInteger} and ${largestExactInteger}`, { field });
+      }
+    } else if (typeof value === 'string') {
+      if (malformedText.test(value)) {
+        const field = pathLabel(context, pathOf(visit));
+        return new AppError('WRONG_PARAMETER', `${field} must be well-formed Unicode text (no lone surrogates, U+FFFE or U+FFFF)`, { field });
+      }
+    } else if (Array.isArray(value)) {
+      // Pushed in reverse so the first offending item is found first.
+      for (let index = value.length - 1; index >= 0; index -= 1) {
+        pending.push({ value: value[index], key: index, parent: visit });
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, child] = entries[index] as [string, unknown];
+        if (malformedText.test(key)) {
+          const field = pathLabel(context, pathOf(visit));
+          return new AppError('WRONG_PARAMETER', `${field} has a field name that is not well-formed Unicode text`, { field });
+        }
+        pending.push({ value: child, key, parent: visit });
+      }
+    }
+  }
+  return null;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  const validate = ajv.compile(schema as object) as ValidateFunction;
+  const context = httpPart === 'body' ? 'body' : (httpPart ?? 'input');
+  // The representability check runs first, on the input as sent (before coercion); like the
+  // schema's errors it names a field by its path without the part (`amount`, `items[0].name`).
+  return (data: unknown) => {
+    const refused = unrepresentableValue(context, data);
+    if (refused) {
+      return { error: refused };
+    }
+    return validate(data) ? { value: data } : { error: Object.assign(new Error('validation failed'), { validation: validate.errors ?? [] }) };
+  };
 };
 
 function fieldName(context: string, error: ErrorObject): string {

@@ -94,6 +94,8 @@ const nastyStrings = [
   '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀👩‍👩‍👧‍👦',
   '\uD800',
   'x\uDFFFy',
+  '\uFFFE',
+  'end\uFFFF',
   '\uFEFFbom',
   'ＡＢＣ１２３',
   'Ω≈ç√∫˜µ≤≥÷',
@@ -116,6 +118,9 @@ const nastyStrings = [
   'cus_00000000000000000000000000000000000',
   'sk_test_not_a_key',
 ];
+
+/** Integers no field can hold: past a date's range (8.64e15), past 2^53 − 1, and far beyond. Every integer and date field gets them. */
+const extremeIntegers = [9_000_000_000_000_000, -9_000_000_000_000_000, 8_640_000_000_000_001, 2 ** 53, -(2 ** 53), 2 ** 63, 1e308, -1e308];
 
 const wrongTypeValues: unknown[] = [0, -1, 1.5, 2 ** 53, -(2 ** 31), 1e308, true, false, null, '', 'text', '123', [], [1, 'a'], {}, { nested: { deeper: true } }];
 
@@ -241,7 +246,11 @@ export function arbitraryFromSchema(document: OpenApiDocument, input: Schema | u
     case 'integer': {
       const min = numberBound(schema.minimum, -1_000_000);
       const max = numberBound(schema.maximum, 1_000_000_000_000);
-      return fc.oneof(fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) }), fc.constantFrom(min, Math.min(max, Number.MAX_SAFE_INTEGER)));
+      return fc.oneof(
+        fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) }),
+        fc.constantFrom(min, Math.min(max, Number.MAX_SAFE_INTEGER)),
+        fc.constantFrom(...extremeIntegers),
+      );
     }
     case 'number':
       return fc.double({ min: numberBound(schema.minimum, -1e9), max: numberBound(schema.maximum, 1e9), noNaN: true, noDefaultInfinity: true });

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { EpochMilliseconds } from '../../http/schemas.ts';
 import { paymentMethods, payoutMethods } from './rules.ts';
 
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });
@@ -34,7 +35,7 @@ const identityFields = {
 export const CustomerCreateBody = Type.Object(
   {
     referenceId: text(255, "The merchant's own identifier for the user; unique per merchant and mode."),
-    signupAt: Type.Integer({ description: 'Epoch milliseconds, UTC; not later than now + 24 h.' }),
+    signupAt: EpochMilliseconds({ description: 'Epoch milliseconds, UTC; not later than now + 24 h.' }),
     email: Type.Optional(Type.String({ maxLength: 254 })),
     supportedPaymentMethods: Type.Optional(PaymentMethods),
     ...identityFields,

@@ -2,8 +2,23 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { ledgerAccountKinds, ledgerAccounts, ledgerEntries, ledgerTransactions, type LedgerAccountKind } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
+import { AppError } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { entriesOf, ledgerCurrencies, negativeAllowed, type Entry, type LedgerCurrency, type Posting } from './postings.ts';
+
+/** The largest balance an account may hold either way: beyond it a JSON number is no longer exact (2^53 − 1). */
+export const largestBalance = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Thrown when a posting would take an account past ±(2^53 − 1) minor units, which answers could no
+ * longer state exactly. An AppError: the movement is refused as bad input, naming `amount`.
+ */
+export class BalanceLimitError extends AppError {
+  constructor(currency: LedgerCurrency, account: LedgerAccountKind) {
+    super('WRONG_PARAMETER', `amount would take the ${account} ${currency} balance beyond ${largestBalance} minor units, the most Paysail holds exactly`, { field: 'amount' });
+    this.name = 'BalanceLimitError';
+  }
+}
 
 /** Every sandbox balance opens with 1,000,000.00 in each funding currency (minor units). */
 export const sandboxOpeningBalance = 100_000_000;
@@ -61,6 +76,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
     if (!negativeAllowed.has(entry.account)) {
       conditions.push(sql`${ledgerAccounts.balance} + ${entry.amount}::bigint >= 0`);
     }
+    conditions.push(sql`abs(${ledgerAccounts.balance} + ${entry.amount}::bigint) <= ${largestBalance}::bigint`);
     const [updated] = await tx
       .update(ledgerAccounts)
       .set({ balance: sql`${ledgerAccounts.balance} + ${entry.amount}::bigint`, updatedAt: now })
@@ -145,7 +161,9 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
         accountId = await applyEntry(tx, input, input.currency, entry, now);
       }
       if (accountId === undefined) {
-        throw new InsufficientFundsError(input.currency, entry.account);
+        // A non-negative account refuses only an overdraft (a negative entry); anything else it
+        // refuses, and anything the outside world refuses, is the exactness limit.
+        throw entry.amount > 0 || negativeAllowed.has(entry.account) ? new BalanceLimitError(input.currency, entry.account) : new InsufficientFundsError(input.currency, entry.account);
       }
       rows.push({ id: newId('ledgerEntry', now.getTime()), transactionId, accountId, currency: input.currency, amount: entry.amount, createdAt: now });
     }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { EpochMilliseconds } from '../../http/schemas.ts';
 import { paymentPageStatuses, subscriptionIntervals } from '../../db/schema/index.ts';
 
 export const paymentCurrencies = ['USD', 'EUR', 'GBP'] as const;
@@ -23,7 +24,7 @@ export const PaymentPageCreateBody = Type.Object(
     ),
     successReturnUrl: Type.Optional(Url('http(s) URL the customer is sent to after paying.')),
     failureReturnUrl: Type.Optional(Url('http(s) URL the customer is sent to after deciding not to pay.')),
-    expiresAt: Type.Optional(Type.Integer({ description: 'Epoch milliseconds; default now + 24 h, at most now + 30 days.' })),
+    expiresAt: Type.Optional(EpochMilliseconds({ description: 'Epoch milliseconds; default now + 24 h, at most now + 30 days.' })),
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
         maxProperties: maxMetadataEntries,

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { EpochMilliseconds } from '../../http/schemas.ts';
 import { AddressInput } from '../customers/schemas.ts';
 import { bankAccountTypes, cryptoNetworks, payoutMethodTypes } from './destinations.ts';
 import { payoutPageStatuses, payoutPageSubStatuses } from './states.ts';
@@ -25,7 +26,7 @@ export const PayoutPageCreateBody = Type.Object(
     ),
     successReturnUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL the customer is sent to after completing the payout.' })),
     failureReturnUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL the customer is sent to after declining (or when the page cannot be completed).' })),
-    expiresAt: Type.Optional(Type.Integer({ description: 'Epoch ms; default now + 7 days, at most now + 30 days. Unconfirmed pages expire then.' })),
+    expiresAt: Type.Optional(EpochMilliseconds({ description: 'Epoch ms; default now + 7 days, at most now + 30 days. Unconfirmed pages expire then.' })),
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.String({ maxLength: 500 }), { maxProperties: maxMetadataEntries, description: 'Up to 20 string pairs; keys 1-40 characters, values up to 500.' }),
     ),
