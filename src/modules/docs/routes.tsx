@@ -1,3 +1,4 @@
+import { raw } from 'hono/html';
 import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { AppError } from '../../http/errors.ts';
@@ -5,7 +6,7 @@ import { Layout } from '../../web/layout.tsx';
 import { registerWebScope } from '../../web/scope.ts';
 import type { Platform } from '../../platform.ts';
 import { loadGuides, resolveGuideLink, type Guide } from './guides.ts';
-import { renderMarkdown } from './markdown.tsx';
+import { renderDocument } from './markdown.ts';
 
 /** Where @fastify/swagger-ui serves the API reference (registered in app.ts). */
 export const apiReferencePath = '/docs/reference';
@@ -56,6 +57,8 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
   const list = [...guides.values()];
   const known = new Set(guides.keys());
   const context = { resolveLink: (target: string) => resolveGuideLink(target, known) };
+  // Rendered once: markdown-it escapes every text and attribute, so the HTML is embedded as is.
+  const rendered = new Map(list.map((guide) => [guide.slug, raw(renderDocument(guide.document, context))]));
 
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: platform.config.publicUrl.startsWith('https:') }, (web, tools) => {
     web.get('/docs', { schema: { hide: true } }, async (_request, reply) =>
@@ -101,7 +104,7 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
         return tools.render(reply, (nonce) => (
           <Layout title={`${guide.title} · Paysail documentation`} nonce={nonce} styles={docsStyles}>
             <GuideNav guides={list} current={guide.slug} />
-            <article>{renderMarkdown(guide.blocks, context)}</article>
+            <article>{rendered.get(guide.slug)}</article>
           </Layout>
         ));
       },
