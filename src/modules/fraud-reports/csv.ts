@@ -1,3 +1,4 @@
+import { CsvError, parse } from 'csv-parse/sync';
 import { wrongParameter } from '../../http/errors.ts';
 import { parseReportDate } from './dates.ts';
 import { normalizeFraudType, type FraudNetwork } from './networks.ts';
@@ -28,63 +29,39 @@ export const fraudFileLayouts: Readonly<Record<FraudNetwork, { reference: string
 
 export const maxFraudFileRows = 20_000;
 
-/** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF line ends. Blank lines are skipped. */
+/**
+ * RFC 4180 CSV (csv-parse): quoted fields, doubled quotes, CRLF or LF line ends, a leading BOM.
+ * Blank lines are skipped; rows keep the line they start on (a quoted field may span lines), and a
+ * row with another number of fields than the header is that row's problem, not the file's.
+ */
 export function parseCsv(text: string): Array<{ line: number; cells: string[] }> {
   const rows: Array<{ line: number; cells: string[] }> = [];
-  let cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  let index = 0;
-  const endRow = () => {
-    cells.push(cell);
-    if (!(cells.length === 1 && cells[0]?.trim() === '')) {
-      rows.push({ line: rowLine, cells });
-    }
-    cells = [];
-    cell = '';
-  };
-  while (index < text.length) {
-    const char = text[index];
-    if (quoted) {
-      if (char === '"') {
-        if (text[index + 1] === '"') {
-          cell += '"';
-          index += 2;
-          continue;
+  // The line the next record starts on: one past the line the previous record (blank or not) ended on.
+  let nextLine = 1;
+  try {
+    parse(text, {
+      bom: true,
+      record_delimiter: ['\r\n', '\n'],
+      relax_column_count: true,
+      // A quote inside an unquoted field is a character, and spaces around a quoted field are allowed.
+      relax_quotes: true,
+      trim: true,
+      on_record: (cells: string[], context) => {
+        if (!(cells.length === 1 && cells[0] === '')) {
+          rows.push({ line: nextLine, cells });
         }
-        quoted = false;
-      } else {
-        if (char === '\n') {
-          line += 1;
-        }
-        cell += char;
-      }
-      index += 1;
-      continue;
+        nextLine = context.lines + 1;
+        return null;
+      },
+    });
+  } catch (error) {
+    if (error instanceof CsvError && error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      throw wrongParameter('csv', `has an unterminated quoted field starting on line ${nextLine}`);
     }
-    if (char === '"' && cell === '') {
-      quoted = true;
-    } else if (char === ',') {
-      cells.push(cell);
-      cell = '';
-    } else if (char === '\r' && text[index + 1] === '\n') {
-      // handled by the \n
-    } else if (char === '\n') {
-      endRow();
-      line += 1;
-      rowLine = line;
-    } else {
-      cell += char;
+    if (error instanceof CsvError) {
+      throw wrongParameter('csv', `is not valid CSV on line ${nextLine}: ${error.message.replace(/^[^:]*: /, '').slice(0, 200)}`);
     }
-    index += 1;
-  }
-  if (quoted) {
-    throw wrongParameter('csv', `has an unterminated quoted field starting on line ${rowLine}`);
-  }
-  if (cell !== '' || cells.length > 0) {
-    endRow();
+    throw error;
   }
   return rows;
 }
@@ -108,7 +85,7 @@ export type ParsedFraudFileRow = { ok: true; row: FraudFileRow } | { ok: false; 
 /** Parses and checks a whole file; a bad header rejects it, a bad row is reported as that row's problem. */
 export function parseFraudFile(network: FraudNetwork, csv: string): ParsedFraudFileRow[] {
   const layout = fraudFileLayouts[network];
-  const rows = parseCsv(csv.replace(/^\uFEFF/, ''));
+  const rows = parseCsv(csv);
   const [header, ...data] = rows;
   if (!header) {
     throw wrongParameter('csv', 'is empty; the first line must be the header row');
