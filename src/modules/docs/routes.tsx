@@ -49,7 +49,7 @@ function GuideNav(props: { guides: readonly Guide[]; current?: string }) {
 
 /**
  * `/docs` (index), `/docs/guides/:slug` (a guide rendered from docs/guides/<slug>.md). The guides
- * are read and parsed once, when the app is built; the API reference (Swagger UI) is at
+ * are read and parsed once, when the app is built, and each is rendered on its first request; the API reference (Swagger UI) is at
  * `/docs/reference` and the OpenAPI document at `/openapi.json`.
  */
 export async function registerDocsRoutes(app: Api, platform: Platform, options: { guidesFolder?: string } = {}): Promise<void> {
@@ -57,8 +57,14 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
   const list = [...guides.values()];
   const known = new Set(guides.keys());
   const context = { resolveLink: (target: string) => resolveGuideLink(target, known) };
-  // Rendered once: markdown-it escapes every text and attribute, so the HTML is embedded as is.
-  const rendered = new Map(list.map((guide) => [guide.slug, raw(renderDocument(guide.document, context))]));
+  // Rendered on first request, then kept: markdown-it escapes every text and attribute, so the HTML
+  // is embedded as is.
+  const rendered = new Map<string, ReturnType<typeof raw>>();
+  const htmlOf = (guide: Guide) => {
+    const html = rendered.get(guide.slug) ?? raw(renderDocument(guide.document, context));
+    rendered.set(guide.slug, html);
+    return html;
+  };
 
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: platform.config.publicUrl.startsWith('https:') }, (web, tools) => {
     web.get('/docs', { schema: { hide: true } }, async (_request, reply) =>
@@ -104,7 +110,7 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
         return tools.render(reply, (nonce) => (
           <Layout title={`${guide.title} · Paysail documentation`} nonce={nonce} styles={docsStyles}>
             <GuideNav guides={list} current={guide.slug} />
-            <article>{rendered.get(guide.slug)}</article>
+            <article>{htmlOf(guide)}</article>
           </Layout>
         ));
       },
