@@ -49,8 +49,8 @@ function GuideNav(props: { guides: readonly Guide[]; current?: string }) {
 
 /**
  * `/docs` (index), `/docs/guides/:slug` (a guide rendered from docs/guides/<slug>.md). The guides
- * are read and parsed once, when the app is built, and each is rendered on its first request; the API reference (Swagger UI) is at
- * `/docs/reference` and the OpenAPI document at `/openapi.json`.
+ * are read and parsed once, when the app is built, and each is rendered on its first request; the
+ * API reference (Swagger UI) is at `/docs/reference` and the OpenAPI document at `/openapi.json`.
  */
 export async function registerDocsRoutes(app: Api, platform: Platform, options: { guidesFolder?: string } = {}): Promise<void> {
   const guides = loadGuides(options.guidesFolder);
