@@ -21,6 +21,13 @@ describe('parseArgs', () => {
     assert.deepEqual(parseArgs('x', ['-'], spec).positionals, ['-']);
   });
 
+  test('there are no short options: single-dash words are positionals; a string flag takes a value that starts with one dash', () => {
+    assert.deepEqual(parseArgs('x', ['-5', '-abc'], spec), { positionals: ['-5', '-abc'], flags: {} });
+    assert.deepEqual(parseArgs('x', ['a', '--name', '-5', '--livemode=yes'], spec), { positionals: ['a'], flags: { name: '-5', livemode: true } });
+    assert.deepEqual(parseArgs('x', ['a', '--livemode=0', '--livemode'], spec), { positionals: ['a'], flags: { livemode: true } }, 'the last one wins');
+    assert.deepEqual(parseArgs('x', ['--', '--', '-x'], spec), { positionals: ['--', '-x'], flags: {} }, 'only the first -- ends options');
+  });
+
   test('usage errors name the problem and the command', () => {
     const cases: Array<[string[], RegExp]> = [
       [[], /^missing FILE$/],
@@ -29,6 +36,8 @@ describe('parseArgs', () => {
       [['a', '--no-name'], /^unknown option --no-name$/],
       [['a', '--network'], /^--network needs a value$/],
       [['a', '--network', '--livemode'], /^--network needs a value$/],
+      [['a', '--name', '--'], /^--name needs a value$/],
+      [['a', '--livemode', 'b', 'c'], /^unexpected argument "c"$/],
       [['a', '--network', 'amex'], /^--network must be one of visa, mastercard, got "amex"$/],
       [['a', '--livemode=perhaps'], /^--livemode must be true or false, got "perhaps"$/],
     ];

@@ -1,8 +1,11 @@
+import { parseArgs as tokenize } from 'node:util';
 import { UsageError } from './io.ts';
 
 /**
- * A tiny argument parser (no dependency): positionals, `--flag`, `--flag=value`, `--flag value`,
- * `--no-flag` for booleans, and `--` to end options.
+ * Command-line arguments, split by `node:util` `parseArgs` (its tokens) and checked against a
+ * command's spec here: positionals, `--flag`, `--flag=value`, `--flag value`, `--no-flag` and
+ * `--flag=true|false` for booleans, allowed values, `--` to end options. Every mistake is a
+ * UsageError naming the option (exit 2 with the command's usage).
  */
 export interface FlagSpec {
   type: 'string' | 'boolean';
@@ -34,45 +37,50 @@ function parseBoolean(command: string, name: string, raw: string): boolean {
 }
 
 export function parseArgs(command: string, argv: readonly string[], spec: { positionals: readonly PositionalSpec[]; flags: Readonly<Record<string, FlagSpec>> }): ParsedArgs {
+  const { tokens } = tokenize({
+    args: [...argv],
+    options: Object.fromEntries(Object.entries(spec.flags).map(([name, flag]) => [name, { type: flag.type }])),
+    // Not strict: the checks below give our own messages (and --flag=false for booleans).
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const positionals: string[] = [];
   const flags: Record<string, string | boolean | undefined> = {};
-  let index = 0;
-  let optionsEnded = false;
-  while (index < argv.length) {
-    const argument = argv[index] as string;
-    index += 1;
-    if (optionsEnded || !argument.startsWith('--') || argument === '--') {
-      if (argument === '--' && !optionsEnded) {
-        optionsEnded = true;
-      } else {
-        positionals.push(argument);
+  const shortSeen = new Set<number>();
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
+      continue;
+    }
+    if (token.kind === 'option-terminator') {
+      continue;
+    }
+    if (!token.rawName.startsWith('--')) {
+      // There are no short options: `-` words (`-5`, `-x`, `-abc`) are positionals.
+      if (!shortSeen.has(token.index)) {
+        shortSeen.add(token.index);
+        positionals.push(argv[token.index] ?? '');
       }
       continue;
     }
-    const equals = argument.indexOf('=');
-    let name = equals === -1 ? argument.slice(2) : argument.slice(2, equals);
-    let inline = equals === -1 ? undefined : argument.slice(equals + 1);
+    let name = token.name;
+    let value = token.value;
     let flag = spec.flags[name];
-    if (!flag && name.startsWith('no-') && spec.flags[name.slice(3)]?.type === 'boolean' && inline === undefined) {
+    if (!flag && name.startsWith('no-') && spec.flags[name.slice(3)]?.type === 'boolean' && value === undefined) {
       name = name.slice(3);
       flag = spec.flags[name];
-      inline = 'false';
+      value = 'false';
     }
     if (!flag) {
       throw new UsageError(`unknown option --${name}`, command);
     }
     if (flag.type === 'boolean') {
-      flags[name] = inline === undefined ? true : parseBoolean(command, name, inline);
+      flags[name] = value === undefined ? true : parseBoolean(command, name, value);
       continue;
     }
-    let value = inline;
-    if (value === undefined) {
-      const next = argv[index];
-      if (next === undefined || next.startsWith('--')) {
-        throw new UsageError(`--${name} needs a value${flag.valueName ? ` (${flag.valueName})` : ''}`, command);
-      }
-      value = next;
-      index += 1;
+    if (value === undefined || (!token.inlineValue && value.startsWith('--'))) {
+      throw new UsageError(`--${name} needs a value${flag.valueName ? ` (${flag.valueName})` : ''}`, command);
     }
     if (flag.choices && !flag.choices.includes(value)) {
       throw new UsageError(`--${name} must be one of ${flag.choices.join(', ')}, got "${value}"`, command);

@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { AppError } from './errors.ts';
 import { sendError } from './core.ts';
 
-/** Probes and scrapes stay answerable under overload: a load balancer must not drop a busy but healthy process. */
 /**
  * How often the event-loop delay is looked at; a saturated loop is noticed within about this long.
  * Half the threshold (5–100 ms): a tight threshold is only useful if it is checked as often.
@@ -12,6 +11,7 @@ function sampleIntervalFor(maxEventLoopDelayMs: number): number {
   return Math.min(100, Math.max(5, Math.round(maxEventLoopDelayMs / 2)));
 }
 
+/** Probes and scrapes stay answerable under overload: a load balancer must not drop a busy but healthy process. */
 const exemptRoutes: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface LoadShedder {

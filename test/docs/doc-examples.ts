@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { guideEntries, guideFile } from '../../src/modules/docs/guides.ts';
-import { parseMarkdown, codeLanguage, isExampleInfo, type Block } from '../../src/modules/docs/markdown.tsx';
+import { parseMarkdown, codeLanguage, isExampleInfo, type Block } from '../../src/modules/docs/markdown.ts';
 
 /**
  * Executable examples in the guides. A fenced block whose info string carries `example` runs:

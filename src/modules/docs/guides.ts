@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseMarkdown, plainText, type Block } from './markdown.tsx';
+import { parseDocument, type ParsedMarkdown } from './markdown.ts';
 
 /** `docs/guides` of this checkout, found from this file as `src/db/client.ts` finds its migrations. */
 export const guidesFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/guides');
@@ -41,7 +41,7 @@ const loaded = new Map<string, Map<string, Guide>>();
 
 export interface Guide extends GuideEntry {
   title: string;
-  blocks: Block[];
+  document: ParsedMarkdown;
 }
 
 /**
@@ -60,10 +60,8 @@ export function loadGuides(folder: string = guidesFolder): Map<string, Guide> {
     if (!fs.existsSync(file)) {
       continue;
     }
-    const blocks = parseMarkdown(fs.readFileSync(file, 'utf8'));
-    const heading = blocks.find((block) => block.type === 'heading' && block.level === 1);
-    const title = heading && heading.type === 'heading' ? plainText(heading.text) : entry.slug;
-    guides.set(entry.slug, { ...entry, title, blocks });
+    const document = parseDocument(fs.readFileSync(file, 'utf8'));
+    guides.set(entry.slug, { ...entry, title: document.title ?? entry.slug, document });
   }
   loaded.set(folder, guides);
   return guides;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseMarkdown, renderMarkdownToHtml, slugify } from './markdown.tsx';
+import { parseDocument, parseMarkdown, renderMarkdownToHtml, slugify } from './markdown.ts';
 import { resolveGuideLink } from './guides.ts';
 
 const context = { resolveLink: (target: string) => resolveGuideLink(target, new Set(['webhooks', 'sandbox'])) };
@@ -89,5 +89,26 @@ describe('Markdown renderer: the subset the guides use', () => {
     const html = await render('```ts example file=a.ts\nconst a = 1;\n\n  indented();\n```\n\n~~~\nplain\n~~~');
     assert.match(html, /<code class="language-ts">const a = 1;\n\n {2}indented\(\);<\/code>/);
     assert.match(html, /<code>plain<\/code>/);
+  });
+});
+
+describe('Markdown renderer: the outline the index and the example runner read', () => {
+  test('the title is the first level-1 heading as plain text; only top-level code blocks and comments are listed', () => {
+    const document = parseDocument(['Intro', '# The `paysail` *CLI* [guide](x.md)', '', '- item', '', '  ```sh', '  nested', '  ```', '', 'Text', '<!-- wait: 5s -->', '```ts example file=a.ts', 'top', '```'].join('\n'));
+    assert.equal(document.title, 'The paysail CLI guide');
+    assert.deepEqual(
+      document.outline.filter((block) => block.type !== 'other'),
+      [
+        { type: 'heading', level: 1, text: 'The `paysail` *CLI* [guide](x.md)' },
+        { type: 'comment', text: 'wait: 5s' },
+        { type: 'code', info: 'ts example file=a.ts', text: 'top' },
+      ],
+      'a comment interrupts the paragraph before it; the code block inside the list item is not an example',
+    );
+  });
+
+  test('images show their text (the pages load nothing from elsewhere); comments inside lists are dropped too', async () => {
+    const html = await render('![diagram of <flows>](https://example.com/a.png)\n\n- one\n  <!-- hidden -->\n- two');
+    assert.equal(html, '<p><span>diagram of &lt;flows&gt;</span></p><ul><li>one</li><li>two</li></ul>');
   });
 });

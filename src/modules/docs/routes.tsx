@@ -1,3 +1,4 @@
+import { raw } from 'hono/html';
 import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { AppError } from '../../http/errors.ts';
@@ -5,7 +6,7 @@ import { Layout } from '../../web/layout.tsx';
 import { registerWebScope } from '../../web/scope.ts';
 import type { Platform } from '../../platform.ts';
 import { loadGuides, resolveGuideLink, type Guide } from './guides.ts';
-import { renderMarkdown } from './markdown.tsx';
+import { renderDocument } from './markdown.ts';
 
 /** Where @fastify/swagger-ui serves the API reference (registered in app.ts). */
 export const apiReferencePath = '/docs/reference';
@@ -48,14 +49,22 @@ function GuideNav(props: { guides: readonly Guide[]; current?: string }) {
 
 /**
  * `/docs` (index), `/docs/guides/:slug` (a guide rendered from docs/guides/<slug>.md). The guides
- * are read and parsed once, when the app is built; the API reference (Swagger UI) is at
- * `/docs/reference` and the OpenAPI document at `/openapi.json`.
+ * are read and parsed once, when the app is built, and each is rendered on its first request; the
+ * API reference (Swagger UI) is at `/docs/reference` and the OpenAPI document at `/openapi.json`.
  */
 export async function registerDocsRoutes(app: Api, platform: Platform, options: { guidesFolder?: string } = {}): Promise<void> {
   const guides = loadGuides(options.guidesFolder);
   const list = [...guides.values()];
   const known = new Set(guides.keys());
   const context = { resolveLink: (target: string) => resolveGuideLink(target, known) };
+  // Rendered on first request, then kept: markdown-it escapes every text and attribute, so the HTML
+  // is embedded as is.
+  const rendered = new Map<string, ReturnType<typeof raw>>();
+  const htmlOf = (guide: Guide) => {
+    const html = rendered.get(guide.slug) ?? raw(renderDocument(guide.document, context));
+    rendered.set(guide.slug, html);
+    return html;
+  };
 
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: platform.config.publicUrl.startsWith('https:') }, (web, tools) => {
     web.get('/docs', { schema: { hide: true } }, async (_request, reply) =>
@@ -101,7 +110,7 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
         return tools.render(reply, (nonce) => (
           <Layout title={`${guide.title} · Paysail documentation`} nonce={nonce} styles={docsStyles}>
             <GuideNav guides={list} current={guide.slug} />
-            <article>{renderMarkdown(guide.blocks, context)}</article>
+            <article>{htmlOf(guide)}</article>
           </Layout>
         ));
       },

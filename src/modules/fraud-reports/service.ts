@@ -210,7 +210,7 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
      */
     async importNetworkFile(input: FraudImportInput, options: { onProgress?: (done: number, total: number) => void } = {}): Promise<FraudImportResultResponse> {
       const livemode = input.livemode ?? true;
-      const parsed = parseFraudFile(input.network, input.csv);
+      const parsed = await parseFraudFile(input.network, input.csv);
       const now = clock.now();
       const id = newId('fraudImport', now.getTime());
       const result: FraudImportResultResponse = {

@@ -21,6 +21,11 @@ describe('ABA routing numbers', () => {
 });
 
 describe('EIP-55', () => {
+  test('the hash is Keccak-256 as Ethereum uses it, not FIPS 202 sha3-256', () => {
+    // keccak256('') is c5d2…a470; sha3-256('') would be a7ff…434a and give other checksums.
+    assert.equal(toChecksumAddress('0x0000000000000000000000000000000000000000'), '0x0000000000000000000000000000000000000000');
+    assert.equal(toChecksumAddress('0xffffffffffffffffffffffffffffffffffffffff'), '0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF');
+  });
   // The four vectors of EIP-55 itself.
   const vectors = ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb'];
   test('checksums the EIP-55 test vectors', () => {
@@ -46,6 +51,9 @@ describe('Solana base58', () => {
   test('decodes leading ones as zero bytes', () => {
     assert.deepEqual(decodeBase58('11111111111111111111111111111111'), new Uint8Array(32));
     assert.deepEqual(decodeBase58('2g'), Uint8Array.from([0x61]));
+    assert.deepEqual(decodeBase58(''), new Uint8Array(0));
+    assert.equal(decodeBase58('2g0'), null, 'a foreign character');
+    assert.equal(decodeBase58('2g '), null, 'whitespace is foreign too');
   });
   test('accepts 32-byte keys, refuses other lengths and foreign characters', () => {
     assert.equal(isValidSolanaAddress('11111111111111111111111111111111'), true);

@@ -1,6 +1,8 @@
 import { wrongParameter } from '../../http/errors.ts';
 import type { PayoutMethodMask } from '../../db/schema/index.ts';
-import { keccak256Hex } from './keccak.ts';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { base58 } from '@scure/base';
 
 export const payoutMethodTypes = ['BANK_TRANSFER', 'CRYPTO_WALLET'] as const;
 export type PayoutMethodType = (typeof payoutMethodTypes)[number];
@@ -45,7 +47,8 @@ export function isValidRoutingNumber(value: string): boolean {
 /** EIP-55: the hex digit at i is upper case when nibble i of keccak256(lower-case hex) is ≥ 8. */
 export function toChecksumAddress(address: string): string {
   const hex = address.slice(2).toLowerCase();
-  const hash = keccak256Hex(hex);
+  // Keccak-256 as Ethereum uses it (domain byte 0x01), not FIPS 202 sha3-256 (node's createHash).
+  const hash = bytesToHex(keccak_256(utf8ToBytes(hex)));
   let output = '0x';
   for (let index = 0; index < hex.length; index += 1) {
     const character = hex[index] ?? '';
@@ -71,28 +74,13 @@ export function normalizeEvmAddress(value: string): string | null {
   return checksummed === value ? checksummed : null;
 }
 
-const base58Alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
 /** Bitcoin-alphabet base58 → bytes (leading '1's are zero bytes); null on a foreign character. */
 export function decodeBase58(value: string): Uint8Array | null {
-  let number = 0n;
-  for (const character of value) {
-    const digit = base58Alphabet.indexOf(character);
-    if (digit === -1) {
-      return null;
-    }
-    number = number * 58n + BigInt(digit);
+  try {
+    return base58.decode(value);
+  } catch {
+    return null;
   }
-  const bytes: number[] = [];
-  while (number > 0n) {
-    bytes.unshift(Number(number % 256n));
-    number /= 256n;
-  }
-  let leadingZeros = 0;
-  while (value[leadingZeros] === '1') {
-    leadingZeros += 1;
-  }
-  return Uint8Array.from([...new Array<number>(leadingZeros).fill(0), ...bytes]);
 }
 
 /** A Solana address: the base58 form of a 32-byte public key (32–44 characters). */

@@ -52,6 +52,38 @@ test('every special-purpose range is refused, with its name', () => {
   assert.equal(blockedAddressReason('example.com'), 'not an IP address');
 });
 
+test('IPv4 embedded in IPv6 is refused in every spelling, and so is the rest of the special-purpose IPv6 space', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['::FFFF:127.0.0.1', /IPv4-mapped/],
+    ['[::ffff:169.254.169.254]', /IPv4-mapped/],
+    ['0000:0000:0000:0000:0000:ffff:7f00:0001', /IPv4-mapped/],
+    ['::ffff:0a00:0001', /IPv4-mapped/],
+    ['::ffff:93.184.216.34', /IPv4-mapped/],
+    ['::ffff:0:127.0.0.1', /IPv4-translated/],
+    ['::ffff:0:808:808', /IPv4-translated/],
+    ['::8.8.8.8', /IPv4-compatible/],
+    ['::7f00:1', /IPv4-compatible/],
+    ['64:ff9b::8.8.8.8', /NAT64/],
+    ['64:ff9b:1::a00:1', /NAT64/],
+    ['2002:c0a8:1::1', /6to4/],
+    ['2001:0:4136:e378::1', /Teredo/],
+    ['100::1', /discard-only/],
+    ['fec0::1', /site-local/],
+    ['FE80::1%25eth0', /link-local/],
+    ['192.0.0.8', /IETF protocol assignments/],
+    ['192.88.99.1', /6to4 relay anycast/],
+    ['198.51.100.7', /documentation/],
+    ['203.0.113.9', /documentation/],
+    ['198.19.255.255', /benchmarking/],
+  ];
+  for (const [address, reason] of cases) {
+    assert.match(blockedAddressReason(address) ?? 'allowed', reason, address);
+  }
+  for (const address of ['2001:4860:4860::8888', '2003::1', '64:ff9c::1', '::1:0:0:0:1', '198.20.0.1', '192.0.1.1']) {
+    assert.equal(blockedAddressReason(address), null, `${address} is public`);
+  }
+});
+
 test('URL hosts: numeric IPv4 spellings are normalised by the URL parser, then refused', () => {
   for (const spelling of ['2130706433', '0177.0.0.1', '0x7f000001', '0x7f.1', '127.1', '017700000001', '0', '[::ffff:127.0.0.1]', '[::1]']) {
     const { hostname } = new URL(`http://${spelling}/`);

@@ -1,8 +1,8 @@
 import dns from 'node:dns';
-import net, { type LookupFunction } from 'node:net';
+import net, { BlockList, type LookupFunction } from 'node:net';
 
 /**
- * The SSRF guard of webhook delivery (contract §12): unless the operator allows private targets,
+ * The SSRF guard of webhook delivery (docs/guides/webhooks.md): unless the operator allows private targets,
  * a webhook may only connect to a public unicast address.
  *
  * The check runs on the address that is actually connected to: `guardedLookup` is the `lookup` of
@@ -13,89 +13,17 @@ import net, { type LookupFunction } from 'node:net';
  * before either check sees them.
  */
 
-type Range = readonly [prefix: bigint, bits: number, label: string];
+/** A named range; node:net's BlockList does the parsing and the prefix match. */
+type Range = readonly [range: BlockList, label: string];
 
-function ipv4ToBigInt(address: string): bigint | null {
-  const parts = address.split('.');
-  if (parts.length !== 4) {
-    return null;
-  }
-  let value = 0n;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) {
-      return null;
-    }
-    value = (value << 8n) | BigInt(Number(part));
-  }
-  return value;
-}
-
-/** Parses an IPv6 address (with `::`, an embedded dotted IPv4 tail, or a `%zone`) to a 128-bit number. */
-function ipv6ToBigInt(input: string): bigint | null {
-  let address = input.replace(/^\[|\]$/g, '');
-  const zone = address.indexOf('%');
-  if (zone !== -1) {
-    address = address.slice(0, zone);
-  }
-  let tail: number[] = [];
-  const lastColon = address.lastIndexOf(':');
-  if (address.slice(lastColon + 1).includes('.')) {
-    const v4 = ipv4ToBigInt(address.slice(lastColon + 1));
-    if (v4 === null) {
-      return null;
-    }
-    tail = [Number(v4 >> 16n), Number(v4 & 0xffffn)];
-    const head = address.slice(0, lastColon + 1);
-    // "::ffff:" → "::ffff" (drop the separator), but "::" stays the compression it is.
-    address = head.endsWith('::') ? head : head.slice(0, -1);
-  }
-  const halves = address.split('::');
-  if (halves.length > 2) {
-    return null;
-  }
-  const parse = (part: string | undefined): number[] | null => {
-    if (part === undefined || part === '') {
-      return [];
-    }
-    const groups = part.split(':');
-    const out: number[] = [];
-    for (const group of groups) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) {
-        return null;
-      }
-      out.push(parseInt(group, 16));
-    }
-    return out;
-  };
-  const head = parse(halves[0]);
-  const rest = halves.length === 2 ? parse(halves[1]) : [];
-  if (head === null || rest === null) {
-    return null;
-  }
-  const explicit = head.length + rest.length + tail.length;
-  let groups: number[];
-  if (halves.length === 2) {
-    if (explicit > 7) {
-      return null;
-    }
-    groups = [...head, ...new Array<number>(8 - explicit).fill(0), ...rest, ...tail];
-  } else {
-    if (explicit !== 8) {
-      return null;
-    }
-    groups = [...head, ...tail];
-  }
-  return groups.reduce((value, group) => (value << 16n) | BigInt(group), 0n);
-}
-
-const v4 = (cidr: string, label: string): Range => {
-  const [address = '', bits = '32'] = cidr.split('/');
-  return [ipv4ToBigInt(address) ?? 0n, Number(bits), label];
+const subnet = (family: 'ipv4' | 'ipv6', cidr: string, label: string): Range => {
+  const [address = '', bits = ''] = cidr.split('/');
+  const range = new BlockList();
+  range.addSubnet(address, Number(bits), family);
+  return [range, label];
 };
-const v6 = (cidr: string, label: string): Range => {
-  const [address = '', bits = '128'] = cidr.split('/');
-  return [ipv6ToBigInt(address) ?? 0n, Number(bits), label];
-};
+const v4 = (cidr: string, label: string): Range => subnet('ipv4', cidr, label);
+const v6 = (cidr: string, label: string): Range => subnet('ipv6', cidr, label);
 
 /** Not public unicast (RFC 6890 special-purpose registries, plus multicast and reserved space). */
 const blockedIpv4: readonly Range[] = [
@@ -116,10 +44,12 @@ const blockedIpv4: readonly Range[] = [
   v4('240.0.0.0/4', 'reserved or broadcast'),
 ];
 
+/** In order: the first match names the reason (`::` and `::1` before the IPv4-compatible `::/96`). */
 const blockedIpv6: readonly Range[] = [
   v6('::/128', 'unspecified'),
   v6('::1/128', 'loopback'),
   v6('::ffff:0:0/96', 'IPv4-mapped'),
+  v6('::ffff:0:0:0/96', 'IPv4-translated (SIIT)'),
   v6('::/96', 'IPv4-compatible'),
   v6('64:ff9b::/96', 'NAT64'),
   v6('64:ff9b:1::/48', 'NAT64'),
@@ -133,30 +63,19 @@ const blockedIpv6: readonly Range[] = [
   v6('ff00::/8', 'multicast'),
 ];
 
-function matchRange(value: bigint, width: number, ranges: readonly Range[]): string | null {
-  for (const [prefix, bits, label] of ranges) {
-    const shift = BigInt(width - bits);
-    if (value >> shift === prefix >> shift) {
-      return label;
-    }
-  }
-  return null;
-}
-
 /**
  * Why an address is not a public unicast target, or null when it is. IPv4-mapped and other
  * IPv4-embedding IPv6 forms are refused outright (a public server is never reached that way).
+ * Only the standard spellings count as addresses (`net.isIP`); a `%zone` does not change the range.
  */
 export function blockedAddressReason(address: string): string | null {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const family = net.isIP(bare.split('%')[0] ?? '');
+  const bare = (address.replace(/^\[|\]$/g, '').split('%')[0] ?? '').toLowerCase();
+  const family = net.isIP(bare);
   if (family === 4) {
-    const value = ipv4ToBigInt(bare);
-    return value === null ? 'not an IP address' : matchRange(value, 32, blockedIpv4);
+    return blockedIpv4.find(([range]) => range.check(bare, 'ipv4'))?.[1] ?? null;
   }
   if (family === 6) {
-    const value = ipv6ToBigInt(bare);
-    return value === null ? 'not an IP address' : matchRange(value, 128, blockedIpv6);
+    return blockedIpv6.find(([range]) => range.check(bare, 'ipv6'))?.[1] ?? null;
   }
   return 'not an IP address';
 }
