@@ -158,7 +158,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       admin.addHook('onRequest', createAdminAuthHook(async () => platform.adminKey));
       admin.addHook('preHandler', adminIdempotency.preHandler);
       admin.addHook('onSend', adminIdempotency.onSend);
-      registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers });
+      registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers }, { webhookAllowPrivateTargets: config.webhookAllowPrivateTargets });
       registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
       registerAdminEmailRoutes(admin, services.email);
       registerFraudImportAdminRoutes(admin, services.fraudReports);

@@ -81,8 +81,15 @@ const enableLive: Command = {
   examples: ['paysail merchants enable-live mer_…'],
   async run({ io, deps, args }) {
     const [merchantId] = args.positionals as [string];
-    const merchant = await withPlatform(io, deps, (platform) => platform.services.merchants.enableLive(merchantId));
+    const { merchant, allowPrivateTargets } = await withPlatform(io, deps, async (platform) => ({
+      merchant: await platform.services.merchants.enableLive(merchantId),
+      allowPrivateTargets: platform.config.webhookAllowPrivateTargets,
+    }));
     writeLine(io.stdout, booleanFlag(args, 'json') ? JSON.stringify(merchantJson(merchant), null, 2) : `Merchant ${merchant.id} (${merchant.name}) now has live and sandbox mode`);
+    if (allowPrivateTargets) {
+      const { privateTargetsLiveWarning } = await import('../modules/webhooks/rules.ts');
+      writeLine(io.stderr, `paysail: warning: ${privateTargetsLiveWarning}`);
+    }
     return exitCodes.ok;
   },
 };

@@ -26,7 +26,7 @@ const serve: Command = {
   flags: {
     role: { type: 'string', valueName: 'ROLE', choices: roles, description: 'all (default), api (HTTP only) or worker (jobs only); default: ROLE or all' },
     port: { type: 'string', valueName: 'PORT', description: 'port to listen on (default: PORT or 4000)' },
-    host: { type: 'string', valueName: 'HOST', description: 'interface to listen on (default: HOST or 0.0.0.0)' },
+    host: { type: 'string', valueName: 'HOST', description: 'interface to listen on (default: HOST or 127.0.0.1; 0.0.0.0 for every interface)' },
   },
   details: [
     'Migrates the database, prints the listening URL (and, on a new database, the generated admin key',

@@ -22,7 +22,7 @@ describe('loadConfig', () => {
   test('defaults (contract §16)', () => {
     const config = loadConfig({}, []);
     assert.equal(config.port, 4000);
-    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.host, '127.0.0.1', 'the embedded default listens on this machine only');
     assert.equal(config.publicUrl, 'http://localhost:4000');
     assert.equal(config.dataDir, path.resolve('./data'));
     assert.equal(config.databaseUrl, undefined);
@@ -43,6 +43,18 @@ describe('loadConfig', () => {
   test('production refuses private webhook targets by default', () => {
     assert.equal(loadConfig({ NODE_ENV: 'production' }, []).webhookAllowPrivateTargets, false);
     assert.equal(loadConfig({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, []).webhookAllowPrivateTargets, true);
+  });
+
+  test('private webhook targets are a default only on a server that listens on loopback (HOST=0.0.0.0 opts in to every interface and out of them)', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) {
+      assert.equal(loadConfig({ HOST: host }, []).webhookAllowPrivateTargets, true, host);
+    }
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', '192.168.1.10', 'paysail.internal']) {
+      const config = loadConfig({ HOST: host }, []);
+      assert.equal(config.host, host);
+      assert.equal(config.webhookAllowPrivateTargets, false, host);
+      assert.equal(loadConfig({ HOST: host, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, []).webhookAllowPrivateTargets, true, `${host}: the operator may still allow them`);
+    }
   });
 
   test('values are parsed from their string form', () => {

@@ -105,6 +105,12 @@ function readUrl(env: Env, name: string, protocols: readonly string[]): string |
   return raw;
 }
 
+/** A listen address that only this machine can reach: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
   const flag = argv.find((argument) => argument.startsWith('--role='));
   if (flag) {
@@ -116,7 +122,8 @@ function readRole(env: Env, argv: readonly string[]): Config['role'] {
 export function loadConfig(env: Env = process.env, argv: readonly string[] = process.argv): Config {
   const nodeEnv = readEnum(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const port = readInteger(env, 'PORT', 4000, 0, 65535);
-  const host = env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0';
+  // The embedded default listens on this machine only; HOST=0.0.0.0 opts in to every interface.
+  const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const publicUrl = (readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const adminApiKey = env.ADMIN_API_KEY && env.ADMIN_API_KEY !== '' ? env.ADMIN_API_KEY : undefined;
@@ -132,8 +139,10 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   if (rateLimitBurst < rateLimitPerSecond) {
     throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${rateLimitPerSecond})`);
   }
-  // The embedded (development) default allows loopback webhook targets; production refuses them.
-  const embeddedDefault = nodeEnv !== 'production';
+  // Sandbox webhooks may target loopback and private addresses by default only on a development
+  // server that itself listens on loopback (the embedded default); never in production by default,
+  // and live endpoints never may (webhooks/ssrf.ts).
+  const privateTargetsDefault = nodeEnv !== 'production' && isLoopbackHost(host);
   const webhookTimeoutMs = readInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000);
   const jobLeaseMs = readInteger(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000);
   if (jobLeaseMs < webhookTimeoutMs + 1_000) {
@@ -158,7 +167,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
     sandboxPayoutDelayMs: readInteger(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 3_600_000),
-    webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', embeddedDefault),
+    webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', privateTargetsDefault),
     webhookTimeoutMs,
     jobLeaseMs,
     role: readRole(env, argv),
@@ -171,7 +180,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
 /** The configuration table rendered in README.md; kept here so the two cannot drift far. */
 export const configDocumentation: ReadonlyArray<{ name: string; fallback: string; meaning: string }> = [
   { name: 'PORT', fallback: '4000', meaning: 'HTTP port for the API, hosted pages and dashboard.' },
-  { name: 'HOST', fallback: '0.0.0.0', meaning: 'Interface to listen on.' },
+  { name: 'HOST', fallback: '127.0.0.1', meaning: 'Interface to listen on; `0.0.0.0` (or `::`) listens on every interface, as a server behind a proxy or in a container needs.' },
   { name: 'PUBLIC_URL', fallback: 'http://localhost:$PORT', meaning: 'Public base URL used in page links and e-mails.' },
   { name: 'DATA_DIR', fallback: './data', meaning: 'Embedded PGlite database and local key file.' },
   { name: 'DATABASE_URL', fallback: '(unset)', meaning: 'PostgreSQL URL; when set, PGlite is not used.' },
@@ -186,7 +195,7 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'MAX_EVENT_LOOP_DELAY_MS', fallback: '0 (off)', meaning: 'When the event loop fell behind by more than this (checked every half-threshold, 5–100 ms; 3 bounds latency under overload, see docs/reliability/model-overload.md), new requests get `503 SERVICE_UNAVAILABLE` with `Retry-After` until it catches up (load shedding for a process that is itself the bottleneck, e.g. on PGlite).' },
   { name: 'SANDBOX_KYC_DELAY_MS', fallback: '2000', meaning: 'Sandbox KYC provider decision delay.' },
   { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay.' },
-  { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true (false when NODE_ENV=production)', meaning: 'Allow webhook delivery to loopback/private addresses.' },
+  { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true when HOST is a loopback address and NODE_ENV is not production, else false', meaning: 'Let sandbox webhook endpoints target loopback and private addresses. Live endpoints never may, and link-local / cloud metadata addresses are refused everywhere.' },
   { name: 'WEBHOOK_TIMEOUT_MS', fallback: '15000', meaning: 'Time limit of one webhook attempt (connect to last byte).' },
   { name: 'JOB_LEASE_MS', fallback: '60000', meaning: 'How long a claimed job is held before another worker may take it over; at least WEBHOOK_TIMEOUT_MS + 1000.' },
   { name: 'ROLE', fallback: 'all', meaning: '`api`, `worker` or `all` (also `--role=`).' },

@@ -140,6 +140,7 @@ describe('paysail CLI commands (in process, real platform)', () => {
     const enabled = await cli('merchants', 'enable-live', body.merchant.id);
     assert.equal(enabled.code, 0, enabled.stderr);
     assert.equal(enabled.stdout, `Merchant ${body.merchant.id} (Acme Payouts) now has live and sandbox mode\n`);
+    assert.match(enabled.stderr, /^paysail: warning: WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation/, 'the test server allows private targets: the operator is warned');
     const [row] = await context.database.db.select().from(merchants).where(eq(merchants.id, body.merchant.id));
     assert.equal(row?.liveEnabled, true);
     assert.equal(await eventsStatus(body.apiKey, true), 200, 'live mode works at once');

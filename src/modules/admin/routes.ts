@@ -7,6 +7,7 @@ import type { CustomersService } from '../customers/service.ts';
 import { Customer } from '../customers/schemas.ts';
 import { normalizeEmail } from '../customers/rules.ts';
 import { payoutMethods } from '../customers/rules.ts';
+import { privateTargetsLiveWarning } from '../webhooks/rules.ts';
 
 const MerchantSchema = Type.Object({
   id: Type.String(),
@@ -42,7 +43,7 @@ function merchantView(merchant: Merchant) {
 const millis = (date: Date | null) => (date ? date.getTime() : null);
 
 /** The operator API (`/admin/v1`, bearer ADMIN_API_KEY): merchants, keys, live access, settings. */
-export function registerAdminRoutes(admin: Api, services: { merchants: MerchantsService; customers: CustomersService }): void {
+export function registerAdminRoutes(admin: Api, services: { merchants: MerchantsService; customers: CustomersService }, deps: { webhookAllowPrivateTargets: boolean }): void {
   const { merchants, customers } = services;
   const tags = ['Admin'];
   const security = [{ adminBearer: [] }];
@@ -88,8 +89,21 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
 
   admin.post(
     '/merchants/:merchantId/live',
-    { schema: { tags, security, summary: 'Enable live mode', params: MerchantParams, body: Type.Optional(EmptyBody), response: { 200: Envelope(MerchantSchema), ...errorResponses(404) } } },
-    async (request) => succeeded(merchantView(await merchants.enableLive(request.params.merchantId))),
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Enable live mode',
+        description: '`warnings` (present only when there is one) tells the operator about settings that matter once a merchant is live, such as WEBHOOK_ALLOW_PRIVATE_TARGETS=true.',
+        params: MerchantParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(Type.Object({ ...MerchantSchema.properties, warnings: Type.Optional(Type.Array(Type.String())) })), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const merchant = merchantView(await merchants.enableLive(request.params.merchantId));
+      return succeeded(deps.webhookAllowPrivateTargets ? { ...merchant, warnings: [privateTargetsLiveWarning] } : merchant);
+    },
   );
 
   admin.post(

@@ -209,7 +209,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       { id: event.id, type: event.type, createdAt: event.createdAt.getTime(), livemode: event.livemode, data: event.data as Record<string, unknown> },
       { bodySecret: previous ?? secret, headerSecrets: previous ? [secret, previous] : [secret], timestampSeconds: Math.floor(wallClock.now().getTime() / 1000) },
     );
-    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, requireHttps: event.livemode });
+    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, livemode: event.livemode });
   }
 
   /** What an attempt's result means: the delivery's next status and, when failing, the next attempt. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { BlockedTargetError, blockedAddressReason, blockedLiteral, guardedLookup } from './ssrf.ts';
+import { BlockedTargetError, blockedLiteral, guardedLookups, refusalUnder, type TargetPolicy } from './ssrf.ts';
 
 /** What one HTTP attempt came to. `statusCode` is null when no answer arrived (refused, timeout, reset). */
 export interface AttemptResult {
@@ -16,8 +16,11 @@ export interface AttemptResult {
 }
 
 export interface WebhookHttpClient {
-  /** `requireHttps` for live endpoints (contract §12). */
-  send(request: { url: string; headers: Record<string, string>; body: string; requireHttps?: boolean }): Promise<AttemptResult>;
+  /**
+   * `livemode` for a live endpoint's delivery: https only, and public addresses only whatever
+   * `allowPrivateTargets` says (that setting is for sandbox endpoints).
+   */
+  send(request: { url: string; headers: Record<string, string>; body: string; livemode?: boolean }): Promise<AttemptResult>;
   close(): void;
 }
 
@@ -39,17 +42,18 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   // As many idle sockets kept as may be busy: a busy receiver's connections are reused rather than
   // closed after each burst and opened again (a new connection costs more than the request).
   const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 4_000, scheduling: 'lifo' as const };
-  const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent(agentOptions);
+  // One pair of agents per policy: a kept-alive socket opened for a sandbox delivery to a private
+  // address is never reused by a live delivery to the same host name.
+  const agents: Record<TargetPolicy, { http: http.Agent; https: https.Agent }> = {
+    public: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+    private: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+  };
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
 
-  function checkSocket(socket: Socket, fail: (error: Error) => void): void {
-    if (options.allowPrivateTargets) {
-      return;
-    }
+  function checkSocket(socket: Socket, policy: TargetPolicy, fail: (error: Error) => void): void {
     const verify = () => {
       const remote = socket.remoteAddress;
-      const reason = remote ? blockedAddressReason(remote) : 'unknown';
+      const reason = remote ? refusalUnder(policy, remote) : 'unknown';
       if (reason !== null) {
         fail(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`));
       }
@@ -61,7 +65,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
     }
   }
 
-  function attempt(target: URL, headers: Record<string, string>, body: string): Promise<AttemptResult & { reusedSocketReset: boolean }> {
+  function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string): Promise<AttemptResult & { reusedSocketReset: boolean }> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const secure = target.protocol === 'https:';
@@ -82,9 +86,9 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
         port: target.port === '' ? (secure ? 443 : 80) : Number(target.port),
         path: `${target.pathname}${target.search}`,
         method: 'POST',
-        agent: secure ? httpsAgent : httpAgent,
+        agent: secure ? agents[policy].https : agents[policy].http,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': userAgent, host: target.host },
-        ...(options.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+        lookup: guardedLookups[policy],
       });
       // The limit covers waiting for a free connection too (at most maxSockets per origin are open):
       // one attempt never outlasts WEBHOOK_TIMEOUT_MS, which the job lease is sized for.
@@ -98,7 +102,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       );
       request.on('socket', (socket: Socket) => {
         gotSocket = true;
-        checkSocket(socket, (error) => request.destroy(error));
+        checkSocket(socket, policy, (error) => request.destroy(error));
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
         const reusedSocketReset = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
@@ -148,7 +152,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   }
 
   return {
-    async send({ url, headers, body, requireHttps = false }) {
+    async send({ url, headers, body, livemode = false }) {
       let target: URL;
       try {
         target = new URL(url);
@@ -158,24 +162,25 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       if (target.protocol !== 'http:' && target.protocol !== 'https:') {
         return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${target.protocol} is not http or https`, retryAfter: undefined };
       }
-      if (requireHttps && target.protocol !== 'https:') {
+      if (livemode && target.protocol !== 'https:') {
         return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: 'blocked: live endpoints must use https', retryAfter: undefined };
       }
-      if (!options.allowPrivateTargets) {
-        // IP literals never reach `lookup`; names are checked there, on what they resolve to now.
-        const refusal = blockedLiteral(target.hostname);
-        if (refusal !== null) {
-          return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${refusal}`, retryAfter: undefined };
-        }
+      const policy: TargetPolicy = options.allowPrivateTargets && !livemode ? 'private' : 'public';
+      // IP literals never reach `lookup`; names are checked there, on what they resolve to now.
+      const refusal = blockedLiteral(target.hostname, policy);
+      if (refusal !== null) {
+        return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${refusal}`, retryAfter: undefined };
       }
-      const first = await attempt(target, headers, body);
-      const final = first.reusedSocketReset ? await attempt(target, headers, body) : first;
+      const first = await attempt(target, policy, headers, body);
+      const final = first.reusedSocketReset ? await attempt(target, policy, headers, body) : first;
       const { reusedSocketReset: _reusedSocketReset, ...result } = final;
       return result;
     },
     close() {
-      httpAgent.destroy();
-      httpsAgent.destroy();
+      for (const pair of Object.values(agents)) {
+        pair.http.destroy();
+        pair.https.destroy();
+      }
     },
   };
 }

@@ -3,8 +3,9 @@ import { blockedLiteral, isLocalHostname } from './ssrf.ts';
 
 /**
  * Checks a webhook URL when an endpoint is created or changed: absolute http(s), https in live mode,
- * no credentials, and — unless private targets are allowed — no IP literal or local name that can
- * only mean a private address. Names are checked again on every delivery against what they resolve
+ * no credentials, and no IP literal or local name that can only mean an address the endpoint may not
+ * reach: in live mode (and in sandbox unless private targets are allowed) anything but a public
+ * address; in sandbox with private targets allowed, link-local and cloud metadata addresses. Names are checked again on every delivery against what they resolve
  * to then (ssrf.ts); this early check only gives a clear 400 for the obvious cases.
  */
 export function validateEndpointUrl(raw: string, options: { livemode: boolean; allowPrivateTargets: boolean }): string {
@@ -29,14 +30,23 @@ export function validateEndpointUrl(raw: string, options: { livemode: boolean; a
   if (url.hash !== '') {
     throw wrongParameter('url', 'must not contain a #fragment');
   }
-  if (!options.allowPrivateTargets) {
-    const refusal = blockedLiteral(url.hostname);
+  if (!options.allowPrivateTargets || options.livemode) {
+    const refusal = blockedLiteral(url.hostname, 'public');
     if (refusal !== null || isLocalHostname(url.hostname)) {
-      throw wrongParameter('url', 'must point to a public address (private, loopback, link-local and reserved addresses are refused)');
+      throw wrongParameter('url', `must point to a public address${options.livemode ? ' in live mode' : ''} (private, loopback, link-local and reserved addresses are refused)`);
     }
+  } else if (blockedLiteral(url.hostname, 'private') !== null) {
+    throw wrongParameter('url', 'must not point to a link-local or cloud metadata address');
   }
   return url.toString();
 }
+
+/**
+ * Said to the operator when a merchant gets live mode on an installation that lets sandbox webhook
+ * endpoints reach loopback and private addresses (live endpoints never can).
+ */
+export const privateTargetsLiveWarning =
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it.';
 
 /** `['*']` (every type) or distinct event types; `'*'` cannot be mixed with types. */
 export function normalizeEnabledEvents(input: readonly string[] | undefined): string[] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BlockedTargetError, blockedAddressReason, blockedLiteral, createGuardedLookup, isPublicAddress } from './ssrf.ts';
+import { BlockedTargetError, blockedAddressReason, blockedLiteral, createGuardedLookup, isPublicAddress, refusalUnder } from './ssrf.ts';
 
 test('public unicast addresses are allowed', () => {
   for (const address of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.167.255.255', '223.255.255.255', '2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '1:2:3:4:5:6:7:8']) {
@@ -127,4 +127,18 @@ test('a name is judged by every address it resolves to: only private → refused
   const mixedAll = await resolveAll('mixed.example');
   assert.equal(mixedAll.error, null);
   assert.deepEqual(mixedAll.addresses, [{ address: '93.184.216.34', family: 4 }]);
+});
+
+test('refusalUnder: the private policy allows loopback and private ranges, never link-local or cloud metadata (any spelling); the public policy is blockedAddressReason', () => {
+  for (const address of ['127.0.0.1', '10.0.0.1', '192.168.1.1', '172.16.0.1', '::1', 'fc00::1', '8.8.8.8']) {
+    assert.equal(refusalUnder('private', address), null, address);
+  }
+  for (const address of ['169.254.169.254', '169.254.0.1', '100.100.100.200', 'fe80::1', 'fd00:ec2::254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:0:169.254.169.254', '::169.254.169.254', '64:ff9b::169.254.169.254']) {
+    assert.match(refusalUnder('private', address) ?? 'allowed', /link-local|metadata/, address);
+    assert.notEqual(refusalUnder('public', address), null, address);
+  }
+  for (const address of ['127.0.0.1', '10.0.0.1', '::1', '8.8.8.8', 'example.com']) {
+    assert.equal(refusalUnder('public', address), blockedAddressReason(address), address);
+  }
+  assert.equal(refusalUnder('private', 'example.com'), 'not an IP address');
 });

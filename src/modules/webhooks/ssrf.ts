@@ -64,6 +64,42 @@ const blockedIpv6: readonly Range[] = [
 ];
 
 /**
+ * Refused whatever the settings, sandbox included: link-local addresses, where cloud instance
+ * metadata services answer (169.254.169.254, fe80::/10), the other providers' metadata addresses,
+ * and every IPv6 spelling that embeds a link-local IPv4 address.
+ */
+const alwaysBlocked: readonly Range[] = [
+  v4('169.254.0.0/16', 'link-local (cloud metadata)'),
+  v4('100.100.100.200/32', 'a cloud metadata address'),
+  v6('fe80::/10', 'link-local'),
+  v6('fd00:ec2::254/128', 'a cloud metadata address'),
+  v6('::ffff:a9fe:0/112', 'IPv4-mapped link-local (cloud metadata)'),
+  v6('::ffff:0:a9fe:0/112', 'IPv4-translated link-local (cloud metadata)'),
+  v6('::a9fe:0/112', 'IPv4-compatible link-local (cloud metadata)'),
+  v6('64:ff9b::a9fe:0/112', 'NAT64 link-local (cloud metadata)'),
+];
+
+/**
+ * Which targets a delivery may reach: `public` only public unicast addresses (every live endpoint,
+ * and sandbox ones unless the operator allows private targets); `private` also loopback and private
+ * ranges (sandbox endpoints with WEBHOOK_ALLOW_PRIVATE_TARGETS=true), never the `alwaysBlocked` ones.
+ */
+export type TargetPolicy = 'public' | 'private';
+
+/** Why `address` may not be reached under `policy`, or null when it may. */
+export function refusalUnder(policy: TargetPolicy, address: string): string | null {
+  if (policy === 'public') {
+    return blockedAddressReason(address);
+  }
+  const bare = (address.replace(/^\[|\]$/g, '').split('%')[0] ?? '').toLowerCase();
+  const family = net.isIP(bare);
+  if (family === 0) {
+    return 'not an IP address';
+  }
+  return alwaysBlocked.find(([range]) => range.check(bare, family === 4 ? 'ipv4' : 'ipv6'))?.[1] ?? null;
+}
+
+/**
  * Why an address is not a public unicast target, or null when it is. IPv4-mapped and other
  * IPv4-embedding IPv6 forms are refused outright (a public server is never reached that way).
  * Only the standard spellings count as addresses (`net.isIP`); a `%zone` does not change the range.
@@ -93,13 +129,13 @@ export class BlockedTargetError extends Error {
   }
 }
 
-/** For a URL hostname that is an IP literal: why it is refused, or null (also null for names). */
-export function blockedLiteral(hostname: string): string | null {
+/** For a URL hostname that is an IP literal: why it is refused under `policy`, or null (also null for names). */
+export function blockedLiteral(hostname: string, policy: TargetPolicy = 'public'): string | null {
   const bare = hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(bare) === 0) {
     return null;
   }
-  const reason = blockedAddressReason(bare);
+  const reason = refusalUnder(policy, bare);
   return reason === null ? null : `${bare} is ${reason}`;
 }
 
@@ -107,10 +143,11 @@ export function blockedLiteral(hostname: string): string | null {
 export type AddressResolver = (hostname: string, options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
 
 /**
- * A `lookup` for http(s).request / net.connect that resolves with `resolve` and then keeps only public
- * addresses; when none is left the connection fails with BlockedTargetError before any socket opens.
+ * A `lookup` for http(s).request / net.connect that resolves with `resolve` and then keeps only the
+ * addresses `policy` allows (public ones by default); when none is left the connection fails with
+ * BlockedTargetError before any socket opens.
  */
-export const createGuardedLookup = (resolve: AddressResolver): LookupFunction => (hostname, options, callback) => {
+export const createGuardedLookup = (resolve: AddressResolver, policy: TargetPolicy = 'public'): LookupFunction => (hostname, options, callback) => {
   resolve(hostname, { ...options, all: true }, (error, addresses) => {
     const wantsAll = options.all === true;
     if (error) {
@@ -121,10 +158,10 @@ export const createGuardedLookup = (resolve: AddressResolver): LookupFunction =>
       }
       return;
     }
-    const allowed = addresses.filter((entry) => isPublicAddress(entry.address));
+    const allowed = addresses.filter((entry) => refusalUnder(policy, entry.address) === null);
     const [first] = allowed;
     if (!first) {
-      const shown = addresses.map((entry) => `${entry.address} (${blockedAddressReason(entry.address) ?? 'public'})`).join(', ');
+      const shown = addresses.map((entry) => `${entry.address} (${refusalUnder(policy, entry.address) ?? 'allowed'})`).join(', ');
       const refusal = new BlockedTargetError(`${hostname} resolves only to addresses webhooks may not reach: ${shown}`);
       if (wantsAll) {
         (callback as (error: Error | null, addresses: dns.LookupAddress[]) => void)(refusal, []);
@@ -147,5 +184,8 @@ export function isLocalHostname(hostname: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
-/** The production guard: names resolved by the system resolver. */
-export const guardedLookup: LookupFunction = createGuardedLookup(dns.lookup);
+/** The production guards: names resolved by the system resolver, kept to what each policy allows. */
+export const guardedLookups: Readonly<Record<TargetPolicy, LookupFunction>> = {
+  public: createGuardedLookup(dns.lookup, 'public'),
+  private: createGuardedLookup(dns.lookup, 'private'),
+};

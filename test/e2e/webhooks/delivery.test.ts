@@ -111,7 +111,8 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
     const hooks = await receiver();
     const all = await createEndpoint(context, owner, { url: hooks.url('/all') });
     await createEndpoint(context, owner, { url: hooks.url('/expired-only'), enabledEvents: ['PAYMENT_EXPIRED'] });
-    await createEndpoint(context, owner, { url: `https://127.0.0.1:${hooks.port}/live` }, true);
+    // A live endpoint (live endpoints must be public; this one is never reached: the event is sandbox).
+    await createEndpoint(context, owner, { url: 'https://hooks.example.com/live' }, true);
     await createEndpoint(context, stranger, { url: hooks.url('/stranger') });
     const event = await emitEvent(context, owner, { type: 'PAYMENT_SUCCEEDED' });
     await context.drainJobs();

@@ -122,7 +122,7 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', () => {
         assert.match(result.error ?? '', /^blocked: /, `${url}: ${String(result.error)}`);
         assert.equal(result.latencyMs, 0, `${url} was never attempted`);
       }
-      const live = await client.send({ url: 'http://example.com/hooks', ...signedRequest, requireHttps: true });
+      const live = await client.send({ url: 'http://example.com/hooks', ...signedRequest, livemode: true });
       assert.match(live.error ?? '', /^blocked: live endpoints must use https/);
     } finally {
       client.close();
@@ -181,6 +181,81 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', () => {
       assert.equal(counter.connections(), 1);
     } finally {
       client.close();
+    }
+  });
+});
+
+describe('SSRF guard with private targets allowed (the embedded default): live never private, metadata never', () => {
+  let counter: Awaited<ReturnType<typeof connectionCounter>>;
+  let context: TestContext;
+  let merchant: TestMerchant;
+
+  before(async () => {
+    counter = await connectionCounter();
+    context = await createTestContext({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '2000' } });
+    merchant = await context.createMerchant({ live: true });
+  });
+  after(async () => {
+    await context.close();
+    await counter.close();
+  });
+
+  test('a live delivery never reaches loopback or private addresses, by literal or by name; a sandbox one does', async () => {
+    const client = createWebhookHttpClient({ timeoutMs: 2_000, allowPrivateTargets: true });
+    try {
+      for (const url of [`https://127.0.0.1:${counter.port}/`, `https://[::1]:${counter.port}/`, `https://[::ffff:127.0.0.1]:${counter.port}/`, 'https://10.0.0.1/', 'https://192.168.1.1/']) {
+        const result = await client.send({ url, ...signedRequest, livemode: true });
+        assert.match(result.error ?? '', /^blocked: /, `${url}: ${String(result.error)}`);
+        assert.equal(result.latencyMs, 0, `${url} was never attempted`);
+      }
+      const byName = await client.send({ url: `https://localhost:${counter.port}/hooks`, ...signedRequest, livemode: true });
+      assert.match(byName.error ?? '', /^blocked: localhost resolves only to addresses webhooks may not reach/);
+      assert.equal(counter.connections(), 0, 'no live attempt connected');
+      const sandbox = await client.send({ url: `http://127.0.0.1:${counter.port}/`, ...signedRequest });
+      assert.equal(sandbox.statusCode, 200, String(sandbox.error));
+      assert.equal(counter.connections(), 1, 'the sandbox delivery connected');
+    } finally {
+      client.close();
+    }
+  });
+
+  test('link-local and cloud metadata addresses are refused for sandbox deliveries too, in every spelling', async () => {
+    const client = createWebhookHttpClient({ timeoutMs: 2_000, allowPrivateTargets: true });
+    try {
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data/',
+        'http://169.254.0.1/',
+        'http://100.100.100.200/',
+        'http://[fe80::1]/',
+        'http://[fd00:ec2::254]/',
+        'http://[::ffff:169.254.169.254]/',
+        'http://[::ffff:a9fe:a9fe]/',
+        'http://[::ffff:0:169.254.169.254]/',
+        'http://[64:ff9b::169.254.169.254]/',
+        'http://2852039166/',
+        'http://0xa9.0xfe.0xa9.0xfe/',
+      ]) {
+        const result = await client.send({ url, ...signedRequest });
+        assert.match(result.error ?? '', /^blocked: .*(link-local|metadata)/, `${url}: ${String(result.error)}`);
+        assert.equal(result.latencyMs, 0, `${url} was never attempted`);
+      }
+    } finally {
+      client.close();
+    }
+  });
+
+  test('the API: live endpoints must be public; sandbox endpoints may be loopback but never link-local or metadata', async () => {
+    for (const url of [`https://127.0.0.1:${counter.port}/`, 'https://localhost/hooks', 'https://[::1]/', 'https://10.1.2.3/', 'https://169.254.169.254/']) {
+      const response = await context.request({ method: 'POST', url: '/v1/webhook_endpoints', apiKey: merchant.apiKey, body: { url } });
+      assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
+      assert.match(json<{ errorMessage: string }>(response).errorMessage, /^url must point to a public address in live mode/, url);
+    }
+    const sandbox = await createEndpoint(context, merchant, { url: `http://127.0.0.1:${counter.port}/hooks` });
+    assert.match(sandbox.id, /^we_/);
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/', 'http://[::ffff:169.254.169.254]/', 'http://100.100.100.200/']) {
+      const response = await context.request({ method: 'POST', url: '/v1/webhook_endpoints?livemode=false', apiKey: merchant.apiKey, body: { url } });
+      assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
+      assert.match(json<{ errorMessage: string }>(response).errorMessage, /^url must not point to a link-local or cloud metadata address/, url);
     }
   });
 });

@@ -7,6 +7,7 @@ interface MerchantView {
   id: string;
   liveEnabled: boolean;
   fraudReportWebhooksEnabled: boolean;
+  warnings?: string[];
 }
 
 describe('POST /admin/v1/merchants/:merchantId/live (happy paths)', () => {
@@ -40,5 +41,23 @@ describe('POST /admin/v1/merchants/:merchantId/live (happy paths)', () => {
     const other = await context.createMerchant();
     assertSucceeded(await context.admin('POST', `/admin/v1/merchants/${enabled.id}/live`));
     assert.equal(assertSucceeded<MerchantView>(await context.admin('GET', `/admin/v1/merchants/${other.id}`)).liveEnabled, false);
+  });
+
+  test('warns the operator when sandbox webhooks may reach private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS=true); no warnings key otherwise', async () => {
+    assert.equal(context.config.webhookAllowPrivateTargets, true, 'the test server listens on loopback: private targets are the default');
+    const merchant = await context.createMerchant();
+    const enabled = assertSucceeded<MerchantView>(await context.admin('POST', `/admin/v1/merchants/${merchant.id}/live`));
+    assert.equal(enabled.warnings?.length, 1);
+    assert.match(enabled.warnings?.[0] ?? '', /^WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses/);
+
+    const strict = await createTestContext({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } });
+    try {
+      const other = await strict.createMerchant();
+      const quiet = assertSucceeded<MerchantView>(await strict.admin('POST', `/admin/v1/merchants/${other.id}/live`));
+      assert.equal(quiet.liveEnabled, true);
+      assert.ok(!('warnings' in quiet), 'no warnings key when there is nothing to warn about');
+    } finally {
+      await strict.close();
+    }
   });
 });
