@@ -30,6 +30,7 @@ import { registerEntitlementRoutes } from './modules/entitlements/routes.ts';
 import { registerWebScope } from './web/scope.ts';
 import { registerPaymentPageWebRoutes } from './web/pages/payment-page/routes.tsx';
 import { apiReferencePath, registerDocsRoutes } from './modules/docs/routes.tsx';
+import { setFrameHeaders, staticPageContentSecurityPolicy } from './web/security.ts';
 import { registerProviderWebhookRoutes } from './modules/providers/index.ts';
 
 export const apiVersion = '1.0.0';
@@ -104,7 +105,16 @@ export async function buildApp(platform: Platform): Promise<Api> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
   });
-  await app.register(swaggerUi, { routePrefix: apiReferencePath, uiConfig: { docExpansion: 'list', deepLinking: true } });
+  // The API reference is static files (no per-response nonce): the same policy with 'self' in place
+  // of the nonce, and the same framing, sniffing and referrer headers as every other page, on every
+  // response of the reference (its HTML, scripts, styles and document alike).
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', (_request, reply, done) => {
+      setFrameHeaders(reply);
+      done();
+    });
+    await scope.register(swaggerUi, { routePrefix: apiReferencePath, uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: staticPageContentSecurityPolicy });
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -15,11 +15,23 @@ export function createNonce(): string {
  * because browsers apply form-action to redirects after a POST too).
  */
 export function contentSecurityPolicy(nonce: string, formActions: readonly string[] = []): string {
+  return policyFor(`'nonce-${nonce}'`, formActions);
+}
+
+/**
+ * The same policy for pages made of static files that cannot carry a per-response nonce (the API
+ * reference, @fastify/swagger-ui): scripts and styles only from our origin, no inline script at all.
+ * Fonts and images as data: URLs are what Swagger UI's stylesheet embeds.
+ */
+export const staticPageContentSecurityPolicy = policyFor("'self'", [], ["font-src 'self' data:"]);
+
+function policyFor(scriptAndStyleSource: string, formActions: readonly string[], extra: readonly string[] = []): string {
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
+    `script-src ${scriptAndStyleSource}`,
+    `style-src ${scriptAndStyleSource}`,
     "img-src 'self' data:",
+    ...extra,
     "connect-src 'self'",
     `form-action 'self'${formActions.map((origin) => ` ${origin}`).join('')}`,
     "frame-ancestors 'none'",
@@ -27,11 +39,16 @@ export function contentSecurityPolicy(nonce: string, formActions: readonly strin
   ].join('; ');
 }
 
-export function setPageSecurityHeaders(reply: FastifyReply, nonce: string, formActions: readonly string[] = []): void {
-  reply.header('Content-Security-Policy', contentSecurityPolicy(nonce, formActions));
+/** Every page's headers but the CSP and caching: no sniffing, no framing (for browsers without frame-ancestors), no referrer. */
+export function setFrameHeaders(reply: FastifyReply): void {
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('X-Frame-Options', 'DENY');
   reply.header('Referrer-Policy', 'no-referrer');
+}
+
+export function setPageSecurityHeaders(reply: FastifyReply, nonce: string, formActions: readonly string[] = []): void {
+  reply.header('Content-Security-Policy', contentSecurityPolicy(nonce, formActions));
+  setFrameHeaders(reply);
   reply.header('Cache-Control', 'no-store');
 }
 
