@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,6 +11,7 @@ import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
 import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
 import { adminIdempotencyScope, createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
+import { createAuthFailureGuard } from './http/auth-failures.ts';
 import { createLoadShedder } from './http/load-shedding.ts';
 import { pooledRandomBytes } from './crypto/random-pool.ts';
 import type { Api } from './http/types.ts';
@@ -53,6 +54,8 @@ export async function buildApp(platform: Platform): Promise<Api> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false } },
+    // request.ip is the client's address only behind a proxy the operator names (TRUST_PROXY).
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
@@ -135,6 +138,17 @@ export async function buildApp(platform: Platform): Promise<Api> {
   });
 
   const merchantAuth = createMerchantAuthHook((rawKey) => services.merchants.authenticate(rawKey));
+  const adminAuth = createAdminAuthHook(async () => platform.adminKey);
+  const authFailures = createAuthFailureGuard({ perSecond: config.authFailuresPerSecond, burst: config.authFailureBurst, now: () => platform.clock.now().getTime() });
+  /** Authentication behind the per-address failure limit: a refused address costs no lookup at all. */
+  async function authenticateGuarded(request: FastifyRequest, authenticate: () => Promise<void>): Promise<void> {
+    authFailures.check(request.ip);
+    try {
+      await authenticate();
+    } catch (error) {
+      throw error instanceof AppError && error.code === 'UNAUTHORIZED' ? await authFailures.recordFailure(request.ip, error) : error;
+    }
+  }
   const rateLimit = createRateLimitHook(platform.rateLimiter);
   const idempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing });
   const adminIdempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing, scope: adminIdempotencyScope });
@@ -144,7 +158,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       const v1 = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
       // Authentication, then the per-key rate limit: one hook (one promise per request, not two).
       v1.addHook('onRequest', async (request, reply) => {
-        await merchantAuth(request, reply);
+        await authenticateGuarded(request, () => merchantAuth(request, reply));
         await rateLimit(request, reply);
       });
       v1.addHook('preHandler', idempotency.preHandler);
@@ -165,7 +179,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
-      admin.addHook('onRequest', createAdminAuthHook(async () => platform.adminKey));
+      admin.addHook('onRequest', (request) => authenticateGuarded(request, () => adminAuth(request)));
       admin.addHook('preHandler', adminIdempotency.preHandler);
       admin.addHook('onSend', adminIdempotency.onSend);
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers }, { webhookAllowPrivateTargets: config.webhookAllowPrivateTargets });

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 /**
@@ -19,6 +20,11 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
   readonly redisUrl: string | undefined;
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDRs, or loopback/linklocal/uniquelocal); empty: none. */
+  readonly trustProxy: readonly string[];
+  /** Failed authentications allowed per client address: sustained per second, and at once. */
+  readonly authFailuresPerSecond: number;
+  readonly authFailureBurst: number;
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
   /** Requests handled at once by one process; more are answered 503 at once (load shedding). 0: no limit. */
@@ -111,6 +117,30 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
+const proxyKeywords = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: a comma-separated list of proxy addresses, CIDRs or the keywords above. */
+function readTrustProxy(env: Env): string[] {
+  const raw = env.TRUST_PROXY;
+  if (raw === undefined || raw.trim() === '') {
+    return [];
+  }
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (proxyKeywords.includes(entry)) {
+      continue;
+    }
+    const [address = '', bits, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const maxBits = family === 4 ? 32 : 128;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !validBits || extra !== undefined) {
+      throw new ConfigError('TRUST_PROXY', `must list proxy addresses or CIDRs (or ${proxyKeywords.join(', ')}), comma-separated; "${entry}" is neither`);
+    }
+  }
+  return entries;
+}
+
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
   const flag = argv.find((argument) => argument.startsWith('--role='));
   if (flag) {
@@ -134,6 +164,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   if (nodeEnv === 'production' && encryptionKeys === undefined && databaseUrl !== undefined) {
     throw new ConfigError('ENCRYPTION_KEYS', 'is required in production with PostgreSQL (generate one with `npm run cli -- crypto generate-key`)');
   }
+  const authFailuresPerSecond = readInteger(env, 'AUTH_FAILURES_PER_SECOND', 5, 1, 1_000_000);
+  const authFailureBurst = readInteger(env, 'AUTH_FAILURE_BURST', 50, 1, 1_000_000);
   const rateLimitPerSecond = readInteger(env, 'RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000);
   const rateLimitBurst = readInteger(env, 'RATE_LIMIT_BURST', 200, 1, 1_000_000);
   if (rateLimitBurst < rateLimitPerSecond) {
@@ -161,6 +193,9 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM && env.MAIL_FROM !== '' ? env.MAIL_FROM : 'Paysail <no-reply@paysail.localhost>',
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    trustProxy: readTrustProxy(env),
+    authFailuresPerSecond,
+    authFailureBurst,
     rateLimitPerSecond,
     rateLimitBurst,
     maxInFlightRequests: readInteger(env, 'MAX_IN_FLIGHT_REQUESTS', 256, 0, 1_000_000),
@@ -189,6 +224,9 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'SMTP_URL', fallback: '(unset)', meaning: 'SMTP server for e-mail; unset keeps mail in the sandbox inbox.' },
   { name: 'MAIL_FROM', fallback: 'Paysail <no-reply@paysail.localhost>', meaning: 'Sender of customer e-mails.' },
   { name: 'REDIS_URL', fallback: '(unset)', meaning: 'Shares rate limits across processes.' },
+  { name: 'TRUST_PROXY', fallback: '(unset: no proxy trusted)', meaning: 'Comma-separated addresses or CIDRs of the reverse proxies in front of Paysail (or `loopback`, `linklocal`, `uniquelocal`); their `X-Forwarded-For` then gives the client address that per-address limits (failed authentications, dashboard sign-in) use. Unset behind a proxy, every client shares the proxy\'s address.' },
+  { name: 'AUTH_FAILURES_PER_SECOND', fallback: '5', meaning: 'Failed authentications (API key or admin token) allowed per client address per second, sustained; beyond the burst the address gets `429 RATE_LIMITED` with `Retry-After`, before any key lookup.' },
+  { name: 'AUTH_FAILURE_BURST', fallback: '50', meaning: 'Failed authentications allowed at once per client address.' },
   { name: 'RATE_LIMIT_PER_SECOND', fallback: '100', meaning: 'Sustained requests per second per API key.' },
   { name: 'RATE_LIMIT_BURST', fallback: '200', meaning: 'Burst size per API key.' },
   { name: 'MAX_IN_FLIGHT_REQUESTS', fallback: '256', meaning: 'Requests one process handles at once; beyond it answers `503 SERVICE_UNAVAILABLE` with `Retry-After` at once (load shedding; health and metrics exempt). 0 disables.' },

@@ -68,6 +68,10 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
       SANDBOX_PAYOUT_DELAY_MS: '2000',
       RATE_LIMIT_PER_SECOND: '10000',
       RATE_LIMIT_BURST: '20000',
+      // Suites send thousands of deliberately bad credentials (every route × every bad key); the
+      // per-address failure limit has its own tests with its defaults (test/http/common/auth-failures.test.ts).
+      AUTH_FAILURES_PER_SECOND: '100000',
+      AUTH_FAILURE_BURST: '100000',
       ...options.env,
     },
     [],

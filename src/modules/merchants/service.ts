@@ -54,7 +54,8 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
   const lastUsedWrites = new Map<string, number>();
   const piiKeyCache = new Map<string, { key: PiiKey; loadedAt: number }>();
   type KeyRow = { key: typeof apiKeys.$inferSelect; merchant: Merchant };
-  const authCache = new Map<string, { row: KeyRow; loadedAt: number }>();
+  /** Resolved key ids, and unknown ones (null): a flood of made-up key ids costs one query per id and cache period. */
+  const authCache = new Map<string, { row: KeyRow | null; loadedAt: number }>();
   /** Bumped by every invalidation, so a read that raced with it is not cached. */
   let authCacheEpoch = 0;
 
@@ -67,7 +68,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
   async function loadKeyRow(keyId: string): Promise<KeyRow | undefined> {
     const cached = authCache.get(keyId);
     if (cached && Date.now() - cached.loadedAt < authCacheMs) {
-      return cached.row;
+      return cached.row ?? undefined;
     }
     const epoch = authCacheEpoch;
     const [row] = await database.db
@@ -75,15 +76,11 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
       .from(apiKeys)
       .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
       .where(eq(apiKeys.id, keyId));
-    if (!row) {
-      authCache.delete(keyId);
-      return undefined;
-    }
     if (epoch === authCacheEpoch) {
       if (authCache.size >= authCacheMaxEntries) {
         authCache.clear();
       }
-      authCache.set(keyId, { row, loadedAt: Date.now() });
+      authCache.set(keyId, { row: row ?? null, loadedAt: Date.now() });
     }
     return row;
   }
