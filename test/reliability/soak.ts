@@ -31,7 +31,8 @@ const harnesses: Harness[] = [
     what: 'fast-check model check, 200,000 steps',
     async run(log) {
       const summary = await runLedgerModel({ steps: 200_000, log });
-      return `${summary.steps} steps, ${summary.runs} runs, seed ${summary.seed}, 0 divergences, ${summary.invariantChecks} invariant checks, ${Math.round(summary.durationMs / 1000)} s`;
+      check(summary.comparisons.state >= summary.steps + summary.runs, `the state was compared ${summary.comparisons.state} times for ${summary.steps} steps and ${summary.runs} runs`);
+      return `${summary.steps} steps, ${summary.runs} runs, seed ${summary.seed}, ${summary.comparisons.state} state + ${summary.comparisons.api} API comparisons with the model (a divergence fails the run), ${summary.invariantChecks} invariant checks, ${Math.round(summary.durationMs / 1000)} s`;
     },
   },
   {
