@@ -27,11 +27,12 @@ import { assertVerified, type WebhookReceiver } from '../helpers/webhook-receive
  * and reached the SMTP sink (copies share the row's Message-ID).
  */
 
+/**
+ * An operation the driver got acknowledged. `id`: the created customer or page for the create
+ * operations, the page for confirm and pay, the subscription for a renewal.
+ */
 export type AcknowledgedOperation =
-  | { kind: 'createCustomer' | 'createPaymentPage' | 'createSubscription'; id: string }
-  | { kind: 'createPayoutPage' | 'confirmPayoutPage' | 'payPaymentPage' | 'paySubscription'; id: string }
-  /** `id`: the subscription. */
-  | { kind: 'renewSubscription'; id: string }
+  | { kind: 'createCustomer' | 'createPaymentPage' | 'createSubscription' | 'createPayoutPage' | 'confirmPayoutPage' | 'payPaymentPage' | 'paySubscription' | 'renewSubscription'; id: string }
   | { kind: 'fundBalance'; amount: number };
 
 export interface AcknowledgedEffects {
