@@ -57,7 +57,7 @@ export interface BenchModule {
   run(options: BenchOptions): Promise<BenchReport>;
 }
 
-/** One load: requests cycle through `paths`; a body gets `uniqueField` set to `<uniquePrefix>-<n>`. */
+/** One load: requests cycle through `paths`; a body gets `uniqueField` (and `uniqueFields`) set to `<uniquePrefix>-<n>`. */
 export interface LoadSpec {
   origin: string;
   method: 'GET' | 'POST';
@@ -65,6 +65,8 @@ export interface LoadSpec {
   headers: Record<string, string>;
   body?: Record<string, unknown>;
   uniqueField?: string;
+  /** More fields set to the same unique value; a dotted path reaches into nested objects (`customer.referenceId`). */
+  uniqueFields?: string[];
   uniquePrefix?: string;
   connections: number;
   durationSeconds: number;
@@ -257,7 +259,9 @@ export function formatReport(report: BenchReport): string {
   const cpu: string[] = [];
   for (const row of report.rows) {
     const { ratio, met, problems } = verdict(row);
-    const result = row.failed ? 'FAILED' : problems.length > 0 ? 'INVALID' : met === null ? (row.note ? 'skipped' : 'n/a') : met ? 'met' : 'MISSED';
+    // "skipped" only when nothing was measured; a measured row without a target is "n/a".
+    const measured = row.ours !== null || row.baseline !== null;
+    const result = row.failed ? 'FAILED' : problems.length > 0 ? 'INVALID' : met === null ? (measured ? 'n/a' : 'skipped') : met ? 'met' : 'MISSED';
     lines.push([
       row.scenario,
       row.backend,

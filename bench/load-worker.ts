@@ -4,6 +4,17 @@
 import autocannon, { type RawRequest, type RawResult } from 'autocannon';
 import type { LoadSpec } from './harness.ts';
 
+/** Sets `path` (`a.b.c`: nested objects, created when missing) in `body`. */
+function setField(body: Record<string, unknown>, path: string, value: string): void {
+  const keys = path.split('.');
+  let target = body;
+  for (const key of keys.slice(0, -1)) {
+    const next = target[key];
+    target = typeof next === 'object' && next !== null ? (next as Record<string, unknown>) : (target[key] = {});
+  }
+  target[keys[keys.length - 1] ?? path] = value;
+}
+
 /** The raw result (histograms encoded, as in autocannon's own worker mode); harness.ts aggregates. */
 async function runLoad(spec: LoadSpec): Promise<RawResult> {
   let sequence = 0;
@@ -13,9 +24,11 @@ async function runLoad(spec: LoadSpec): Promise<RawResult> {
     if (!spec.body) {
       return { ...request, method: spec.method, path };
     }
-    const body: Record<string, unknown> = { ...spec.body };
-    if (spec.uniqueField) {
-      body[spec.uniqueField] = `${spec.uniquePrefix ?? 'bench'}-${n}`;
+    const body: Record<string, unknown> = structuredClone(spec.body);
+    for (const field of [spec.uniqueField, ...(spec.uniqueFields ?? [])]) {
+      if (field) {
+        setField(body, field, `${spec.uniquePrefix ?? 'bench'}-${n}`);
+      }
     }
     return { ...request, method: spec.method, path, headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
   };

@@ -139,20 +139,39 @@ async function explain(database: Database, merchantId: string, base: Date): Prom
   return ['EXPLAIN ANALYZE — filtered page (30-day window, offset 20, limit 10):', ...page.map((row) => `    ${row['QUERY PLAN']}`), 'EXPLAIN ANALYZE — its count:', ...total.map((row) => `    ${row['QUERY PLAN']}`)];
 }
 
-async function sequentialLatency(origin: string, paths: string[], authorization: string, requests: number): Promise<{ p50: number; p99: number; max: number }> {
+/**
+ * One request after the other: latency percentiles and a Measurement from what was counted (elapsed
+ * time, statuses, network errors), so the harness judges the row and marks it INVALID on a non-2xx.
+ */
+async function sequentialLatency(origin: string, paths: string[], authorization: string, requests: number): Promise<{ p50: number; p99: number; max: number; measurement: Measurement }> {
   const timings: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const began = performance.now();
   for (let index = 0; index < requests; index += 1) {
     const started = process.hrtime.bigint();
-    const response = await fetch(`${origin}${paths[index % paths.length] ?? ''}`, { headers: { authorization } });
-    await response.arrayBuffer();
-    if (response.status !== 200) {
-      throw new Error(`fraud list: HTTP ${response.status}`);
+    try {
+      const response = await fetch(`${origin}${paths[index % paths.length] ?? ''}`, { headers: { authorization } });
+      await response.arrayBuffer();
+      statusCodes[response.status] = (statusCodes[response.status] ?? 0) + 1;
+    } catch {
+      errors += 1;
     }
     timings.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
+  const seconds = (performance.now() - began) / 1000;
   timings.sort((a, b) => a - b);
   const at = (quantile: number) => timings[Math.min(timings.length - 1, Math.floor(quantile * timings.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99), max: timings[timings.length - 1] ?? 0 };
+  const ok = Object.entries(statusCodes)
+    .filter(([status]) => status.startsWith('2'))
+    .reduce((sum, [, count]) => sum + count, 0);
+  const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0);
+  return {
+    p50: at(0.5),
+    p99: at(0.99),
+    max: timings[timings.length - 1] ?? 0,
+    measurement: { requestsPerSecond: answered / seconds, p50Ms: at(0.5), p99Ms: at(0.99), requests: answered, ok, non2xx: answered - ok, errors, timeouts: 0, statusCodes, cpuMsPerRequest: null },
+  };
 }
 
 export async function run(options: BenchOptions): Promise<BenchReport> {
@@ -227,13 +246,16 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       const rows: ComparisonRow[] = [
         { scenario: 'GET /v1/payment_pages/:id', backend: 'PostgreSQL', ours: read.ours, baseline: read.baseline, target: targets.get },
         {
-          scenario: 'GET /v1/fraud_reports (100k, filtered)',
+          // The target row: judged by the harness (met / MISSED; BENCH_STRICT fails on MISSED).
+          scenario: 'GET /v1/fraud_reports (100k, filtered), sequential',
           backend: 'PostgreSQL',
-          ours: concurrent,
+          ours: sequential.measurement,
           baseline: null,
           target: null,
-          note: `p99 target ≤ ${targets.fraudListP99Ms} ms: sequential p50 ${sequential.p50.toFixed(1)} ms, p99 ${sequential.p99.toFixed(1)} ms, max ${sequential.max.toFixed(1)} ms (1000 requests) → ${sequential.p99 <= targets.fraudListP99Ms ? 'met' : 'MISSED'}; under 4 connections p99 ${concurrent.p99Ms} ms`,
+          absolute: { target: `p99 ≤ ${targets.fraudListP99Ms} ms`, met: sequential.p99 <= targets.fraudListP99Ms },
+          note: `1000 requests one after the other: p50 ${sequential.p50.toFixed(1)} ms, p99 ${sequential.p99.toFixed(1)} ms, max ${sequential.max.toFixed(1)} ms`,
         },
+        { scenario: 'GET /v1/fraud_reports (100k, filtered), 4 connections', backend: 'PostgreSQL', ours: concurrent, baseline: null, target: null, note: 'no target: the same paths under 4 concurrent connections, for reference' },
       ];
       return {
         title: 'payment pages and fraud reports (PostgreSQL)',

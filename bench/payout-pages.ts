@@ -1,13 +1,22 @@
-// Standalone: `npx tsx bench/payout-pages.ts` (PostgreSQL at DATABASE_URL, default
-// postgres://postgres@127.0.0.1:5432/test; a scratch database is created and dropped).
+// Payout page creation, `npm run bench -- payout-pages` (or standalone `npx tsx bench/payout-pages.ts`),
+// on PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database
+// is created and dropped).
 //
-// Payout page creation through the real app (HTTP inject: auth, validation, customer creation,
-// PII sealing, reservation in the ledger, status history, expiry job, e-mail) beside a bare `pg`
-// baseline that writes the same rows into same-shaped tables (same columns, indexes and checks) in
-// one transaction per page: customer, payout page, ledger transaction, two entries, two conditional
-// balance updates, history row, two jobs (+ NOTIFY), e-mail. Target: ours ≥ 25 % of the baseline.
+// Both sides are HTTP servers on 127.0.0.1 loaded by autocannon from the load-generator process, in
+// alternating rounds with the elapsed time measured (`compare` in harness.ts):
+// - ours: `POST /v1/payout_pages` of the real app (auth, rate limit, validation, a new customer each,
+//   PII sealing, the reservation in the ledger with its balance checks and account locks, status
+//   history, expiry job, e-mail, response schema);
+// - baseline: a bare Fastify + pg route that writes the same rows into same-shaped tables (same
+//   columns, indexes and checks; no foreign keys, no triggers) in one transaction: customer, payout
+//   page, ledger transaction, two entries, two conditional balance updates, history row, two jobs
+//   (+ NOTIFY), e-mail — with values prepared in JavaScript (a fixed sealed-looking string, no
+//   encryption, no idempotency record, no answer schema).
+// Target: ours ≥ 25 % of the baseline's creates per second.
 import { randomBytes } from 'node:crypto';
-import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../src/crypto/keyring.ts';
@@ -16,94 +25,58 @@ import { createLogger } from '../src/logger.ts';
 import { createPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { migrateDatabase, openPostgres } from '../src/db/client.ts';
+import { compare, formatReport, stopLoadGenerator, type BenchOptions, type BenchReport } from './harness.ts';
 
 const target = 0.25;
-const connections = 8;
-const warmupMs = 1_500;
-/** Measured time per side, in alternating rounds. */
-const rounds = 4;
-const roundMs = 2_500;
-const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-interface Result {
-  label: string;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  count: number;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
-}
-
-/**
- * Runs `work` from `connections` concurrent loops for `ms`; returns the latencies. The machine is
- * shared, so the two sides are measured in alternating rounds (see main) to see the same load.
- */
-async function load(work: (sequence: number) => Promise<void>, ms: number, counter: { next: number }): Promise<number[]> {
-  const latencies: number[] = [];
-  const until = Date.now() + ms;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (Date.now() < until) {
-        counter.next += 1;
-        const started = performance.now();
-        await work(counter.next);
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
-  return latencies;
-}
-
-function summarize(label: string, latencies: number[], seconds: number): Result {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return { label, perSecond: sorted.length / seconds, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), count: sorted.length };
-}
-
+const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const baselineTables = ['customers', 'payout_pages', 'ledger_accounts', 'ledger_transactions', 'ledger_entries', 'payout_page_status_history', 'jobs', 'emails'];
 
-async function main(): Promise<void> {
+function originOf(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (!address || typeof address === 'string') {
+    throw new Error('server has no TCP address');
+  }
+  return `http://127.0.0.1:${address.port}`;
+}
+
+function createBody(): Record<string, unknown> {
+  return {
+    amount: 1,
+    fundingCurrency: 'USDC',
+    clientReferenceId: 'replaced-per-request',
+    releaseMethod: 'MANUAL',
+    customer: { referenceId: 'replaced-per-request', email: 'bench@example.com' },
+    metadata: { order: 'bench' },
+  };
+}
+
+export async function run(options: BenchOptions): Promise<BenchReport> {
+  const baseUrl = process.env.DATABASE_URL && process.env.DATABASE_URL !== '' ? process.env.DATABASE_URL : defaultDatabaseUrl;
   const name = `paysail_bench_payouts_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
+  const admin = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 3000 });
   await admin.connect();
   await admin.query(`create database "${name}"`);
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
-  const database = await openPostgres(url.toString(), { max: connections + 2 });
+  const database = await openPostgres(url.toString(), { max: options.connections + 2 });
+  const pool = new pg.Pool({ connectionString: url.toString(), max: options.connections });
+  pool.on('error', () => undefined);
+  let app: FastifyInstance | undefined;
+  let baseline: FastifyInstance | undefined;
+  let closePlatform: (() => Promise<void>) | undefined;
   try {
     await migrateDatabase(database);
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url.toString(), ADMIN_API_KEY: 'adm_bench_key_0123456789abcdefghij', LOG_LEVEL: 'silent', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' }, []);
+    const config = loadConfig(
+      { NODE_ENV: 'test', DATABASE_URL: url.toString(), ADMIN_API_KEY: 'adm_bench_key_0123456789abcdefghij', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' },
+      [],
+    );
     const platform = await createPlatform({ config, database, keyRing: createKeyRing(parseKeySpec(generateKeySpec('bench'))), logger: createLogger({ level: 'silent' }) });
-    const app = await buildApp(platform);
-    await app.ready();
+    closePlatform = () => platform.close();
+    app = (await buildApp(platform)) as unknown as FastifyInstance;
+    await app.listen({ host: '127.0.0.1', port: 0 });
     const merchant = await platform.services.merchants.createMerchant({ name: 'Bench merchant', email: `bench-${name}@example.com` });
     const authorization = `Basic ${Buffer.from(`${merchant.apiKey}:`).toString('base64')}`;
 
-    const createThroughApp = async (sequence: number) => {
-      const response = await app.inject({
-        method: 'POST',
-        url: '/v1/payout_pages?livemode=false',
-        headers: { authorization, 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          amount: 1,
-          fundingCurrency: 'USDC',
-          clientReferenceId: `bench-${sequence}`,
-          releaseMethod: 'MANUAL',
-          customer: { referenceId: `bench-customer-${sequence}`, email: 'bench@example.com' },
-          metadata: { order: String(sequence) },
-        }),
-      });
-      if (response.statusCode !== 200) {
-        throw new Error(`create answered ${response.statusCode}: ${response.body}`);
-      }
-    };
-
-    // The baseline: same-shaped tables (LIKE … INCLUDING ALL: columns, defaults, indexes, checks;
-    // no foreign keys, no triggers), rows prepared in JavaScript, one transaction per page.
-    const pool = new pg.Pool({ connectionString: url.toString(), max: connections });
-    pool.on('error', () => undefined);
     for (const table of baselineTables) {
       await pool.query(`create table bench_${table} (like ${table} including all)`);
     }
@@ -119,7 +92,7 @@ async function main(): Promise<void> {
       ]);
     }
     const sealedLike = 'v1.bench.' + randomBytes(48).toString('base64url');
-    const insertBare = async (sequence: number) => {
+    const insertBare = async (clientReferenceId: string, customerReferenceId: string, order: string) => {
       const client = await pool.connect();
       try {
         const at = new Date();
@@ -129,12 +102,12 @@ async function main(): Promise<void> {
         await client.query('begin');
         await client.query(
           `insert into bench_customers (id, merchant_id, livemode, reference_id, signup_at, pii, kyc_status, created_at, updated_at) values ($1, $2, false, $3, $4, $5, 'NOT_STARTED', $4, $4)`,
-          [customerId, merchant.merchant.id, `bench-customer-${sequence}`, at, JSON.stringify({ email: sealedLike })],
+          [customerId, merchant.merchant.id, customerReferenceId, at, JSON.stringify({ email: sealedLike })],
         );
         await client.query(
           `insert into bench_payout_pages (id, merchant_id, livemode, customer_id, customer_reference_id, customer_email_ciphertext, client_reference_id, amount, funding_currency, release_method, status, sub_status, metadata, expires_at, created_at, updated_at)
            values ($1, $2, false, $3, $4, $5, $6, 1, 'USDC', 'MANUAL', 'CREATED', 'AWAITING_CUSTOMER', $7, $8, $9, $9)`,
-          [pageId, merchant.merchant.id, customerId, `bench-customer-${sequence}`, sealedLike, `bench-${sequence}`, JSON.stringify({ order: String(sequence) }), new Date(at.getTime() + 7 * 86_400_000), at],
+          [pageId, merchant.merchant.id, customerId, customerReferenceId, sealedLike, clientReferenceId, JSON.stringify({ order }), new Date(at.getTime() + 7 * 86_400_000), at],
         );
         await client.query(`insert into bench_ledger_transactions (id, merchant_id, livemode, currency, kind, reference, idempotency_key, created_at) values ($1, $2, false, 'USDC', 'reserve', $3, $4, $5)`, [
           transactionId,
@@ -182,42 +155,57 @@ async function main(): Promise<void> {
       }
     };
 
-    const oursCounter = { next: 0 };
-    const bareCounter = { next: 0 };
-    await load(createThroughApp, warmupMs, oursCounter);
-    await load(insertBare, warmupMs, bareCounter);
-    const oursLatencies: number[] = [];
-    const bareLatencies: number[] = [];
-    for (let round = 0; round < rounds; round += 1) {
-      oursLatencies.push(...(await load(createThroughApp, roundMs, oursCounter)));
-      bareLatencies.push(...(await load(insertBare, roundMs, bareCounter)));
-    }
-    const seconds = (rounds * roundMs) / 1000;
-    const ours = summarize('ours: POST /v1/payout_pages (app, new customer each)', oursLatencies, seconds);
-    const baseline = summarize('baseline: bare pg inserts of the same rows', bareLatencies, seconds);
-    await pool.end();
-    await app.close();
-    await platform.close();
+    baseline = Fastify({ logger: false });
+    baseline.post('/payout_pages', async (request) => {
+      const input = request.body as { clientReferenceId: string; customer: { referenceId: string }; metadata: { order: string } };
+      await insertBare(input.clientReferenceId, input.customer.referenceId, input.metadata.order);
+      return { data: { clientReferenceId: input.clientReferenceId, status: 'CREATED' } };
+    });
+    await baseline.listen({ host: '127.0.0.1', port: 0 });
+    const ours = originOf(app);
+    const base = originOf(baseline);
 
-    const ratio = ours.perSecond / baseline.perSecond;
-    const rows = [ours, baseline].map((result) => `| ${result.label} | ${result.perSecond.toFixed(0)} | ${result.p50.toFixed(1)} | ${result.p99.toFixed(1)} | ${result.count} |`);
-    console.log(
-      [
-        `Payout page create on PostgreSQL, ${connections} concurrent, ${rounds} alternating rounds of ${roundMs / 1000} s per side after ${warmupMs / 1000} s warm-up each (node ${process.version}, load average ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} CPUs)`,
-        '',
-        '| side | creates/s | p50 ms | p99 ms | creates |',
-        '|---|---|---|---|---|',
-        ...rows,
-        '',
-        `ours / baseline = ${(ratio * 100).toFixed(1)} % (target ≥ ${target * 100} %): ${ratio >= target ? 'MET' : 'NOT MET'}`,
-      ].join('\n'),
+    // Sanity check: one create on each side answers 200 (a broken setup fails loudly, not as throughput).
+    for (const [origin, pathName, headers] of [
+      [ours, '/v1/payout_pages?livemode=false', { authorization }],
+      [base, '/payout_pages', {}],
+    ] as const) {
+      const body = { ...createBody(), clientReferenceId: 'bench-sanity', customer: { referenceId: 'bench-sanity', email: 'bench@example.com' } };
+      const response = await fetch(`${origin}${pathName}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (response.status !== 200) {
+        throw new Error(`sanity create on ${origin} answered ${response.status}: ${await response.text()}`);
+      }
+    }
+
+    const runId = randomBytes(4).toString('hex');
+    const create = await compare(
+      { origin: ours, method: 'POST', paths: ['/v1/payout_pages?livemode=false'], headers: { authorization }, body: createBody(), uniqueField: 'clientReferenceId', uniqueFields: ['customer.referenceId'], uniquePrefix: `ours-${runId}` },
+      { origin: base, method: 'POST', paths: ['/payout_pages'], headers: {}, body: createBody(), uniqueField: 'clientReferenceId', uniqueFields: ['customer.referenceId'], uniquePrefix: `base-${runId}` },
+      options,
     );
-    process.exitCode = ratio >= target ? 0 : 1;
+    return {
+      title: 'payout pages: create through HTTP (PostgreSQL)',
+      rows: [{ scenario: 'POST /v1/payout_pages (new customer each)', backend: 'PostgreSQL', ours: create.ours, baseline: create.baseline, target }],
+      notes: [
+        'ours = the real app: auth, rate limit, validation, customer creation, PII sealing (AES-GCM), the ledger reservation with its balance checks and account locks, status history, expiry job, e-mail, response schema.',
+        'baseline = bare Fastify + pg: the same rows into same-shaped tables (no foreign keys, no triggers) in one transaction, values prepared in JavaScript (no encryption, no answer schema).',
+      ],
+    };
   } finally {
-    await database.close();
+    await baseline?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await closePlatform?.().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    await database.close().catch(() => undefined);
     await admin.query(`drop database if exists "${name}" with (force)`).catch(() => undefined);
-    await admin.end();
+    await admin.end().catch(() => undefined);
   }
 }
 
-await main();
+// Standalone (`npx tsx bench/payout-pages.ts`); bench/run.ts imports `run`.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = Date.now();
+  const report = await run({ durationSeconds: Number(process.env.BENCH_DURATION ?? 6), warmupSeconds: Number(process.env.BENCH_WARMUP ?? 1), connections: Number(process.env.BENCH_CONNECTIONS ?? 10) });
+  process.stdout.write(`${formatReport(report)}\n  (bench/payout-pages.ts took ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  await stopLoadGenerator();
+}

@@ -232,6 +232,12 @@ export interface LedgerModelStats {
   /** Outcomes seen: HTTP status (or error code) per command, and final page states. */
   outcomes: Record<string, number>;
   invariantChecks: number;
+  /**
+   * Comparisons of the real service with the model that were made (and agreed: a disagreement
+   * throws): `state` counts the ledger_accounts + page-state comparisons (after every step and at
+   * the end of every run), `api` the `GET /v1/balance` ones.
+   */
+  comparisons: { state: number; api: number };
   /** CPU time of this process (PGlite included) per command kind and for the checks, in ms. */
   cpuMs: Record<string, number>;
 }
@@ -300,10 +306,12 @@ async function verify(model: LedgerModel, real: Real, stats: LedgerModelStats, c
   }
   const pages = Object.fromEntries(rows.filter((row) => row.kind === 'page').map((row) => [row.key, row.value]));
   assert.deepEqual(pages, Object.fromEntries(model.pages.map((page) => [page.id, page.state])), 'payout page states equal the model');
+  stats.comparisons.state += 1;
   if (checks.api) {
     const api = await readApiBalances(real);
     const expected = Object.fromEntries(currencies.map((currency) => [currency, { available: model.balances[currency].available, reserved: model.balances[currency].reserved, inFlight: model.balances[currency].inFlight }]));
     assert.deepEqual(api, expected, 'GET /v1/balance equals the model');
+    stats.comparisons.api += 1;
   }
   if (checks.invariants) {
     await assertLedgerInvariants(context.database);
@@ -682,7 +690,6 @@ export interface LedgerModelOptions {
 
 export interface LedgerModelSummary extends LedgerModelStats {
   seed: number;
-  divergences: number;
   durationMs: number;
   /** Ledger transactions and entries in the database at the end. */
   ledger: { transactions: number; entries: number };
@@ -738,7 +745,7 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
   const maxCommands = options.maxCommands ?? 60;
   const log = options.log ?? (() => undefined);
   const context = options.context ?? (await createTestContext());
-  const stats: LedgerModelStats = { steps: 0, runs: 0, commands: {}, outcomes: {}, invariantChecks: 0, cpuMs: {} };
+  const stats: LedgerModelStats = { steps: 0, runs: 0, commands: {}, outcomes: {}, invariantChecks: 0, comparisons: { state: 0, api: 0 }, cpuMs: {} };
   const env: Env = { stats, invariantsEvery: options.invariantsEvery ?? 250, apiEvery: options.apiEvery ?? 10 };
   log(`ledger model: seed ${seed}, ${options.steps} steps, up to ${maxCommands} commands per run`);
   try {
@@ -799,7 +806,7 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
     }
     const ledger = await assertLedgerInvariants(context.database);
     stats.invariantChecks += 1;
-    return { ...stats, seed, divergences: 0, durationMs: Date.now() - started, ledger };
+    return { ...stats, seed, durationMs: Date.now() - started, ledger };
   } finally {
     if (!options.context) {
       await context.close();

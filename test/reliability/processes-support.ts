@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { sql } from 'drizzle-orm';
-import type { ParsedMail } from 'mailparser';
 import { queryRows, type Database } from '../../src/db/client.ts';
-import { assertVerified, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { sleep } from './processes.ts';
 
 /**
@@ -213,55 +211,7 @@ export function assertNoDuplicates(duplicates: Record<string, unknown[]>): void 
   }
 }
 
-/**
- * Every event of `merchantId` has a SUCCEEDED delivery, and the receiver holds a verified copy of
- * each (copies of one event share its webhook-id and body). Returns events and duplicate copies.
- */
-export async function assertEveryEventDelivered(database: Database, receiver: WebhookReceiver, merchantId: string, secret: string): Promise<{ events: number; duplicates: number }> {
-  const undelivered = await queryRows<{ id: string; type: string }>(
-    database.db,
-    sql`select e.id, e.type from events e where e.merchant_id = ${merchantId}
-        and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'SUCCEEDED')`,
-  );
-  assert.deepEqual(undelivered, [], 'every event has a succeeded delivery');
-  const eventIds = (await queryRows<{ id: string }>(database.db, sql`select id from events where merchant_id = ${merchantId}`)).map((row) => row.id);
-  const copies = new Map<string, string[]>();
-  for (const request of receiver.requests) {
-    const event = assertVerified(request, secret);
-    assert.equal(request.headers['webhook-id'], event.id, 'webhook-id is the event id');
-    copies.set(event.id, [...(copies.get(event.id) ?? []), request.body]);
-  }
-  const missing = eventIds.filter((id) => !copies.has(id));
-  assert.deepEqual(missing, [], 'the receiver got every event');
-  for (const [id, bodies] of copies) {
-    assert.ok(
-      bodies.every((body) => body === bodies[0]),
-      `every copy of ${id} is the same body`,
-    );
-  }
-  return { events: eventIds.length, duplicates: receiver.requests.length - copies.size };
-}
-
-/**
- * Every e-mail row is `sent` and reached the SMTP sink; copies (a worker died between sending and
- * recording it) share the row's stable Message-ID, so a mail client shows it once. Returns the
- * number of e-mails and of extra copies.
- */
-export async function assertEveryEmailSent(database: Database, received: readonly ParsedMail[]): Promise<{ emails: number; duplicates: number }> {
-  const rows = await queryRows<{ id: string; status: string }>(database.db, sql`select id, status from emails`);
-  const notSent = rows.filter((row) => row.status !== 'sent');
-  assert.deepEqual(notSent, [], 'every e-mail was sent');
-  const byId = new Map<string, number>();
-  for (const mail of received) {
-    const messageId = mail.messageId ?? '';
-    const id = /^<([^@>]+)@/.exec(messageId)?.[1] ?? messageId;
-    byId.set(id, (byId.get(id) ?? 0) + 1);
-  }
-  const missing = rows.filter((row) => !byId.has(row.id)).map((row) => row.id);
-  assert.deepEqual(missing, [], 'every e-mail reached the SMTP server');
-  assert.equal(byId.size, rows.length, 'no e-mail the database does not know');
-  return { emails: rows.length, duplicates: received.length - byId.size };
-}
+/* The end-of-run check of events, e-mails, renewals and fundings is acknowledged-effects.ts. */
 
 /** The SMTP sink the process harnesses send to (shared with the other tests). */
 export { startSmtpSink } from '../helpers/smtp.ts';

@@ -155,9 +155,15 @@ describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt', () => 
     assert.equal(json<{ data: PageBody }>(response).data.status, 'EXPIRED');
   });
 
-  test('20 payments racing 20 expires: exactly one winner each, and a consistent final state', async (t) => {
+  // At least 20 rounds, and on until both outcomes happened (like the ledger model's coverage
+  // check), at most 200: a race that one side always wins proves nothing about the other.
+  test('payments racing expires (20+ rounds): exactly one winner each, both outcomes happen, and a consistent final state', async (t) => {
     const outcomes = { paid: 0, expired: 0 };
-    for (let round = 0; round < 20; round += 1) {
+    const minimumRounds = 20;
+    const maximumRounds = 200;
+    let rounds = 0;
+    for (let round = 0; round < minimumRounds || ((outcomes.paid === 0 || outcomes.expired === 0) && round < maximumRounds); round += 1) {
+      rounds += 1;
       const page = await createPage(context, merchant);
       const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       const payFirst = round % 2 === 0;
@@ -208,7 +214,9 @@ describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt', () => 
         assert.equal(attempts.length, 0, 'nothing was charged on a page the expire won');
       }
     }
-    assert.equal(outcomes.paid + outcomes.expired, 20);
-    t.diagnostic(`payment won ${outcomes.paid}, expire won ${outcomes.expired}`);
+    t.diagnostic(`${rounds} rounds: payment won ${outcomes.paid}, expire won ${outcomes.expired}`);
+    assert.equal(outcomes.paid + outcomes.expired, rounds);
+    assert.ok(outcomes.paid > 0, `the payment won at least one of ${rounds} rounds`);
+    assert.ok(outcomes.expired > 0, `the expire won at least one of ${rounds} rounds`);
   });
 });
