@@ -16,6 +16,7 @@ const benches = [
   'customers.ts',
   'payment-pages.ts',
   'webhooks.ts',
+  'jobs.ts',
 ];
 
 function readSeconds(name: string, fallback: number, min: number, max: number): number {
