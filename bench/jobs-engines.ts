@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
 import { Logger as GraphileLogger, makeWorkerUtils, run as runGraphile, runMigrations as migrateGraphile, type Runner, type WorkerUtils } from 'graphile-worker';
 import { queryRows, type Database } from '../src/db/client.ts';
-import { enqueueJob } from '../src/jobs/queue.ts';
+import { createCoalescedWakeup, enqueueJob, jobInsertStatement } from '../src/jobs/queue.ts';
 import { JobRegistry, Worker, systemClock } from '../src/jobs/worker.ts';
 import { createLogger } from '../src/logger.ts';
 
@@ -38,22 +38,29 @@ const queue = 'bench_noop';
 export const poolSize = 25;
 const businessTable = 'create table if not exists bench_orders (id bigserial primary key, reference text not null, amount integer not null, created_at timestamptz not null default now())';
 
-/** Ours: a plain `handle` queue with its own lane of 64 (WORKER_CONCURRENCY's maximum). */
-export async function oursEngine(database: Database, label: string): Promise<JobEngine> {
+/**
+ * Ours: a plain `handle` queue with a lane of its own (`JobDefinition.concurrency`, 512 in flight,
+ * as graphile-worker's local queue of 500). `producer` is the producers' handle (an API process's
+ * pool); `database` is the worker's.
+ */
+export async function oursEngine(database: Database, producer: Database, label: string): Promise<JobEngine> {
   await queryRows(database.db, sql.raw(businessTable));
   let onStart: (n: number) => void = () => undefined;
   const registry = new JobRegistry();
   registry.register<NoopPayload>({
     queue,
-    concurrency: 64,
+    concurrency: 512,
     async handle(payload) {
       onStart(payload.n);
     },
   });
   const worker = new Worker({ database, registry, clock: systemClock, logger: createLogger({ level: 'silent' }), concurrency: 4, pollIntervalMs: 500 });
+  // A statement that commits on its own wakes the workers after its commit, coalesced (queue.ts).
+  const wakeup = createCoalescedWakeup(producer, queue);
+  const pool = database.kind === 'postgres' ? `pools of ${poolSize} for the worker and for the producers` : 'one PGlite session';
   return {
     name: label,
-    settings: `${label}: Worker with the queue in its own lane of 64 jobs in flight, JOB_POLL_INTERVAL_MS 500 (LISTEN/NOTIFY wakes it), pool ${database.kind === 'postgres' ? poolSize : '— (one PGlite session)'}`,
+    settings: `${label}: Worker with the queue in its own lane of 512 jobs in flight (JobDefinition.concurrency), JOB_POLL_INTERVAL_MS 500, ${pool}; one job per transaction = jobInsertStatement + createCoalescedWakeup (as customers.create); in a business transaction = enqueueJob (INSERT + NOTIFY in the transaction)`,
     async fillBacklog(first, count) {
       await queryRows(
         database.db,
@@ -68,11 +75,11 @@ export async function oursEngine(database: Database, label: string): Promise<Job
     },
     stop: () => worker.stop(),
     async enqueue(n) {
-      // One statement, committing on its own: insert and NOTIFY.
-      await enqueueJob(database.db, new Date(), queue, { n });
+      await queryRows(producer.db, jobInsertStatement(new Date(), queue, { n }));
+      wakeup.request();
     },
     async enqueueInTransaction(n) {
-      await database.transaction(async (tx) => {
+      await producer.transaction(async (tx) => {
         await queryRows(tx, sql`insert into bench_orders (reference, amount) values (${`order-${n}`}, 1250) returning id`);
         await enqueueJob(tx, new Date(), queue, { n });
       });
@@ -113,6 +120,7 @@ export async function pgBossEngine(url: string, errors: Error[]): Promise<JobEng
   await business.query(businessTable);
   const boss = new PgBoss({ connectionString: url, max: poolSize, schedule: false });
   boss.on('error', (error: Error) => errors.push(error));
+  const producers = { executeSql: (text: string, values: unknown[]) => business.query(text, values) };
   await boss.start();
   await boss.createQueue(queue);
   return {
@@ -137,7 +145,8 @@ export async function pgBossEngine(url: string, errors: Error[]): Promise<JobEng
       await boss.offWork(queue);
     },
     async enqueue(n) {
-      await boss.send(queue, { n });
+      // Producers on a pool of their own (as an API process would be), not the workers'.
+      await boss.send(queue, { n }, { db: producers });
     },
     async enqueueInTransaction(n) {
       await inTransaction(business, async (client) => {

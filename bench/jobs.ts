@@ -176,7 +176,14 @@ async function onPostgres(pacedSeconds: number): Promise<Outcome[]> {
         async () => {
           const database = await openPostgres(url.toString(), { max: poolSize });
           await migrateDatabase(database);
-          return { engine: await oursEngine(database, 'ours'), close: () => database.close() };
+          const producer = await openPostgres(url.toString(), { max: poolSize });
+          return {
+            engine: await oursEngine(database, producer, 'ours'),
+            close: async () => {
+              await producer.close();
+              await database.close();
+            },
+          };
         },
       ],
       [
@@ -230,7 +237,7 @@ async function onPglite(pacedSeconds: number): Promise<Outcome> {
     const database = await openPglite({});
     try {
       await migrateDatabase(database);
-      const engine = await oursEngine(database, 'ours (PGlite)');
+      const engine = await oursEngine(database, database, 'ours (PGlite)');
       return await measureEngine(engine, { backlog: Math.max(500, Math.round(backlogSize() / 4)), pacedSeconds: Math.min(pacedSeconds, 3), enqueueSeconds: 1 });
     } finally {
       await database.close();

@@ -36,7 +36,8 @@ export const jobs = pgTable(
   },
   (table) => [
     uniqueIndex('jobs_dedupe_key_unique').on(table.dedupeKey),
-    index('jobs_pending_run_at').on(table.runAt).where(sql`status = 'pending'`),
+    // The claim's ordered scan: a lane's queue, then the oldest due job first (see claimJobLanes).
+    index('jobs_pending_queue_run_at').on(table.queue, table.runAt).where(sql`status = 'pending'`),
     index('jobs_running_locked_until').on(table.lockedUntil).where(sql`status = 'running'`),
     index('jobs_finished_at').on(table.finishedAt).where(sql`status in ('succeeded', 'dead')`),
   ],
