@@ -39,9 +39,10 @@ export const poolSize = 25;
 const businessTable = 'create table if not exists bench_orders (id bigserial primary key, reference text not null, amount integer not null, created_at timestamptz not null default now())';
 
 /**
- * Ours: a plain `handle` queue with a lane of its own (`JobDefinition.concurrency`, 512 in flight,
- * as graphile-worker's local queue of 500). `producer` is the producers' handle (an API process's
- * pool); `database` is the worker's.
+ * Ours: a plain `handle` queue with a lane of its own: 2,048 jobs in flight, claimed 1,024 per round
+ * trip (`JobDefinition.concurrency`, `batchSize`), so one claim is under way while the jobs of the
+ * previous one complete. `producer` is the producers' handle (an API process's pool); `database`
+ * is the worker's.
  */
 export async function oursEngine(database: Database, producer: Database, label: string): Promise<JobEngine> {
   await queryRows(database.db, sql.raw(businessTable));
@@ -49,7 +50,8 @@ export async function oursEngine(database: Database, producer: Database, label: 
   const registry = new JobRegistry();
   registry.register<NoopPayload>({
     queue,
-    concurrency: 512,
+    concurrency: 2048,
+    batchSize: 1024,
     async handle(payload) {
       onStart(payload.n);
     },
@@ -60,7 +62,7 @@ export async function oursEngine(database: Database, producer: Database, label: 
   const pool = database.kind === 'postgres' ? `pools of ${poolSize} for the worker and for the producers` : 'one PGlite session';
   return {
     name: label,
-    settings: `${label}: Worker with the queue in its own lane of 512 jobs in flight (JobDefinition.concurrency), JOB_POLL_INTERVAL_MS 500, ${pool}; one job per transaction = jobInsertStatement + createCoalescedWakeup (as customers.create); in a business transaction = enqueueJob (INSERT + NOTIFY in the transaction)`,
+    settings: `${label}: a lane of its own, 2,048 jobs in flight, claims of 1,024 (JobDefinition.concurrency, batchSize), JOB_POLL_INTERVAL_MS 500, ${pool}; one job per transaction = jobInsertStatement + createCoalescedWakeup (as customers.create); in a business transaction = enqueueJob (INSERT + NOTIFY in the transaction)`,
     async fillBacklog(first, count) {
       await queryRows(
         database.db,

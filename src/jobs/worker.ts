@@ -58,7 +58,11 @@ export interface JobDefinition<P = unknown> {
    * queue shares the worker's `concurrency` with every other queue that sets none.
    */
   readonly concurrency?: number;
-  /** With `handleBatch`: at most this many jobs are claimed in one round trip and handed over together (default `concurrency`). */
+  /**
+   * At most this many jobs of the queue are claimed in one round trip (default `concurrency`); with
+   * `handleBatch` they are handed over together. Below `concurrency`, the next claim is under way
+   * while the jobs of the previous one finish.
+   */
   readonly batchSize?: number;
   handle(payload: P, context: JobContext): Promise<JobOutcome>;
   /**
@@ -223,7 +227,7 @@ export class Worker {
         continue;
       }
       const capacity = Math.max(1, definition.concurrency ?? concurrency);
-      lanes.push({ queues: [queue], capacity, batchSize: Math.max(1, Math.min(capacity, definition.handleBatch ? (definition.batchSize ?? capacity) : capacity)), inFlight: 0 });
+      lanes.push({ queues: [queue], capacity, batchSize: Math.max(1, Math.min(capacity, definition.batchSize ?? capacity)), inFlight: 0 });
     }
     if (shared.length > 0) {
       lanes.unshift({ queues: shared, capacity: Math.max(1, concurrency), batchSize: Math.max(1, concurrency), inFlight: 0 });
