@@ -17,6 +17,7 @@ const benches = [
   'payment-pages.ts',
   'webhooks.ts',
   'jobs.ts',
+  'webhooks-tenants.ts',
 ];
 
 function readSeconds(name: string, fallback: number, min: number, max: number): number {

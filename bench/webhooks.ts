@@ -77,7 +77,7 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const thread = new Thread(receiverSource, { eval: true });
   const arrivals = new Map<string, number>();
   let requests = 0;
