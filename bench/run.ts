@@ -17,6 +17,8 @@ const benches = [
   'payment-pages.ts',
   'webhooks.ts',
   'payout-pages.ts',
+  'jobs.ts',
+  'webhooks-tenants.ts',
 ];
 
 function readSeconds(name: string, fallback: number, min: number, max: number): number {

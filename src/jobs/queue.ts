@@ -86,10 +86,12 @@ export interface ClaimedJob {
   maxAttempts: number;
 }
 
-/** Due: pending and its time has come, or running with an expired lease (its worker died). */
-function dueCondition(now: Date, queues: readonly string[] | undefined): SQL {
-  const queueFilter = queues && queues.length > 0 ? sql` and queue in (${sql.join(queues.map((queue) => sql`${queue}`), sql`, `)})` : sql``;
-  return sql`((status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))${queueFilter}`;
+/** The filter on `queue` for a lane: none (every queue), `=` for one queue (an ordered index scan), `= any` for several. */
+function queueFilter(queues: readonly string[]): SQL {
+  if (queues.length === 0) {
+    return sql``;
+  }
+  return queues.length === 1 ? sql` and queue = ${queues[0]}` : sql` and queue = any(${textArray(queues)}::text[])`;
 }
 
 /**
@@ -111,6 +113,11 @@ export interface ClaimLane {
  * Claims due jobs for several lanes (each its own queues and limit) in one statement: one round
  * trip fills every lane that has room, with one lease each. The same SKIP LOCKED rules as
  * `claimJobs`; a job is in at most one lane's result because the lanes' queues do not overlap.
+ *
+ * Due means: running with an expired lease (its worker died; taken first), or pending and its time
+ * has come, oldest `run_at` first. The two are separate index scans (`jobs_running_locked_until`,
+ * `jobs_pending_queue_run_at`) read lazily up to the lane's limit, so a claim costs the same with a
+ * backlog of a million as with ten: no scan or sort of every due row.
  */
 export async function claimJobLanes(executor: Executor, options: { now: Date; leaseMs: number; workerId: string; lanes: readonly ClaimLane[] }): Promise<ClaimedJob[]> {
   const lanes = options.lanes.filter((lane) => lane.limit > 0);
@@ -118,12 +125,14 @@ export async function claimJobLanes(executor: Executor, options: { now: Date; le
     return [];
   }
   const lockedUntil = new Date(options.now.getTime() + options.leaseMs);
-  const picks = lanes.map(
-    (lane, index) =>
-      sql`${sql.raw(`lane${index}`)} as (select id from jobs where ${dueCondition(options.now, lane.queues)} order by run_at limit ${lane.limit} for update skip locked)`,
-  );
+  // Two CTEs per lane (FOR UPDATE may not sit under a UNION); a CTE is read only as far as the
+  // outer LIMIT asks, so pending rows are locked only while the lane still has room.
+  const picks = lanes.flatMap((lane, index) => [
+    sql`${sql.raw(`expired${index}`)} as (select id from jobs where status = 'running' and locked_until < ${options.now}${queueFilter(lane.queues)} order by locked_until limit ${lane.limit} for update skip locked)`,
+    sql`${sql.raw(`pending${index}`)} as (select id from jobs where status = 'pending' and run_at <= ${options.now}${queueFilter(lane.queues)} order by run_at limit ${lane.limit} for update skip locked)`,
+  ]);
   const union = sql.join(
-    lanes.map((_, index) => sql.raw(`select id from lane${index}`)),
+    lanes.map((lane, index) => sql`(select id from (select id from ${sql.raw(`expired${index}`)} union all select id from ${sql.raw(`pending${index}`)}) as ${sql.raw(`lane${index}`)} limit ${lane.limit})`),
     sql` union all `,
   );
   return queryRows<ClaimedJob>(

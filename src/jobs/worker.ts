@@ -58,7 +58,11 @@ export interface JobDefinition<P = unknown> {
    * queue shares the worker's `concurrency` with every other queue that sets none.
    */
   readonly concurrency?: number;
-  /** With `handleBatch`: at most this many jobs are claimed in one round trip and handed over together (default `concurrency`). */
+  /**
+   * At most this many jobs of the queue are claimed in one round trip (default `concurrency`); with
+   * `handleBatch` they are handed over together. Below `concurrency`, the next claim is under way
+   * while the jobs of the previous one finish.
+   */
   readonly batchSize?: number;
   handle(payload: P, context: JobContext): Promise<JobOutcome>;
   /**
@@ -116,6 +120,47 @@ interface Lane {
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
+ * Completes jobs whose handler returned without `ctx.transaction` in groups: every completion asked
+ * for in one turn of the event loop, and all those asked for while an UPDATE is in flight, go in
+ * one `completeJobs` statement (still only where this worker holds the lease). A job is marked done
+ * only after its handler returned, as before; its room in the lane is given back once its UPDATE
+ * answered.
+ */
+class CompletionBatcher {
+  private waiting: Array<{ id: string; resolve: (completed: boolean) => void; reject: (error: unknown) => void }> = [];
+  private flushing = false;
+
+  constructor(private readonly flush: (ids: string[]) => Promise<string[]>) {}
+
+  complete(id: string): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ id, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.run());
+      }
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, 1000);
+      try {
+        const completed = new Set(await this.flush(batch.map((entry) => entry.id)));
+        for (const entry of batch) {
+          entry.resolve(completed.has(entry.id));
+        }
+      } catch (error) {
+        for (const entry of batch) {
+          entry.reject(error);
+        }
+      }
+    }
+    this.flushing = false;
+  }
+}
+
+/**
  * The job worker. Any number of these may run (in-process with the API, or `npm run worker`);
  * SKIP LOCKED claims and leases keep each job to one runner at a time.
  *
@@ -136,9 +181,11 @@ export class Worker {
   private wakePending = false;
   private readonly leaseMs: number;
   private lanes: Lane[] = [];
+  private readonly completions: CompletionBatcher;
 
   constructor(private readonly options: WorkerOptions) {
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.completions = new CompletionBatcher((ids) => completeJobs(options.database.db, ids, this.id, options.clock.now()));
   }
 
   async start(): Promise<void> {
@@ -180,7 +227,7 @@ export class Worker {
         continue;
       }
       const capacity = Math.max(1, definition.concurrency ?? concurrency);
-      lanes.push({ queues: [queue], capacity, batchSize: Math.max(1, Math.min(capacity, definition.handleBatch ? (definition.batchSize ?? capacity) : capacity)), inFlight: 0 });
+      lanes.push({ queues: [queue], capacity, batchSize: Math.max(1, Math.min(capacity, definition.batchSize ?? capacity)), inFlight: 0 });
     }
     if (shared.length > 0) {
       lanes.unshift({ queues: shared, capacity: Math.max(1, concurrency), batchSize: Math.max(1, concurrency), inFlight: 0 });
@@ -413,7 +460,7 @@ export class Worker {
         return;
       }
       if (!completedInTransaction) {
-        await completeJob(database.db, job.id, this.id, clock.now());
+        await this.completions.complete(job.id);
       }
       this.options.onJobFinished?.(job.queue, 'succeeded', Date.now() - started);
     } catch (error) {

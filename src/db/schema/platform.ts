@@ -35,8 +35,10 @@ export const jobs = pgTable(
     finishedAt: timestamptz('finished_at'),
   },
   (table) => [
-    uniqueIndex('jobs_dedupe_key_unique').on(table.dedupeKey),
-    index('jobs_pending_run_at').on(table.runAt).where(sql`status = 'pending'`),
+    // Partial: most jobs have no key, and every row version of those would otherwise add an entry.
+    uniqueIndex('jobs_dedupe_key_unique').on(table.dedupeKey).where(sql`dedupe_key is not null`),
+    // The claim's ordered scan: a lane's queue, then the oldest due job first (see claimJobLanes).
+    index('jobs_pending_queue_run_at').on(table.queue, table.runAt).where(sql`status = 'pending'`),
     index('jobs_running_locked_until').on(table.lockedUntil).where(sql`status = 'running'`),
     index('jobs_finished_at').on(table.finishedAt).where(sql`status in ('succeeded', 'dead')`),
   ],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database, type Executor } from '../../../src/db/client.ts';
-import { claimJobs, completeJob, enqueueJob } from '../../../src/jobs/queue.ts';
+import { claimJobs, completeJob, enqueueJob, type ClaimedJob } from '../../../src/jobs/queue.ts';
 import { openTestDatabase } from '../../helpers/database.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { createTestWorker, jobRows, waitFor } from '../../helpers/jobs.ts';
@@ -134,5 +134,63 @@ describe('claiming jobs: SKIP LOCKED and leases', () => {
     );
     assert.equal((await jobRows(database, 'test.lost'))[0]?.status, 'succeeded');
     assert.ok(slow.logs.some((line) => line.includes('lease lost')));
+  });
+
+  test('a claim takes expired leases first, then the oldest due jobs of its queues, behind a backlog of other queues', async () => {
+    const at = (offsetMs: number) => new Date(clock.now().getTime() + offsetMs);
+    await database.transaction(async (tx) => {
+      // Another queue's backlog, older than everything below.
+      for (let index = 0; index < 30; index += 1) {
+        await enqueueJob(tx, clock.now(), 'test.order.other', { index }, { runAt: at(-60_000 + index) });
+      }
+      for (const [queue, offset] of [['test.order.a', -3_000], ['test.order.b', -2_000], ['test.order.a', -1_000], ['test.order.b', -500], ['test.order.a', 5_000]] as const) {
+        await enqueueJob(tx, clock.now(), queue, { offset }, { runAt: at(offset) });
+      }
+    });
+    const offsets = (claimed: ClaimedJob[]) => claimed.map((job) => (job.payload as { offset: number }).offset).sort((left, right) => left - right);
+    const oldest = await claimJobs(database.db, { now: clock.now(), limit: 1, leaseMs: 60_000, workerId: 'order-1', queues: ['test.order.a'] });
+    assert.deepEqual(offsets(oldest), [-3_000], 'the oldest due job of its queue, not the older backlog of another queue');
+    const due = await claimJobs(database.db, { now: clock.now(), limit: 10, leaseMs: 60_000, workerId: 'order-1', queues: ['test.order.a'] });
+    assert.deepEqual(offsets(due), [-1_000], 'only due jobs (the one due in 5 s is left)');
+    const [first] = await claimJobs(database.db, { now: clock.now(), limit: 1, leaseMs: 120_000, workerId: 'order-2', queues: ['test.order.a', 'test.order.b'] });
+    assert.equal((first?.payload as { offset: number }).offset, -2_000, 'several queues: the oldest due job of any of them');
+    // order-1 died: once its leases expire, they come before the pending job of b.
+    clock.advance(60_001);
+    const again = await claimJobs(database.db, { now: clock.now(), limit: 2, leaseMs: 60_000, workerId: 'order-3', queues: ['test.order.a', 'test.order.b'] });
+    assert.deepEqual(offsets(again), [-3_000, -1_000], 'the expired leases first, before the pending job of b');
+    assert.ok(again.every((job) => job.attempts === 2));
+    const rest = await claimJobs(database.db, { now: clock.now(), limit: 10, leaseMs: 60_000, workerId: 'order-4', queues: ['test.order.a', 'test.order.b'] });
+    assert.deepEqual(offsets(rest), [-500, 5_000], 'then the pending ones (a is due by now)');
+  });
+
+  test('plain jobs finishing together are completed together, only where the worker still holds the lease', async () => {
+    await enqueueMany('test.grouped', 20);
+    const started: string[] = [];
+    let stolen: string | undefined;
+    const { worker } = createTestWorker({
+      database,
+      clock,
+      concurrency: 20,
+      definitions: [
+        {
+          queue: 'test.grouped',
+          handle: async (_payload: never, context) => {
+            started.push(context.jobId);
+            if (stolen === undefined) {
+              // Another worker takes this job over while its handler runs (its lease ran out).
+              stolen = context.jobId;
+              await database.db.execute(sql`update jobs set locked_by = 'thief', locked_until = ${new Date(clock.now().getTime() + 60_000)} where id = ${stolen}`);
+            }
+          },
+        },
+      ],
+    });
+    assert.equal(await worker.drain({ maxRounds: 1 }), 20);
+    const rows = await jobRows(database, 'test.grouped');
+    assert.equal(new Set(started).size, 20);
+    const taken = rows.find((row) => row.id === stolen);
+    assert.equal(taken?.status, 'running', 'the job another worker holds now is not completed by the first');
+    assert.equal(taken?.lockedBy, 'thief');
+    assert.equal(rows.filter((row) => row.status === 'succeeded' && row.finishedAt !== null).length, 19, 'the others are completed');
   });
 });
