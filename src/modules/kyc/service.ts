@@ -7,6 +7,7 @@ import type { Clock } from '../../jobs/worker.ts';
 import type { KycProvider } from './providers/types.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
 import { createVerificationDriver, kycVerifyQueue, type KycDecisionHook } from './verify.ts';
+import { createKycReviews } from './review.ts';
 
 export { kycVerifyQueue, type KycDecisionHook };
 
@@ -44,6 +45,7 @@ export function createKycService(deps: {
     return livemode ? liveProvider : sandboxProvider;
   }
   const driver = createVerificationDriver({ database, clock, providerFor, readKycData, hooks: decisionHooks });
+  const reviews = createKycReviews({ database, clock, hooks: decisionHooks, providerFor });
 
   /**
    * What starting verification means for this customer, or null when it does not start (data
@@ -155,6 +157,9 @@ export function createKycService(deps: {
 
     /** Reads the provider again and applies what it says (a provider webhook's "something changed"). */
     refresh: (verificationId: string) => driver.advance(verificationId),
+
+    /** The merchant's review queue and decisions. */
+    reviews,
   };
 }
 
