@@ -5,7 +5,7 @@ import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { KycProvider } from './providers/types.ts';
-import { recordDecision, type KycDecisionHook } from './verify.ts';
+import { latestVerificationFirst, recordDecision, type KycDecisionHook } from './verify.ts';
 
 /** What `kycReason` says of a merchant's rejection (the merchant's own words stay in the audit record). */
 export const merchantRejectedReason = 'rejected by the merchant after a manual review';
@@ -48,7 +48,7 @@ export function createKycReviews(deps: { database: Database; clock: Clock; hooks
         .from(kycVerifications)
         .innerJoin(customers, eq(customers.id, kycVerifications.customerId))
         .where(and(...conditions))
-        .orderBy(desc(kycVerifications.createdAt), desc(kycVerifications.id))
+        .orderBy(...latestVerificationFirst)
         .limit(options.limit ?? 100);
       return rows.map(({ verification, referenceId }) => {
         const provider = providerFor(verification.livemode);
@@ -95,7 +95,7 @@ export function createKycReviews(deps: { database: Database; clock: Clock; hooks
           .select()
           .from(kycVerifications)
           .where(eq(kycVerifications.customerId, customerId))
-          .orderBy(desc(kycVerifications.createdAt), desc(kycVerifications.id))
+          .orderBy(...latestVerificationFirst)
           .limit(1);
         const inReview = verification && verification.status === 'PENDING' && verification.providerOutcome === 'REVIEW';
         if (!verification || !inReview) {

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -6,7 +6,7 @@ import { enqueueJob, type EnqueueOptions } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { KycProvider } from './providers/types.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
-import { createVerificationDriver, kycVerifyQueue, type KycDecisionHook } from './verify.ts';
+import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
 import { createKycReviews } from './review.ts';
 
 export { kycVerifyQueue, type KycDecisionHook };
@@ -115,13 +115,13 @@ export function createKycService(deps: {
     },
 
     async latestVerification(customerId: string) {
-      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(desc(kycVerifications.createdAt), desc(kycVerifications.id)).limit(1);
+      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(...latestVerificationFirst).limit(1);
       return row ?? null;
     },
 
     /** The customer's verification waiting for documents (step-up), or null. */
     async awaitingDocuments(customerId: string) {
-      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(desc(kycVerifications.createdAt), desc(kycVerifications.id)).limit(1);
+      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(...latestVerificationFirst).limit(1);
       return row && row.status === 'PENDING' && row.providerOutcome === 'STEP_UP' ? row : null;
     },
 

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
 import type { Clock, JobDefinition, JobOutcome } from '../../jobs/worker.ts';
@@ -10,6 +10,12 @@ export const kycVerifyQueue = 'kyc.verify';
 export type KycDecisionHook = (tx: Executor, decision: { customerId: string; merchantId: string; livemode: boolean; status: 'APPROVED' | 'REJECTED' }, now: Date) => Promise<void>;
 
 type VerificationRow = typeof kycVerifications.$inferSelect;
+
+/**
+ * A customer's verifications, latest first. A new one starts only once the previous is decided, so
+ * among two created in the same millisecond the one still PENDING is the latest.
+ */
+export const latestVerificationFirst = [desc(kycVerifications.createdAt), sql`(${kycVerifications.status} = 'PENDING') desc`, desc(kycVerifications.id)];
 
 /** The longest a reconciliation poll waits, whatever the provider says. */
 const maxPollMs = 60 * 60 * 1000;

@@ -168,6 +168,23 @@ describe('KYC through Onfido (live mode, replica)', () => {
     }
   });
 
+  test('re-verification: an approved customer whose address changes gets a new applicant and check with the new data', async () => {
+    const { customer, checkId, verification } = await submitted('Hopper');
+    await completeAndNotify(checkId);
+    assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
+    const moved = await context.request({ method: 'POST', url: `/v1/customers/${customer.id}`, apiKey: merchant.apiKey, body: { address: { line1: '9 Pier 39' } } });
+    assert.equal(assertSucceeded<CustomerData>(moved).kycStatus, 'PENDING');
+    await context.drainJobs();
+    const second = await context.platform.services.kyc.latestVerification(customer.id);
+    assert.notEqual(second?.id, verification?.id);
+    assert.notEqual(second?.providerReference, checkId, 'a new check');
+    const applicant = replica.requests.filter((request) => request.method === 'POST' && request.path === '/v3.6/applicants').at(-1)?.body as { address: { line1: string } };
+    assert.equal(applicant.address.line1, '9 Pier 39', 'Onfido checks the new address');
+    assert.equal((await read(customer.id)).kycStatus, 'PENDING', 'not approved until Onfido says so');
+    await completeAndNotify(String(second?.providerReference));
+    assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
+  });
+
   test('paysail providers check: the credentials are read with a harmless call', async () => {
     const [check] = context.platform.providerChecks.filter((candidate) => candidate.provider === 'onfido');
     assert.equal(check?.environment, 'live');
