@@ -17,6 +17,7 @@ import { pooledRandomBytes } from './crypto/random-pool.ts';
 import type { Api } from './http/types.ts';
 import { registerDashboard } from './modules/dashboard/routes.tsx';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
+import { registerKycRoutes } from './modules/kyc/routes.ts';
 import { registerLedgerAdminRoutes, registerLedgerRoutes } from './modules/ledger/routes.ts';
 import { registerPayoutPageRoutes } from './modules/payout-pages/routes.ts';
 import { registerPayoutPageWebRoutes } from './modules/payout-pages/pages/routes.tsx';
@@ -172,6 +173,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       registerFraudReportRoutes(v1, services.fraudReports);
       registerSubscriptionRoutes(v1, services.subscriptions);
       registerEntitlementRoutes(v1, services.entitlements);
+      registerKycRoutes(v1, services.kyc);
     },
     { prefix: '/v1' },
   );

@@ -11,6 +11,7 @@ import { createMerchantsService, type MerchantsService } from './modules/merchan
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
 import { createKycService, type KycService } from './modules/kyc/service.ts';
 import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
+import { createOnfido } from './modules/kyc/onfido/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
 import { idempotencyWindowMs, reencryptStoredResponses } from './http/idempotency.ts';
 import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
@@ -85,15 +86,23 @@ export async function createPlatform(options: { config: Config; database: Databa
   const merchants = createMerchantsService({ database, clock, keyRing });
   // KYC reads identity data through customers, and customers start KYC: each refers to the other
   // through a closure that runs only after both exist.
+  // Onfido when configured (live; and sandbox mode through Onfido's sandbox with ONFIDO_TEST_*).
+  const onfido = createOnfido({ settings: config.onfido, logger, publicUrl: config.publicUrl });
   const kyc: KycService = createKycService({
     database,
     clock,
-    sandboxProvider: createSandboxKycProvider({ database, clock, delayMs: config.sandboxKycDelayMs }),
-    liveProvider: null,
+    sandboxProvider: onfido.test ?? createSandboxKycProvider({ database, clock, delayMs: config.sandboxKycDelayMs }),
+    liveProvider: onfido.live,
     readKycData: (executor, customerId) => customers.readKycData(executor, customerId),
   });
   const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
   registry.register(kyc.verifyJob());
+  const onfidoInbound = onfido.inbound({ database, clock, refresh: (verificationId) => kyc.refresh(verificationId) });
+  providerChecks.push(...onfido.checks);
+  providerWebhooks.push(...onfidoInbound.webhooks);
+  for (const job of onfidoInbound.jobs) {
+    registry.register(job);
+  }
 
   // Balances (sandbox opens funded) and payout pages; KYC decisions move the pages waiting on them.
   const ledger = createLedgerService({ database, clock });

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
+import { onfidoConfigDocumentation, readOnfidoSettings, type OnfidoSettings } from './onfido.ts';
 
 /**
  * Every environment variable Paysail reads, with its default and meaning. This is the only place
@@ -42,6 +43,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly jobPollIntervalMs: number;
   readonly workerConcurrency: number;
+  /** Onfido (KYC) credentials, live and test; see src/config/onfido.ts. */
+  readonly onfido: OnfidoSettings;
 }
 
 export class ConfigError extends Error {
@@ -209,6 +212,9 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     jobPollIntervalMs: readInteger(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    onfido: readOnfidoSettings(env, (variable, message) => {
+      throw new ConfigError(variable, message);
+    }),
   });
 }
 
@@ -241,4 +247,5 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },
   { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
   { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
+  ...onfidoConfigDocumentation,
 ];

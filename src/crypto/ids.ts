@@ -19,6 +19,7 @@ export const idPrefixes = {
   dashboardSession: 'dss_',
   job: 'job_',
   kycVerification: 'kyc_',
+  kycReview: 'kyr_',
   piiKey: 'pii_',
   email: 'eml_',
   ledgerTransaction: 'ltx_',

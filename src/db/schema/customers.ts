@@ -5,6 +5,8 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 
 export const kycStatuses = ['NOT_STARTED', 'PENDING', 'APPROVED', 'REJECTED'] as const;
 export type KycStatus = (typeof kycStatuses)[number];
+export const kycCheckKinds = ['DATA', 'DOCUMENTS'] as const;
+export const kycOutcomes = ['PENDING', 'REVIEW', 'STEP_UP', 'APPROVED', 'REJECTED'] as const;
 
 /**
  * Customers. Every PII field (e-mail, names, date of birth, phone, each address field) is stored
@@ -29,6 +31,8 @@ export const customers = pgTable(
     supportedPaymentMethods: jsonb('supported_payment_methods').$type<string[]>(),
     supportedPayoutMethods: jsonb('supported_payout_methods').$type<string[]>(),
     kycStatus: text('kyc_status', { enum: kycStatuses }).notNull(),
+    /** Why KYC is in review or was rejected (never PII; set by the KYC module), else null. */
+    kycReason: text('kyc_reason'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },
@@ -55,6 +59,39 @@ export const kycVerifications = pgTable(
     reason: text('reason'),
     createdAt: timestamptz('created_at').notNull(),
     decidedAt: timestamptz('decided_at'),
+    /** The provider's id of the person (Onfido applicant); `providerReference` is the current check's id. */
+    providerApplicantId: text('provider_applicant_id'),
+    /** Which check runs: the background data check, or documents + selfie after a step-up. */
+    stage: text('stage', { enum: kycCheckKinds }).notNull().default('DATA'),
+    /** The current check's outcome as last read (REVIEW: the merchant decides; STEP_UP: documents are asked for). */
+    providerOutcome: text('provider_outcome', { enum: kycOutcomes }),
+    /** Set just before a check is started: with no `providerReference` yet, the outcome of that call is unknown and is looked up, never redone blind. */
+    checkRequestedAt: timestamptz('check_requested_at'),
+    /** Non-PII result per report or rule (`identity_enhanced` → `consider`), for the review queue. */
+    breakdown: jsonb('breakdown').$type<Record<string, string>>(),
+    /** `provider`, or `merchant` when decided in review (details in kyc_reviews). */
+    decidedBy: text('decided_by', { enum: ['provider', 'merchant'] }),
   },
-  (table) => [index('kyc_verifications_customer').on(table.customerId, table.createdAt)],
+  (table) => [index('kyc_verifications_customer').on(table.customerId, table.createdAt), index('kyc_verifications_provider_reference').on(table.provider, table.providerReference)],
+);
+
+/** The merchant's decisions on verifications in review: who decided, when, and why (one per verification). */
+export const kycReviews = pgTable(
+  'kyc_reviews',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    verificationId: text('verification_id')
+      .notNull()
+      .references(() => kycVerifications.id),
+    customerId: text('customer_id').notNull(),
+    decision: text('decision', { enum: ['APPROVED', 'REJECTED'] }).notNull(),
+    /** The merchant's reason, as written by them (not shown to the customer). */
+    reason: text('reason').notNull(),
+    /** Who decided: `dashboard:<user id>` or `api:<key prefix>`. */
+    actor: text('actor').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [uniqueIndex('kyc_reviews_verification_unique').on(table.verificationId), index('kyc_reviews_merchant_created').on(table.merchantId, table.livemode, table.createdAt)],
 );

@@ -101,6 +101,9 @@ export const Customer = Type.Object(
       }),
     ),
     kycStatus: Type.Union([Type.Literal('NOT_STARTED'), Type.Literal('PENDING'), Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
+    kycReason: Type.Optional(
+      Type.String({ description: 'Why KYC is in review (PENDING) or was rejected; never personal data. Absent otherwise.' }),
+    ),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
   },

@@ -107,6 +107,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       merchantId: row.merchantId,
       livemode: row.livemode,
       kycStatus: row.kycStatus,
+      ...(row.kycReason && (row.kycStatus === 'PENDING' || row.kycStatus === 'REJECTED') ? { kycReason: row.kycReason } : {}),
       createdAt: row.createdAt.getTime(),
       updatedAt: row.updatedAt.getTime(),
     };
@@ -187,6 +188,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       supportedPaymentMethods: input.supportedPaymentMethods ?? null,
       supportedPayoutMethods: null,
       kycStatus: 'NOT_STARTED',
+      kycReason: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -274,6 +276,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         // Row lock: the address merge and the immutability check read and write the same row.
         const current = await lockCustomer(tx, merchant.id, livemode, customerId);
         const fields = openRecord(keyRing, location(current), current.pii);
+        const before = { ...fields } as KycData;
         if (email !== undefined) {
           fields.email = email;
         }
@@ -299,8 +302,8 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         if (!updated) {
           throw notFound('customer', customerId);
         }
-        const started = await deps.kyc().startIfComplete(tx, updated, fields as KycData, now);
-        return { row: started ? { ...updated, kycStatus: started } : updated, fields };
+        const started = (await deps.kyc().startIfComplete(tx, updated, fields as KycData, now)) ?? (await deps.kyc().reverifyIfChanged(tx, updated, before, fields as KycData, now));
+        return { row: started ? { ...updated, kycStatus: started, kycReason: null } : updated, fields };
       });
       return responseFromPlaintext(row, fields, await merchants.activePiiKey(row.merchantId));
     },

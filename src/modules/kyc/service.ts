@@ -1,21 +1,28 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { enqueueJob, type EnqueueOptions } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../jobs/worker.ts';
 import type { KycProvider } from './providers/types.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
+import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
+import { createKycReviews } from './review.ts';
 
-export const kycVerifyQueue = 'kyc.verify';
-
-export type KycDecisionHook = (tx: Executor, decision: { customerId: string; merchantId: string; livemode: boolean; status: 'APPROVED' | 'REJECTED' }, now: Date) => Promise<void>;
+export { kycVerifyQueue, type KycDecisionHook };
 
 /** A verification about to start: its row, and the job that submits it (none without a provider). */
 export interface KycStartPlan {
   verification: typeof kycVerifications.$inferInsert & { id: string; status: 'PENDING'; createdAt: Date };
   job: { queue: string; payload: { verificationId: string }; options: EnqueueOptions } | null;
 }
+
+/**
+ * The fields a verification checks (contract §6's completeness list: the provider receives exactly
+ * these); a change of one after approval calls for a new verification. `middleName` and
+ * `address.line2` are neither sent nor checked, so changing them does not.
+ */
+export const verifiedIdentityFields: ReadonlyArray<keyof KycData> = ['firstName', 'lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.city', 'address.state', 'address.postalCode', 'address.country'];
 
 export const noLiveProviderReason = 'No live KYC provider is configured: live verifications stay PENDING until the operator configures one.';
 
@@ -37,14 +44,16 @@ export function createKycService(deps: {
   function providerFor(livemode: boolean): KycProvider | null {
     return livemode ? liveProvider : sandboxProvider;
   }
+  const driver = createVerificationDriver({ database, clock, providerFor, readKycData, hooks: decisionHooks });
+  const reviews = createKycReviews({ database, clock, hooks: decisionHooks, providerFor });
 
   /**
    * What starting verification means for this customer, or null when it does not start (data
    * incomplete, or already started): the verification row and, when a provider is configured,
    * the job that submits it. `startIfComplete` applies it; a create applies it in its own insert.
    */
-  function planStart(customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date): KycStartPlan | null {
-    if (customer.kycStatus !== 'NOT_STARTED' || missingKycFields(data).length > 0) {
+  function planStart(customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date, options: { again?: boolean } = {}): KycStartPlan | null {
+    if (customer.kycStatus !== (options.again ? 'APPROVED' : 'NOT_STARTED') || missingKycFields(data).length > 0) {
       return null;
     }
     const provider = providerFor(customer.livemode);
@@ -64,6 +73,22 @@ export function createKycService(deps: {
     };
   }
 
+  async function start(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date, options: { again?: boolean }): Promise<'PENDING' | null> {
+    const plan = planStart(customer, data, now, options);
+    if (!plan) {
+      return null;
+    }
+    await tx.insert(kycVerifications).values(plan.verification);
+    await tx
+      .update(customers)
+      .set({ kycStatus: 'PENDING', kycReason: null, updatedAt: now })
+      .where(and(eq(customers.id, customer.id), eq(customers.kycStatus, options.again ? 'APPROVED' : 'NOT_STARTED')));
+    if (plan.job) {
+      await enqueueJob(tx, now, plan.job.queue, plan.job.payload, plan.job.options);
+    }
+    return 'PENDING';
+  }
+
   return {
     onDecision(hook: KycDecisionHook): void {
       decisionHooks.push(hook);
@@ -76,74 +101,65 @@ export function createKycService(deps: {
      * transaction with the customer row locked (or just inserted) by the caller.
      */
     async startIfComplete(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date): Promise<'PENDING' | null> {
-      const plan = planStart(customer, data, now);
-      if (!plan) {
-        return null;
-      }
-      await tx.insert(kycVerifications).values(plan.verification);
-      await tx
-        .update(customers)
-        .set({ kycStatus: 'PENDING', updatedAt: now })
-        .where(and(eq(customers.id, customer.id), eq(customers.kycStatus, 'NOT_STARTED')));
-      if (plan.job) {
-        await enqueueJob(tx, now, plan.job.queue, plan.job.payload, plan.job.options);
-      }
-      return 'PENDING';
+      return start(tx, customer, data, now, {});
+    },
+
+    /**
+     * Re-verification: an APPROVED customer whose identity data changed is verified again (a new
+     * verification; `kycStatus` back to PENDING) before the next payout. Same transaction rules as
+     * `startIfComplete`. Returns 'PENDING' when a verification started.
+     */
+    async reverifyIfChanged(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, before: KycData, after: KycData, now: Date): Promise<'PENDING' | null> {
+      const changed = verifiedIdentityFields.some((field) => (before[field] ?? null) !== (after[field] ?? null));
+      return changed ? start(tx, customer, after, now, { again: true }) : null;
     },
 
     async latestVerification(customerId: string) {
-      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(desc(kycVerifications.createdAt)).limit(1);
+      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(...latestVerificationFirst).limit(1);
       return row ?? null;
     },
 
-    /** The job that submits to the provider and applies its decision. */
-    verifyJob(): JobDefinition<{ verificationId: string }> {
-      return {
-        queue: kycVerifyQueue,
-        maxAttempts: 20,
-        handle: async ({ verificationId }, context) => {
-          const [verification] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.id, verificationId));
-          if (!verification || verification.status !== 'PENDING') {
-            return;
-          }
-          const provider = providerFor(verification.livemode);
-          if (!provider) {
-            return;
-          }
-          let reference = verification.providerReference;
-          if (!reference) {
-            const data = await readKycData(database.db, verification.customerId);
-            ({ reference } = await provider.submit({ verificationId, livemode: verification.livemode, data }));
-            await database.db.update(kycVerifications).set({ providerReference: reference }).where(eq(kycVerifications.id, verificationId));
-          }
-          const decision = await provider.fetchDecision(reference);
-          if (decision.status === 'PENDING') {
-            const now = clock.now().getTime();
-            const retryAt = decision.retryAt && decision.retryAt.getTime() > now ? decision.retryAt.getTime() : now + provider.pollIntervalMs;
-            return { rescheduleAt: new Date(Math.min(retryAt, now + 60 * 60 * 1000)) };
-          }
-          await context.transaction(async (tx) => {
-            const now = clock.now();
-            const decided = await tx
-              .update(kycVerifications)
-              .set({ status: decision.status, reason: decision.status === 'REJECTED' ? decision.reason : null, decidedAt: now })
-              .where(and(eq(kycVerifications.id, verificationId), eq(kycVerifications.status, 'PENDING')))
-              .returning({ id: kycVerifications.id });
-            if (decided.length === 0) {
-              return;
-            }
-            await tx
-              .update(customers)
-              .set({ kycStatus: decision.status, updatedAt: now })
-              .where(and(eq(customers.id, verification.customerId), eq(customers.kycStatus, 'PENDING')));
-            for (const hook of decisionHooks) {
-              await hook(tx, { customerId: verification.customerId, merchantId: verification.merchantId, livemode: verification.livemode, status: decision.status }, now);
-            }
-          });
-          return;
-        },
-      };
+    /** The customer's verification waiting for documents (step-up), or null. */
+    async awaitingDocuments(customerId: string) {
+      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(...latestVerificationFirst).limit(1);
+      return row && row.status === 'PENDING' && row.providerOutcome === 'STEP_UP' ? row : null;
     },
+
+    /** A token for the provider's browser SDK, for the customer of a verification waiting for documents. */
+    async stepUpToken(verification: { livemode: boolean; providerApplicantId: string | null }, referrer: string): Promise<string | null> {
+      const provider = providerFor(verification.livemode);
+      return provider && verification.providerApplicantId ? provider.stepUpToken({ applicantId: verification.providerApplicantId, referrer }) : null;
+    },
+
+    /**
+     * The customer captured their documents: the verification moves to the document check (started
+     * by the job, exactly once). Conditional on it still waiting for documents; false otherwise.
+     */
+    async submitDocuments(verificationId: string): Promise<boolean> {
+      return database.transaction(async (tx) => {
+        const now = clock.now();
+        const moved = await tx
+          .update(kycVerifications)
+          .set({ stage: 'DOCUMENTS', providerReference: null, providerOutcome: 'PENDING', checkRequestedAt: null, reason: null })
+          .where(and(eq(kycVerifications.id, verificationId), eq(kycVerifications.status, 'PENDING'), eq(kycVerifications.providerOutcome, 'STEP_UP')))
+          .returning({ customerId: kycVerifications.customerId });
+        if (!moved[0]) {
+          return false;
+        }
+        await tx.update(customers).set({ kycReason: 'identity documents are being checked', updatedAt: now }).where(and(eq(customers.id, moved[0].customerId), eq(customers.kycStatus, 'PENDING')));
+        await enqueueJob(tx, now, kycVerifyQueue, { verificationId }, { dedupeKey: `kyc.verify:${verificationId}:documents`, maxAttempts: 20 });
+        return true;
+      });
+    },
+
+    /** The job that submits to the provider, applies its outcome and reconciles lost answers. */
+    verifyJob: () => driver.verifyJob(),
+
+    /** Reads the provider again and applies what it says (a provider webhook's "something changed"). */
+    refresh: (verificationId: string) => driver.advance(verificationId),
+
+    /** The merchant's review queue and decisions. */
+    reviews,
   };
 }
 

@@ -4,6 +4,8 @@ import type { CustomerDetailView, CustomerFilters, CustomerRowView } from '../pr
 import type { PageOf } from '../presenters/pagination.ts';
 import { Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { KycReviewItem } from '../../kyc/review.ts';
+import { KycReviewCard, KycReviewQueue } from './kyc-review.tsx';
 
 const kycExplanations: Record<string, string> = {
   NOT_STARTED: 'Identity data is incomplete. The customer completes it on their first payout page, or you add it with POST /v1/customers/:id.',
@@ -12,13 +14,14 @@ const kycExplanations: Record<string, string> = {
   REJECTED: 'The KYC provider rejected the identity data; payouts to this customer fail.',
 };
 
-export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerRowView> }) {
+export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerRowView>; inReview: KycReviewItem[] }) {
   const { frame, filters, result } = props;
   const path = modePath(frame.mode, '/customers');
   const filtered = Boolean(filters.reference || filters.kycStatus);
   return (
     <DashboardPage frame={frame} section="customers" title="Customers">
       <h1>Customers</h1>
+      <KycReviewQueue frame={frame} items={props.inReview} />
       <form method="get" action={path} class="toolbar" role="search" aria-label="Filter customers">
         <div>
           <label for="reference">Reference ID starts with</label>
@@ -83,10 +86,10 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
   );
 }
 
-export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView }) {
+export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView; review: KycReviewItem | null; notice?: string | undefined; error?: string | undefined }) {
   const { frame, customer } = props;
   return (
-    <DashboardPage frame={frame} section="customers" title={`Customer ${customer.referenceId}`}>
+    <DashboardPage frame={frame} section="customers" title={`Customer ${customer.referenceId}`} notice={props.notice} error={props.error}>
       <p class="crumbs">
         <a href={modePath(frame.mode, '/customers')}>← Customers</a>
       </p>
@@ -119,6 +122,7 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
           <dd>{customer.supportedPayoutMethods?.join(', ') ?? <span class="muted">not set (your operator sets them)</span>}</dd>
         </dl>
       </div>
+      {props.review ? <KycReviewCard frame={frame} customerId={customer.id} item={props.review} /> : null}
       <h2>Identity verifications</h2>
       {customer.verifications.length === 0 ? (
         <EmptyState title="No verification yet.">

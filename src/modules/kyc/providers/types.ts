@@ -1,18 +1,47 @@
 import type { KycData } from '../../customers/rules.ts';
 
-/** `retryAt`: when the provider expects to have decided (the job looks again then, else after `pollIntervalMs`). */
-export type KycDecision = { status: 'PENDING'; retryAt?: Date } | { status: 'APPROVED' } | { status: 'REJECTED'; reason: string };
+/**
+ * What a verification's current check says, in our language (each adapter maps its provider's
+ * statuses to these in one table):
+ * - `PENDING`: the provider is still working (`retryAt`: when it expects to be done);
+ * - `APPROVED` / `REJECTED`: decided;
+ * - `REVIEW`: the provider could not decide; a person (the merchant) must;
+ * - `STEP_UP`: data alone cannot confirm the identity; the customer must show documents.
+ * `reason` is never PII; `breakdown` (report or rule → result) neither.
+ */
+export type KycOutcome =
+  | { status: 'PENDING'; retryAt?: Date }
+  | { status: 'APPROVED'; breakdown?: Record<string, string> }
+  | { status: 'REJECTED'; reason: string; breakdown?: Record<string, string> }
+  | { status: 'REVIEW'; reason: string; breakdown?: Record<string, string> }
+  | { status: 'STEP_UP'; reason: string; breakdown?: Record<string, string> };
+
+/** `DATA`: the background, document-less check; `DOCUMENTS`: document + selfie after a step-up. */
+export type KycCheckKind = 'DATA' | 'DOCUMENTS';
 
 /**
- * An identity verification provider. Live adapters (Persona, Onfido, …) implement the same two
- * calls; the sandbox provider is a deterministic implementation of them.
+ * An identity verification provider. The live adapter (Onfido) and the deterministic sandbox
+ * implement the same calls; the KYC service drives them from its jobs and never guesses an outcome.
  */
 export interface KycProvider {
   readonly name: string;
-  /** Submits the applicant; idempotent by `verificationId` (a retried job never submits twice). */
-  submit(input: { verificationId: string; livemode: boolean; data: KycData }): Promise<{ reference: string }>;
-  /** The decision so far. */
-  fetchDecision(reference: string): Promise<KycDecision>;
-  /** When to ask again while the decision is pending. */
+  /**
+   * How often the reconciliation job looks at a check whose outcome is not known yet. A provider
+   * that pushes outcomes (webhooks) polls rarely: the poll only settles lost answers.
+   */
   readonly pollIntervalMs: number;
+  /** Creates the person to verify with exactly the fields the check needs; returns the provider's id for them. */
+  createApplicant(input: { verificationId: string; livemode: boolean; data: KycData }): Promise<string>;
+  /**
+   * Starts the check of `kind` for the applicant, exactly once per (verification, kind): it first
+   * looks up a check already started for them (a retry after a lost answer finds it) and only
+   * creates one when there is none. Returns the check's id.
+   */
+  startCheck(input: { verificationId: string; applicantId: string; kind: KycCheckKind }): Promise<string>;
+  /** The check's outcome so far, read from the provider. */
+  fetchOutcome(checkId: string): Promise<KycOutcome>;
+  /** A short-lived token for the provider's browser SDK (document + selfie capture), or null when the provider has none. */
+  stepUpToken(input: { applicantId: string; referrer: string }): Promise<string | null>;
+  /** Where the merchant sees the check at the provider (dashboard link), or null. */
+  checkUrl(checkId: string): string | null;
 }

@@ -1,0 +1,147 @@
+import { Configuration, DefaultApi, Region, type ApplicantBuilder, type CountryCodes, type Report } from '@onfido/api';
+import countries from 'i18n-iso-countries';
+import type { Logger } from 'pino';
+import type { KycData } from '../../customers/rules.ts';
+import type { KycCheckKind, KycProvider } from '../providers/types.ts';
+import { dataReport, documentReports, mapOnfidoResult } from './mapping.ts';
+
+export type OnfidoRegion = 'EU' | 'US' | 'CA';
+
+export interface OnfidoOptions {
+  /** `onfido` (live) or `onfido-test` (Onfido's sandbox backing sandbox mode): stored on each verification. */
+  name: string;
+  apiToken: string;
+  region: OnfidoRegion;
+  /** Tests only: the replica's address (the package's own `basePath` option). */
+  basePath?: string;
+  /** The reconciliation poll for checks whose webhook has not come (default 15 minutes). */
+  pollIntervalMs?: number;
+  timeoutMs?: number;
+}
+
+const regions: Record<OnfidoRegion, Region> = { EU: Region.EU, US: Region.US, CA: Region.CA };
+const dashboards: Record<OnfidoRegion, string> = { EU: 'https://dashboard.onfido.com', US: 'https://dashboard.us.onfido.com', CA: 'https://dashboard.ca.onfido.com' };
+
+/** The tag that ties an Onfido check to our verification: how a check whose creation answer was lost is found again. */
+export function checkTag(verificationId: string, kind: KycCheckKind): string {
+  return `paysail:${verificationId}:${kind.toLowerCase()}`;
+}
+
+/** Our verification id from a check's tags, or null. */
+export function verificationIdOfTags(tags: readonly string[] | undefined): string | null {
+  for (const tag of tags ?? []) {
+    const match = /^paysail:([^:]+):(data|documents)$/.exec(tag);
+    if (match?.[1]) {
+      return match[1];
+    }
+  }
+  return null;
+}
+
+/**
+ * The applicant Onfido needs for a document-less identity check, and nothing more: names, date of
+ * birth and the address (ISO alpha-3 country). No phone number, e-mail, middle name or second
+ * address line: the check does not use them.
+ */
+export function applicantFor(data: KycData): ApplicantBuilder {
+  const country = countries.alpha2ToAlpha3(data['address.country'] ?? '');
+  if (!data.firstName || !data.lastName || !data.dateOfBirth || !data['address.postalCode'] || !country) {
+    throw new Error('incomplete identity data for Onfido');
+  }
+  return {
+    first_name: data.firstName,
+    last_name: data.lastName,
+    dob: data.dateOfBirth,
+    address: {
+      line1: data['address.line1'] ?? null,
+      town: data['address.city'] ?? '',
+      postcode: data['address.postalCode'],
+      country: country as CountryCodes,
+      ...(data['address.state'] ? { state: data['address.state'] } : {}),
+    },
+  };
+}
+
+/**
+ * An Onfido call whose failure is re-thrown as a plain error naming the call and the HTTP status or
+ * network code only: the package's (axios) errors carry the request, its Authorization header and
+ * its body (applicant PII), and a failed job's error is logged.
+ */
+export async function onfidoCall<T>(label: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const details = error as { response?: { status?: number }; code?: string };
+    const status = details.response?.status;
+    throw new Error(`onfido ${label} failed: ${status !== undefined ? `HTTP ${status}` : (details.code ?? 'no answer')}`);
+  }
+}
+
+export function createOnfidoClient(options: OnfidoOptions): DefaultApi {
+  return new DefaultApi(
+    new Configuration({
+      apiToken: options.apiToken,
+      region: regions[options.region],
+      ...(options.basePath ? { basePath: options.basePath } : {}),
+      baseOptions: { timeout: options.timeoutMs ?? 30_000 },
+    }),
+  );
+}
+
+/**
+ * Onfido behind the KYC port, every call made by the official `@onfido/api` package. Onfido has no
+ * idempotency keys: a check carries the tag `paysail:<verification>:<kind>`, and `startCheck` lists
+ * the applicant's checks for it before creating one, so a retry after a lost answer finds the check
+ * instead of starting a second. Logs carry ids only, never the applicant's data.
+ */
+export function createOnfidoKycProvider(options: OnfidoOptions & { logger: Logger }): KycProvider & { client: DefaultApi } {
+  const client = createOnfidoClient(options);
+  const logger = options.logger.child({ provider: 'onfido' });
+
+  return {
+    name: options.name,
+    client,
+    pollIntervalMs: options.pollIntervalMs ?? 15 * 60 * 1000,
+
+    async createApplicant({ verificationId, data }) {
+      const { data: applicant } = await onfidoCall('createApplicant', () => client.createApplicant(applicantFor(data)));
+      logger.info({ verificationId, applicantId: applicant.id }, 'onfido applicant created');
+      return applicant.id;
+    },
+
+    async startCheck({ verificationId, applicantId, kind }) {
+      const tag = checkTag(verificationId, kind);
+      const { data: existing } = await onfidoCall('listChecks', () => client.listChecks(applicantId));
+      const found = existing.checks.find((check) => check.tags?.includes(tag));
+      if (found) {
+        logger.info({ verificationId, checkId: found.id }, 'onfido check found (started before)');
+        return found.id;
+      }
+      const { data: check } = await onfidoCall('createCheck', () =>
+        client.createCheck({
+          applicant_id: applicantId,
+          report_names: kind === 'DATA' ? [dataReport] : [...documentReports],
+          tags: [tag],
+        }),
+      );
+      logger.info({ verificationId, checkId: check.id, kind }, 'onfido check created');
+      return check.id;
+    },
+
+    async fetchOutcome(checkId) {
+      const { data: check } = await onfidoCall('findCheck', () => client.findCheck(checkId));
+      const reports: Report[] = check.status === 'complete' || check.status === 'withdrawn' ? (await onfidoCall('listReports', () => client.listReports(checkId))).data.reports : [];
+      const kind: KycCheckKind = reports.some((report) => report.name === dataReport) || check.tags?.some((tag) => tag.endsWith(':data')) ? 'DATA' : 'DOCUMENTS';
+      return mapOnfidoResult({ check, reports, kind });
+    },
+
+    async stepUpToken({ applicantId, referrer }) {
+      const { data } = await onfidoCall('generateSdkToken', () => client.generateSdkToken({ applicant_id: applicantId, referrer }));
+      return data.token;
+    },
+
+    checkUrl(checkId) {
+      return `${dashboards[options.region]}/checks/${encodeURIComponent(checkId)}`;
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Applicant, ApplicantBuilder, Check, CheckBuilder, ChecksList, Report, ReportsList, SdkToken, SdkTokenBuilder, WebhookEvent, WebhookEventType, WebhooksList } from '@onfido/api';
+
+/**
+ * A replica of Onfido's API v3.6 for the calls Paysail makes, speaking its wire format: applicants,
+ * checks (with tags), reports, SDK tokens, webhooks; signed webhook events (`X-SHA2-Signature`:
+ * HMAC-SHA256 of the body with the webhook token). Every object it returns is typed with
+ * `@onfido/api`'s own types. Outcomes follow Onfido's sandbox convention, by the applicant's last
+ * name: `Consider` → consider; `Rejected` → consider with sub-result `rejected`; `Unidentified` → the identity report cannot identify them; otherwise
+ * clear. A document check (document + facial similarity) is clear unless the last name is
+ * `Forged` (document `rejected`). Checks stay `in_progress` until the test completes them.
+ */
+export interface OnfidoReplica {
+  readonly url: string;
+  readonly apiToken: string;
+  readonly webhookToken: string;
+  /** Every request: method, path (with query) and parsed JSON body. */
+  readonly requests: Array<{ method: string; path: string; body: unknown }>;
+  readonly applicants: Map<string, Applicant>;
+  readonly checks: Map<string, Check>;
+  readonly reports: Map<string, Report>;
+  /** The next request to this method+path is processed, then its answer is lost (socket destroyed). */
+  loseNextAnswer(method: string, pathPrefix: string): void;
+  /** Completes a check (its reports too) as the sandbox convention says. */
+  complete(checkId: string): void;
+  /** A signed webhook delivery for a check or report event: the body and headers Onfido sends. */
+  webhook(action: WebhookEventType, resource: { type: 'check' | 'report'; id: string; status?: string }): { body: string; headers: Record<string, string> };
+  close(): Promise<void>;
+}
+
+const version = '/v3.6';
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+export async function startOnfidoReplica(options: { apiToken?: string; webhookToken?: string } = {}): Promise<OnfidoReplica> {
+  const apiToken = options.apiToken ?? 'api_live.replica-token';
+  const webhookToken = options.webhookToken ?? 'replica-webhook-token';
+  const requests: OnfidoReplica['requests'] = [];
+  const applicants = new Map<string, Applicant>();
+  const checks = new Map<string, Check>();
+  const reports = new Map<string, Report>();
+  const lose: Array<{ method: string; pathPrefix: string }> = [];
+  let url = '';
+
+  function send(response: ServerResponse, status: number, body: unknown): void {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  }
+
+  function handle(method: string, path: string, query: URLSearchParams, body: unknown): { status: number; body: unknown } {
+    if (method === 'POST' && path === '/applicants') {
+      const input = body as ApplicantBuilder;
+      const applicant: Applicant = { id: randomUUID(), created_at: new Date().toISOString(), href: `${version}/applicants/x`, sandbox: false, first_name: input.first_name, last_name: input.last_name, ...(input.dob ? { dob: input.dob } : {}) };
+      applicants.set(applicant.id, applicant);
+      return { status: 201, body: applicant };
+    }
+    if (method === 'GET' && path === '/checks') {
+      const list: ChecksList = { checks: [...checks.values()].filter((check) => check.applicant_id === query.get('applicant_id')) };
+      return { status: 200, body: list };
+    }
+    if (method === 'POST' && path === '/checks') {
+      const input = body as CheckBuilder;
+      if (!applicants.has(input.applicant_id)) {
+        return { status: 422, body: { error: { type: 'validation_error', message: 'applicant not found' } } };
+      }
+      const id = randomUUID();
+      const reportIds: string[] = [];
+      for (const name of input.report_names) {
+        const report = { id: randomUUID(), name, status: 'awaiting_data', check_id: id, created_at: new Date().toISOString() } as Report;
+        reports.set(report.id, report);
+        reportIds.push(report.id);
+      }
+      const check: Check = { id, applicant_id: input.applicant_id, status: 'in_progress', tags: input.tags ?? [], report_ids: reportIds, created_at: new Date().toISOString(), href: `${version}/checks/${id}`, results_uri: `https://dashboard.onfido.com/checks/${id}` };
+      checks.set(id, check);
+      return { status: 201, body: check };
+    }
+    const check = /^\/checks\/([^/]+)$/.exec(path);
+    if (method === 'GET' && check?.[1]) {
+      const found = checks.get(check[1]);
+      return found ? { status: 200, body: found } : { status: 404, body: { error: { type: 'resource_not_found' } } };
+    }
+    if (method === 'GET' && path === '/reports') {
+      const list: ReportsList = { reports: [...reports.values()].filter((report) => report.check_id === query.get('check_id')) };
+      return { status: 200, body: list };
+    }
+    const report = /^\/reports\/([^/]+)$/.exec(path);
+    if (method === 'GET' && report?.[1]) {
+      const found = reports.get(report[1]);
+      return found ? { status: 200, body: found } : { status: 404, body: { error: { type: 'resource_not_found' } } };
+    }
+    if (method === 'POST' && path === '/sdk_token') {
+      const input = body as SdkTokenBuilder;
+      if (!applicants.has(input.applicant_id)) {
+        return { status: 422, body: { error: { type: 'validation_error' } } };
+      }
+      const token: SdkToken = { token: `sdk-${input.applicant_id}-${randomUUID()}` };
+      return { status: 200, body: token };
+    }
+    if (method === 'GET' && path === '/webhooks') {
+      const list: WebhooksList = { webhooks: [] };
+      return { status: 200, body: list };
+    }
+    return { status: 404, body: { error: { type: 'resource_not_found', message: `${method} ${path}` } } };
+  }
+
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const raw = await readBody(request);
+      const target = new URL(request.url ?? '/', 'http://replica');
+      const body: unknown = raw ? JSON.parse(raw) : null;
+      requests.push({ method: request.method ?? 'GET', path: `${target.pathname}${target.search}`, body });
+      if (request.headers.authorization !== `Token token=${apiToken}`) {
+        send(response, 401, { error: { type: 'authorization_error', message: 'Authorization error' } });
+        return;
+      }
+      if (!target.pathname.startsWith(version)) {
+        send(response, 404, { error: { type: 'resource_not_found' } });
+        return;
+      }
+      const path = target.pathname.slice(version.length);
+      const result = handle(request.method ?? 'GET', path, target.searchParams, body);
+      const lost = lose.findIndex((entry) => entry.method === request.method && path.startsWith(entry.pathPrefix));
+      if (lost >= 0) {
+        lose.splice(lost, 1);
+        response.socket?.destroy();
+        return;
+      }
+      send(response, result.status, result.body);
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${version}`;
+
+  return {
+    url,
+    apiToken,
+    webhookToken,
+    requests,
+    applicants,
+    checks,
+    reports,
+    loseNextAnswer(method, pathPrefix) {
+      lose.push({ method, pathPrefix });
+    },
+    complete(checkId) {
+      const check = checks.get(checkId);
+      if (!check) {
+        throw new Error(`no check ${checkId}`);
+      }
+      const lastName = applicants.get(check.applicant_id)?.last_name;
+      let result: 'clear' | 'consider' = 'clear';
+      for (const reportId of check.report_ids ?? []) {
+        const report = reports.get(reportId);
+        if (!report) {
+          continue;
+        }
+        let outcome: Pick<Report, 'result' | 'sub_result'> = { result: 'clear' };
+        if (lastName === 'Rejected') {
+          outcome = { result: 'consider', sub_result: 'rejected' };
+        } else if (lastName === 'Consider') {
+          outcome = { result: 'consider' };
+        } else if (lastName === 'Unidentified' && report.name === 'identity_enhanced') {
+          outcome = { result: 'unidentified' };
+        } else if (lastName === 'Forged' && report.name === 'document') {
+          outcome = { result: 'consider', sub_result: 'rejected' };
+        }
+        if (outcome.result !== 'clear') {
+          result = 'consider';
+        }
+        reports.set(reportId, { ...report, status: 'complete', ...outcome } as Report);
+      }
+      checks.set(checkId, { ...check, status: 'complete', result });
+    },
+    webhook(action, resource) {
+      const event: WebhookEvent = {
+        payload: {
+          resource_type: resource.type,
+          action,
+          object: { id: resource.id, status: 'complete', completed_at_iso8601: '2026-01-01T00:00:00Z', href: `${url}/${resource.type}s/${resource.id}`, ...(resource.status ? { status: resource.status as 'complete' } : {}) },
+        },
+      };
+      const body = JSON.stringify(event);
+      const signature = createHmac('sha256', webhookToken).update(body).digest('hex');
+      return { body, headers: { 'content-type': 'application/json', 'x-sha2-signature': signature } };
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
