@@ -7,6 +7,7 @@ import { createCardProcessorRouter } from '../../../src/modules/card-processor/r
 import type { CardProcessor, ChargeResult } from '../../../src/modules/card-processor/types.ts';
 import type { Merchant } from '../../../src/modules/merchants/service.ts';
 import { createPaymentPagesService } from '../../../src/modules/payment-pages/service.ts';
+import { createPaymentsService } from '../../../src/modules/payments/index.ts';
 import { createSubscriptionsService, type SubscriptionsService } from '../../../src/modules/subscriptions/service.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
@@ -79,20 +80,20 @@ describe('renewal recovery with a scripted card processor', () => {
     merchant = authenticated.merchant;
     const { database, clock, logger } = context.platform;
     processor = new ScriptedProcessor(createSandboxCardProcessor({ database, clock }));
-    pages = createPaymentPagesService({
+    const payments = createPaymentsService({
       database,
       clock,
       keyRing: context.keyRing,
-      publicUrl: context.config.publicUrl,
       customers: context.platform.services.customers,
       cardProcessor: createCardProcessorRouter({ sandbox: processor, live: null }),
       logger,
     });
-    subscriptions = createSubscriptionsService({ database, clock, entitlements: context.platform.services.entitlements, savedCards: pages });
+    pages = createPaymentPagesService({ database, clock, keyRing: context.keyRing, publicUrl: context.config.publicUrl, customers: context.platform.services.customers, payments });
+    subscriptions = createSubscriptionsService({ database, clock, entitlements: context.platform.services.entitlements, savedCards: payments });
     pages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
     const registry = new JobRegistry();
     registry.register(subscriptions.renewalJob());
-    registry.register(pages.resolveAttemptJob());
+    registry.register(payments.resolveAttemptJob());
     worker = new Worker({ database, registry, clock, logger, concurrency: 4, pollIntervalMs: 60_000 });
   });
   after(async () => context.close());
