@@ -115,7 +115,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());
 
-  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock });
+  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs });
   const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: null });
   const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, logger: logger.child({ component: 'payments' }) });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });

@@ -16,7 +16,7 @@ import type { CustomersService } from '../customers/service.ts';
 import { normalizeEmail } from '../customers/rules.ts';
 import type { Merchant } from '../merchants/service.ts';
 import { liveProcessorMissingMessage } from '../card-processor/router.ts';
-import { validateCard, type PaymentsService } from '../payments/index.ts';
+import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { customerEmailOf, emailLocation, pageResponse, reencryptPageEmails, type PageView, type PaymentPageRow } from './view.ts';
 import type { CardPaymentInput, PaymentPageCreateInput, PaymentPageResponse } from './schemas.ts';
@@ -160,6 +160,31 @@ export function createPaymentPagesService(deps: {
   });
   const toResponse = (view: PageView): PaymentPageResponse => pageResponse(keyRing, publicUrl, view);
 
+  /**
+   * The claim: one transaction sets `attempt_payment_id` with a conditional UPDATE and records the
+   * PROCESSING payment (with the sandbox form's card description, or none for processor fields).
+   * A reservation, settled by the payments module: the Idempotency-Key is marked by the
+   * settlement, not here (decision 0004). Throws the reason when the page cannot be claimed.
+   */
+  async function claim(pageId: string, paymentId: string, now: Date, card: ValidatedCard | null): Promise<PaymentPageRow> {
+    const claimed = await withoutCommitGuard(() => database.transaction(async (tx) => {
+      const [held] = await tx
+        .update(paymentPages)
+        .set({ attemptPaymentId: paymentId, updatedAt: now })
+        .where(and(eq(paymentPages.id, pageId), eq(paymentPages.status, 'CREATED'), isNull(paymentPages.attemptPaymentId), gt(paymentPages.expiresAt, now)))
+        .returning();
+      if (held) {
+        await payments.recordCheckoutAttempt(tx, { paymentId, merchantId: held.merchantId, livemode: held.livemode, pageId: held.id, customerId: held.customerId, amount: held.amount, currency: held.currency, card }, now);
+      }
+      return held ?? null;
+    }));
+    if (!claimed) {
+      const current = await requireView({ pageId });
+      throw notPayable(current.page, clock.now()) ?? new AppError('INVALID_STATE', `Payment page ${pageId} cannot be paid right now; retry`);
+    }
+    return claimed;
+  }
+
   async function createPageOnce(merchant: Merchant, livemode: boolean, input: PaymentPageCreateInput, values: { email: string; successReturnUrl: string | null; failureReturnUrl: string | null; expiresAt: Date; metadata: Record<string, string>; subscription: PaymentPageSubscription | null }, now: Date): Promise<PageView> {
     return database.transaction(async (tx) => {
       const customer = await customersService.findOrCreateByReference(tx, merchant.id, livemode, { referenceId: input.customer.referenceId, email: values.email }, now);
@@ -291,28 +316,53 @@ export function createPaymentPagesService(deps: {
       if (!payments.isAvailable(page.livemode)) {
         throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
       }
-      const paymentId = newId('payment', now.getTime());
-      // A reservation, settled below or by the resolve job: the Idempotency-Key is marked by the
-      // settlement, not here (decision 0004).
-      const claimed = await withoutCommitGuard(() => database.transaction(async (tx) => {
-        const [held] = await tx
-          .update(paymentPages)
-          .set({ attemptPaymentId: paymentId, updatedAt: now })
-          .where(and(eq(paymentPages.id, page.id), eq(paymentPages.status, 'CREATED'), isNull(paymentPages.attemptPaymentId), gt(paymentPages.expiresAt, now)))
-          .returning();
-        if (!held) {
-          return null;
-        }
-        await payments.recordCheckoutAttempt(tx, { paymentId, merchantId: held.merchantId, livemode: held.livemode, pageId: held.id, customerId: held.customerId, amount: held.amount, currency: held.currency, card }, now);
-        return held;
-      }));
-      if (!claimed) {
-        const current = await requireView({ pageId: page.id });
-        throw notPayable(current.page, clock.now()) ?? new AppError('INVALID_STATE', `Payment page ${page.id} cannot be paid right now; retry`);
+      if (!payments.acceptsCardNumbers(page.livemode)) {
+        throw new AppError('FORBIDDEN', 'Card numbers are not accepted in live mode: the hosted checkout confirms the payment with the processor\'s own fields.');
       }
-      const payment = await payments.chargeCard({ paymentId, livemode: claimed.livemode, amount: claimed.amount, currency: claimed.currency, card, saveCard: claimed.subscription !== null });
+      const paymentId = newId('payment', now.getTime());
+      const claimed = await claim(page.id, paymentId, now, card);
+      const payment = await payments.payWithCard({ paymentId, livemode: claimed.livemode, amount: claimed.amount, currency: claimed.currency, card, saveCard: claimed.subscription !== null });
       const current = toResponse(await requireView({ pageId: page.id }));
       return payment.status === 'SUCCEEDED' ? { outcome: 'PAID', page: current } : { outcome: 'DECLINED', declineReason: payment.declineReason ?? 'processing_error', page: current };
+    },
+
+    /**
+     * Processor-hosted card entry (live mode; any processor without a Paysail card form): claims the
+     * page for one attempt, as `payPage` does, and creates the processor's payment the browser
+     * confirms with the returned client secret. A page already held by a session gets that session
+     * back (the processor's create is idempotent on our payment id). No card data passes here.
+     */
+    async openCheckoutSession(pageId: string): Promise<{ paymentId: string; clientSecret: string | null; page: PaymentPageResponse }> {
+      const { page } = await requireView({ pageId });
+      const now = clock.now();
+      if (!payments.isAvailable(page.livemode)) {
+        throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
+      }
+      let paymentId = page.attemptPaymentId;
+      const attempt = paymentId ? await payments.find(database.db, paymentId) : null;
+      if (!paymentId || !attempt || attempt.bin !== '' || attempt.status !== 'PROCESSING') {
+        const refusal = notPayable(page, now);
+        if (refusal) {
+          throw refusal;
+        }
+        const newPaymentId = newId('payment', now.getTime());
+        await claim(page.id, newPaymentId, now, null);
+        paymentId = newPaymentId;
+      }
+      const session = await payments.openSession({ paymentId, livemode: page.livemode, amount: page.amount, currency: page.currency, saveCard: page.subscription !== null });
+      return { paymentId, clientSecret: session.clientSecret, page: toResponse(await requireView({ pageId })) };
+    },
+
+    /**
+     * The customer is back from the processor (its return URL): settles the page's attempt from
+     * the processor's record when final. Answers the page as it now stands.
+     */
+    async completeCheckout(pageId: string): Promise<PaymentPageResponse> {
+      const { page } = await requireView({ pageId });
+      if (page.attemptPaymentId) {
+        await payments.reconcile(page.attemptPaymentId);
+      }
+      return toResponse(await requireView({ pageId }));
     },
 
     /** The page for the hosted checkout (no merchant scope: the id in the URL is the capability). */

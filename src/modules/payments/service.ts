@@ -11,7 +11,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/service.ts';
 import { liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
-import type { ChargeResult } from '../card-processor/types.ts';
+import type { CardDetails, ChargeResult, PaymentSession } from '../card-processor/types.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
 import { findCardToken, findPayment, findPaymentsForFraud, lockPayment, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
@@ -71,7 +71,8 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       const renewal = payment.kind === 'RENEWAL' || payment.pageId === null;
       let settled: PaymentRow | undefined;
       if (result.status === 'DECLINED') {
-        const card = renewal ? {} : { scheme: result.card?.scheme ?? null, cardType: result.card?.cardType ?? null, issuer: result.card?.issuer ?? null };
+        const described = result.card && payment.bin === '' ? { bin: result.card.bin, last4: result.card.last4, expMonth: result.card.expMonth, expYear: result.card.expYear } : {};
+        const card = renewal ? {} : { scheme: result.card?.scheme ?? null, cardType: result.card?.cardType ?? null, issuer: result.card?.issuer ?? null, ...described };
         [settled] = await tx
           .update(payments)
           .set({ status: 'DECLINED', declineReason: result.declineReason, ...card, decidedAt: now, updatedAt: now })
@@ -105,9 +106,13 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
             status: 'SUCCEEDED',
             processorReference: result.processorReference,
             networkTransactionId: result.networkTransactionId,
+            bin: result.card.bin,
+            last4: result.card.last4,
             scheme: result.card.scheme,
             cardType: result.card.cardType,
             issuer: result.card.issuer,
+            expMonth: result.card.expMonth,
+            expYear: result.card.expYear,
             cardTokenId,
             decidedAt: now,
             updatedAt: now,
@@ -125,10 +130,17 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
     });
   }
 
-  /** Asks the processor what happened to an attempt whose answer was lost; null = it never arrived. */
+  /**
+   * Asks the processor where an attempt stands and makes it final: never received → DECLINED
+   * (processing_error); still waiting for the customer → canceled at the processor, which answers
+   * the final state (a confirmation that got there first wins).
+   */
   async function recoverResult(paymentId: string, livemode: boolean): Promise<ChargeResult> {
-    const recorded = await cardProcessor.retrieveCharge({ paymentId, livemode });
-    return recorded ?? { status: 'DECLINED', declineReason: 'processing_error', card: null };
+    const state = await cardProcessor.retrievePayment({ paymentId, livemode });
+    if (state === null) {
+      return { status: 'DECLINED', declineReason: 'processing_error', card: null };
+    }
+    return state.status === 'PENDING' ? cardProcessor.cancelPayment({ paymentId, livemode }) : state;
   }
 
   function scheduleResolve(tx: Executor, paymentId: string, now: Date): Promise<string | null> {
@@ -163,7 +175,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
      * Records a PROCESSING checkout attempt (card description only: the number and CVC are never
      * stored) and schedules its resolve job, inside the caller's transaction (the page claim).
      */
-    async recordCheckoutAttempt(tx: Executor, attempt: { paymentId: string; merchantId: string; livemode: boolean; pageId: string; customerId: string; amount: number; currency: string; card: ValidatedCard }, now: Date): Promise<void> {
+    async recordCheckoutAttempt(tx: Executor, attempt: { paymentId: string; merchantId: string; livemode: boolean; pageId: string; customerId: string; amount: number; currency: string; card: ValidatedCard | null }, now: Date): Promise<void> {
       const { paymentId, card } = attempt;
       await tx.insert(payments).values({
         id: paymentId,
@@ -176,37 +188,51 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
         currency: attempt.currency,
         status: 'PROCESSING',
         processor: cardProcessor.processorName(attempt.livemode),
-        bin: card.number.slice(0, 6),
-        last4: card.number.slice(-4),
-        expMonth: card.expMonth,
-        expYear: card.expYear,
-        cardholderNameCiphertext: sealFields(keyRing, paymentLocation({ merchantId: attempt.merchantId, id: paymentId }), { cardholderName: card.cardholderName }).cardholderName ?? null,
+        // Known up front only from the sandbox form; a processor's fields report the card at settlement.
+        bin: card ? card.number.slice(0, 6) : '',
+        last4: card ? card.number.slice(-4) : '',
+        expMonth: card ? card.expMonth : 0,
+        expYear: card ? card.expYear : 0,
+        cardholderNameCiphertext: card ? (sealFields(keyRing, paymentLocation({ merchantId: attempt.merchantId, id: paymentId }), { cardholderName: card.cardholderName }).cardholderName ?? null) : null,
         createdAt: now,
         updatedAt: now,
       });
       await scheduleResolve(tx, paymentId, now);
     },
 
+    /** Creates the processor's payment for a recorded attempt (idempotent by payment id): what the browser confirms. */
+    openSession(input: { paymentId: string; livemode: boolean; amount: number; currency: string; saveCard: boolean }): Promise<PaymentSession> {
+      return withTimeout(cardProcessor.createPayment(input), processorTimeoutMs);
+    },
+
+    /** The sandbox card form is available for `livemode` (never in live mode: no card number reaches Paysail there). */
+    acceptsCardNumbers: (livemode: boolean) => cardProcessor.cardForm(livemode) !== null,
+
     /**
-     * Charges a recorded attempt and settles it; returns the payment as settled (by this call or
-     * concurrently by the resolve job). A lost answer is looked up; if even that fails the attempt
-     * stays PROCESSING for the resolve job and this throws 503.
+     * Sandbox card form: creates the processor's payment for a recorded attempt, confirms it with
+     * the card typed in and settles it; returns the payment as settled (by this call or concurrently
+     * by the resolve job). A lost answer is looked up; if even that fails the attempt stays
+     * PROCESSING for the resolve job and this throws 503.
      */
-    async chargeCard(input: { paymentId: string; livemode: boolean; amount: number; currency: string; card: ValidatedCard; saveCard: boolean }): Promise<PaymentRow> {
+    async payWithCard(input: { paymentId: string; livemode: boolean; amount: number; currency: string; card: ValidatedCard; saveCard: boolean }): Promise<PaymentRow> {
       const { paymentId, card } = input;
-      let result: ChargeResult;
+      const form = cardProcessor.cardForm(input.livemode);
+      if (!form) {
+        throw new AppError('FORBIDDEN', 'Card numbers are not accepted in live mode: the hosted checkout confirms the payment with the processor\'s own fields.');
+      }
+      let result: ChargeResult | null;
       try {
         result = await withTimeout(
-          cardProcessor.charge({
-            paymentId,
-            livemode: input.livemode,
-            amount: input.amount,
-            currency: input.currency,
-            card: { number: card.number, expMonth: card.expMonth, expYear: card.expYear, cvc: card.cvc, cardholderName: card.cardholderName },
-            saveCard: input.saveCard,
-          }),
+          (async () => {
+            await cardProcessor.createPayment({ paymentId, livemode: input.livemode, amount: input.amount, currency: input.currency, saveCard: input.saveCard });
+            const details: CardDetails = { number: card.number, expMonth: card.expMonth, expYear: card.expYear, cvc: card.cvc, cardholderName: card.cardholderName };
+            return form.confirmWithCard({ paymentId, livemode: input.livemode, card: details });
+          })(),
           processorTimeoutMs,
         );
+        if (result === null) {
+          throw new Error('the processor lost the payment session');
+        }
       } catch (error) {
         // Never log the error object itself: a processor's error could quote the request.
         logger.warn({ paymentId, errorName: error instanceof Error ? error.name : typeof error }, 'card processor call failed; asking it for the result');
@@ -217,6 +243,23 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
         }
       }
       return (await settle(paymentId, result)) ?? settledPayment(paymentId);
+    },
+
+    /**
+     * Settles an attempt from the processor's record when it is final (the browser came back, a
+     * provider webhook said something changed); a payment still waiting is left PROCESSING.
+     * Returns the payment as it now stands.
+     */
+    async reconcile(paymentId: string): Promise<PaymentRow | null> {
+      const payment = await findPayment(database.db, paymentId);
+      if (!payment || payment.status !== 'PROCESSING') {
+        return payment;
+      }
+      const state = await cardProcessor.retrievePayment({ paymentId, livemode: payment.livemode });
+      if (state === null || state.status === 'PENDING') {
+        return payment;
+      }
+      return (await settle(paymentId, state)) ?? settledPayment(paymentId);
     },
 
     /** The resolve-attempt job: settles a PROCESSING attempt from the processor's own record. */
@@ -279,7 +322,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       });
       const existing = await findPayment(database.db, paymentId);
       if (existing && existing.status === 'PROCESSING') {
-        const result = await withTimeout(cardProcessor.chargeToken({ paymentId, livemode: token.livemode, amount: input.amount, currency: input.currency, token: token.processorToken }), processorTimeoutMs);
+        const result = await withTimeout(cardProcessor.chargeSaved({ paymentId, livemode: token.livemode, amount: input.amount, currency: input.currency, token: token.processorToken }), processorTimeoutMs);
         await settle(paymentId, result);
       }
       const payment = await findPayment(database.db, paymentId);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { JobRegistry, Worker } from '../../../src/jobs/worker.ts';
-import { createSandboxCardProcessor } from '../../../src/modules/card-processor/sandbox.ts';
+import { createSandboxCardProcessor, type SandboxCardProcessor } from '../../../src/modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter } from '../../../src/modules/card-processor/router.ts';
 import type { CardProcessor, ChargeResult } from '../../../src/modules/card-processor/types.ts';
 import type { Merchant } from '../../../src/modules/merchants/service.ts';
@@ -26,16 +26,21 @@ class ScriptedProcessor implements CardProcessor {
   saveCards = true;
   private gate: Promise<void> | null = null;
 
-  constructor(private readonly sandbox: ReturnType<typeof createSandboxCardProcessor>) {
+  constructor(private readonly sandbox: SandboxCardProcessor) {
     this.name = sandbox.name;
   }
 
-  async charge(input: Parameters<CardProcessor['charge']>[0]): Promise<ChargeResult> {
-    const result = await this.sandbox.charge(input);
-    return result.status === 'SUCCEEDED' && !this.saveCards ? { ...result, token: null } : result;
+  createPayment(input: Parameters<CardProcessor['createPayment']>[0]): ReturnType<CardProcessor['createPayment']> {
+    return this.sandbox.createPayment(input);
   }
 
-  async chargeToken(input: Parameters<CardProcessor['chargeToken']>[0]): Promise<ChargeResult> {
+  /** The sandbox card form, with the saved-card token dropped when told to. */
+  async confirmWithCard(input: Parameters<SandboxCardProcessor['confirmWithCard']>[0]): Promise<ChargeResult | null> {
+    const result = await this.sandbox.confirmWithCard(input);
+    return result && result.status === 'SUCCEEDED' && !this.saveCards ? { ...result, token: null } : result;
+  }
+
+  async chargeSaved(input: Parameters<CardProcessor['chargeSaved']>[0]): Promise<ChargeResult> {
     if (this.gate) {
       await this.gate;
     }
@@ -43,11 +48,23 @@ class ScriptedProcessor implements CardProcessor {
       this.declineNextRenewals -= 1;
       return { status: 'DECLINED', declineReason: 'insufficient_funds', card: null };
     }
-    return this.sandbox.chargeToken(input);
+    return this.sandbox.chargeSaved(input);
   }
 
-  retrieveCharge(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null> {
-    return this.sandbox.retrieveCharge(input);
+  retrievePayment(input: { paymentId: string; livemode: boolean }): ReturnType<CardProcessor['retrievePayment']> {
+    return this.sandbox.retrievePayment(input);
+  }
+
+  cancelPayment(input: { paymentId: string; livemode: boolean }): ReturnType<CardProcessor['cancelPayment']> {
+    return this.sandbox.cancelPayment(input);
+  }
+
+  refund(input: Parameters<CardProcessor['refund']>[0]): ReturnType<CardProcessor['refund']> {
+    return this.sandbox.refund(input);
+  }
+
+  retrieveRefund(input: Parameters<CardProcessor['retrieveRefund']>[0]): ReturnType<CardProcessor['retrieveRefund']> {
+    return this.sandbox.retrieveRefund(input);
   }
 
   /** The next renewal charges wait until `release()` is called. */
