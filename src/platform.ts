@@ -22,6 +22,8 @@ import { createSandboxCardProcessor } from './modules/card-processor/sandbox.ts'
 import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
 import { createPaymentsService, type PaymentsService } from './modules/payments/index.ts';
+import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
+import { createStripeWebhooks, stripeEventJob, stripeProviderCheck } from './modules/payments/stripe-events.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
 import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
 import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
@@ -37,7 +39,7 @@ export interface Services {
   events: EventsService;
   webhooks: WebhooksService;
   email: EmailService;
-  /** Routes sandbox charges to the sandbox processor and live ones to the live adapter (none yet). */
+  /** Routes sandbox payments to the sandbox processor and live ones to the live adapter (Stripe, when configured). */
   cardProcessor: CardProcessorRouter;
   /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
   payments: PaymentsService;
@@ -116,13 +118,20 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(payoutPages.settleJob());
 
   const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs });
-  const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: null });
+  // Live card payments through Stripe when its keys are configured (decision 0013).
+  const stripe = config.stripe ? createStripeClient({ secretKey: config.stripe.secretKey, apiUrl: config.stripe.apiUrl }) : null;
+  const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
   const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, logger: logger.child({ component: 'payments' }) });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
   sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));
   registry.register(paymentPages.expireJob());
   registry.register(payments.resolveAttemptJob());
+  if (stripe && config.stripe) {
+    providerChecks.push(stripeProviderCheck(stripe));
+    providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret }));
+    registry.register(stripeEventJob({ stripe, payments }));
+  }
   registry.register(sandboxCardProcessor.fraudSignalJob());
 
   const entitlements = createEntitlementsService({ database, clock, keyRing });

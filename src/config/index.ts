@@ -36,6 +36,16 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly jobPollIntervalMs: number;
   readonly workerConcurrency: number;
+  /** Live card payments through Stripe (`STRIPE_*`); undefined when not configured. */
+  readonly stripe: StripeConfig | undefined;
+}
+
+export interface StripeConfig {
+  readonly secretKey: string;
+  readonly publishableKey: string;
+  readonly webhookSecret: string;
+  /** Stripe's API base (a replica in tests). */
+  readonly apiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +115,32 @@ function readUrl(env: Env, name: string, protocols: readonly string[]): string |
   return raw;
 }
 
+/** Live Stripe keys: all three or none, each of its documented kind (never echoed in the message). */
+function readStripe(env: Env): StripeConfig | undefined {
+  const names = ['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+  const present = names.filter((name) => env[name] !== undefined && env[name] !== '');
+  if (present.length === 0) {
+    return undefined;
+  }
+  const missing = names.find((name) => !present.includes(name));
+  if (missing) {
+    throw new ConfigError(missing, `must be set together with ${present.join(', ')} (live card payments through Stripe need all three)`);
+  }
+  const secretKey = env.STRIPE_SECRET_KEY ?? '';
+  const publishableKey = env.STRIPE_PUBLISHABLE_KEY ?? '';
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET ?? '';
+  if (!/^(sk|rk)_live_[A-Za-z0-9_]+$/.test(secretKey)) {
+    throw new ConfigError('STRIPE_SECRET_KEY', 'must be a live secret or restricted key (sk_live_… or rk_live_…)');
+  }
+  if (!/^pk_live_[A-Za-z0-9_]+$/.test(publishableKey)) {
+    throw new ConfigError('STRIPE_PUBLISHABLE_KEY', 'must be a live publishable key (pk_live_…)');
+  }
+  if (!/^whsec_[A-Za-z0-9_]+$/.test(webhookSecret)) {
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET', "must be the webhook endpoint's signing secret (whsec_…)");
+  }
+  return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com' };
+}
+
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
   const flag = argv.find((argument) => argument.startsWith('--role='));
   if (flag) {
@@ -165,6 +201,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     jobPollIntervalMs: readInteger(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    stripe: readStripe(env),
   });
 }
 
@@ -194,4 +231,8 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },
   { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
   { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
+  { name: 'STRIPE_SECRET_KEY', fallback: '(unset)', meaning: 'Live Stripe secret or restricted key (`sk_live_…`/`rk_live_…`); with the next two, enables live card payments through Stripe.' },
+  { name: 'STRIPE_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Live Stripe publishable key (`pk_live_…`), used by the hosted checkout in the browser.' },
+  { name: 'STRIPE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Signing secret (`whsec_…`) of the Stripe webhook endpoint `PUBLIC_URL/providers/stripe/webhooks`.' },
+  { name: 'STRIPE_API_URL', fallback: 'https://api.stripe.com', meaning: "Stripe's API base; change only to reach Stripe through a proxy (tests point it at a replica)." },
 ];

@@ -71,8 +71,8 @@ export interface CardProcessor {
   readonly name: string;
   /** Creates (once per `paymentId`) the processor's payment the customer will confirm. */
   createPayment(input: PaymentSessionInput): Promise<PaymentSession>;
-  /** The processor's payment for our `paymentId`, or null when it never received it. */
-  retrievePayment(input: { paymentId: string; livemode: boolean }): Promise<PaymentState | null>;
+  /** The processor's payment for our `paymentId` (its own id, when we were told it, makes the lookup direct), or null when it never received it. */
+  retrievePayment(input: { paymentId: string; livemode: boolean; processorReference?: string | null }): Promise<PaymentState | null>;
   /**
    * Abandons a payment the customer never completed; answers its final state (DECLINED, or
    * SUCCEEDED when it completed meanwhile: the processor decides, we never guess).
@@ -82,6 +82,6 @@ export interface CardProcessor {
   chargeSaved(input: { paymentId: string; livemode: boolean; amount: number; currency: string; token: string }): Promise<ChargeResult>;
   /** Refunds (part of) a succeeded payment, once per `refundId`. */
   refund(input: { refundId: string; paymentId: string; livemode: boolean; amount: number }): Promise<RefundState>;
-  /** The refund made with our `refundId`, or null when the processor never received it. */
-  retrieveRefund(input: { refundId: string; livemode: boolean }): Promise<RefundState | null>;
+  /** The refund made with our `refundId` (of our `paymentId`), or null when the processor never received it. */
+  retrieveRefund(input: { refundId: string; livemode: boolean; paymentId?: string }): Promise<RefundState | null>;
 }

@@ -374,7 +374,8 @@ export function createPaymentPagesService(deps: {
       return {
         page: toResponse(view),
         merchantId: view.page.merchantId,
-        cardPaymentsAvailable: payments.isAvailable(view.page.livemode),
+        // Until the hosted checkout mounts a processor's own fields, only the sandbox card form takes payments here.
+        cardPaymentsAvailable: payments.acceptsCardNumbers(view.page.livemode),
         attemptInProgress: view.page.attemptPaymentId !== null,
       };
     },

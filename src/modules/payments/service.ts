@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/client.ts';
 import { cardTokens, payments } from '../../db/schema/index.ts';
@@ -135,8 +135,8 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
    * (processing_error); still waiting for the customer → canceled at the processor, which answers
    * the final state (a confirmation that got there first wins).
    */
-  async function recoverResult(paymentId: string, livemode: boolean): Promise<ChargeResult> {
-    const state = await cardProcessor.retrievePayment({ paymentId, livemode });
+  async function recoverResult(paymentId: string, livemode: boolean, processorReference: string | null = null): Promise<ChargeResult> {
+    const state = await cardProcessor.retrievePayment({ paymentId, livemode, processorReference });
     if (state === null) {
       return { status: 'DECLINED', declineReason: 'processing_error', card: null };
     }
@@ -201,8 +201,14 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
     },
 
     /** Creates the processor's payment for a recorded attempt (idempotent by payment id): what the browser confirms. */
-    openSession(input: { paymentId: string; livemode: boolean; amount: number; currency: string; saveCard: boolean }): Promise<PaymentSession> {
-      return withTimeout(cardProcessor.createPayment(input), processorTimeoutMs);
+    async openSession(input: { paymentId: string; livemode: boolean; amount: number; currency: string; saveCard: boolean }): Promise<PaymentSession> {
+      const session = await withTimeout(cardProcessor.createPayment(input), processorTimeoutMs);
+      // The processor's id makes later lookups direct (a search by our id stays the fallback).
+      await database.db
+        .update(payments)
+        .set({ processorReference: session.processorReference })
+        .where(and(eq(payments.id, input.paymentId), eq(payments.status, 'PROCESSING'), isNull(payments.processorReference)));
+      return session;
     },
 
     /** The sandbox card form is available for `livemode` (never in live mode: no card number reaches Paysail there). */
@@ -255,7 +261,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       if (!payment || payment.status !== 'PROCESSING') {
         return payment;
       }
-      const state = await cardProcessor.retrievePayment({ paymentId, livemode: payment.livemode });
+      const state = await cardProcessor.retrievePayment({ paymentId, livemode: payment.livemode, processorReference: payment.processorReference });
       if (state === null || state.status === 'PENDING') {
         return payment;
       }
@@ -267,7 +273,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       return createResolveAttemptJob({
         find: (paymentId) => findPayment(database.db, paymentId),
         resolve: async (payment) => {
-          await settle(payment.id, await recoverResult(payment.id, payment.livemode));
+          await settle(payment.id, await recoverResult(payment.id, payment.livemode, payment.processorReference));
         },
       });
     },
