@@ -21,9 +21,8 @@ import { createEmailService, type EmailService } from './modules/email/service.t
 import { createSandboxCardProcessor } from './modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
-import { createPaymentsService, type PaymentsService } from './modules/payments/index.ts';
+import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
-import { createStripeWebhooks, stripeEventJob, stripeProviderCheck } from './modules/payments/stripe-events.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
 import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
 import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
