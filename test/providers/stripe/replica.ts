@@ -52,6 +52,8 @@ export interface StripeReplica {
   loseAnswers(pathPrefix: string, count: number): void;
   /** The customer confirms in the Payment Element with a Stripe test card; `passChallenge` answers a 3-D Secure challenge. */
   confirm(intentId: string, cardNumber: string, options?: { passChallenge?: boolean }): Stripe.PaymentIntent;
+  /** The issuer now asks for authentication on this saved PaymentMethod (off-session charges fail with `authentication_required`). */
+  requireAuthentication(paymentMethod: string): void;
   /** A PaymentMethod for a Stripe test card, as if the customer had saved it earlier (renewal scenarios). */
   paymentMethod(cardNumber: string): string;
   /** The intent with its charge expanded, as `GET /v1/payment_intents/:id?expand[]=latest_charge` answers. */
@@ -240,6 +242,13 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       paymentMethodCards.set(paymentMethod, card);
       settle(state, card, paymentMethod, false, confirmOptions.passChallenge ?? false);
       return state.intent;
+    },
+    requireAuthentication(paymentMethod) {
+      const card = paymentMethodCards.get(paymentMethod);
+      if (!card) {
+        throw new Error(`replica: unknown PaymentMethod ${paymentMethod}`);
+      }
+      paymentMethodCards.set(paymentMethod, { ...card, behaviour: 'authentication_required_off_session' });
     },
     paymentMethod(cardNumber) {
       const card = stripeTestCards[cardNumber];
