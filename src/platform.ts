@@ -22,6 +22,8 @@ import { createEmailService, type EmailService } from './modules/email/service.t
 import { createSandboxCardProcessor } from './modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
+import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
+import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
 import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
 import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
@@ -37,8 +39,10 @@ export interface Services {
   events: EventsService;
   webhooks: WebhooksService;
   email: EmailService;
-  /** Routes sandbox charges to the sandbox processor and live ones to the live adapter (none yet). */
+  /** Routes sandbox payments to the sandbox processor and live ones to the live adapter (Stripe, when configured). */
   cardProcessor: CardProcessorRouter;
+  /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
+  payments: PaymentsService;
   paymentPages: PaymentPagesService;
   fraudReports: FraudReportsService;
   subscriptions: SubscriptionsService;
@@ -121,17 +125,25 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());
 
-  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock });
-  const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: null });
-  const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, cardProcessor, logger: logger.child({ component: 'payment-pages' }) });
-  const fraudReports = createFraudReportsService({ database, clock, keyRing, payments: paymentPages });
+  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs });
+  // Live card payments through Stripe when its keys are configured (decision 0013).
+  const stripe = config.stripe ? createStripeClient({ secretKey: config.stripe.secretKey, apiUrl: config.stripe.apiUrl }) : null;
+  const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
+  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, logger: logger.child({ component: 'payments' }) });
+  const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
+  const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
   sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));
   registry.register(paymentPages.expireJob());
-  registry.register(paymentPages.resolveAttemptJob());
+  registry.register(payments.resolveAttemptJob());
+  if (stripe && config.stripe) {
+    providerChecks.push(stripeProviderCheck(stripe));
+    providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret }));
+    registry.register(stripeEventJob({ stripe, payments }));
+  }
   registry.register(sandboxCardProcessor.fraudSignalJob());
 
   const entitlements = createEntitlementsService({ database, clock, keyRing });
-  const subscriptions = createSubscriptionsService({ database, clock, entitlements, savedCards: paymentPages });
+  const subscriptions = createSubscriptionsService({ database, clock, entitlements, savedCards: payments });
   paymentPages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
   registry.register(subscriptions.renewalJob());
 
@@ -194,7 +206,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, paymentPages, fraudReports, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, fraudReports, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,
@@ -229,7 +241,7 @@ export function reencryptSteps(platform: Pick<Platform, 'database' | 'keyRing' |
     { label: 'e-mails', run: (options) => services.email.reencryptAll(options) },
     { label: 'payout pages', run: (options) => services.payoutPages.reencryptAll(options) },
     { label: 'payment pages', run: (options) => services.paymentPages.reencryptAll(options) },
-    { label: 'payments', run: (options) => services.paymentPages.reencryptPayments(options) },
+    { label: 'payments', run: (options) => services.payments.reencryptPayments(options) },
     { label: 'fraud reports', run: (options) => services.fraudReports.reencryptAll(options) },
     { label: 'webhook endpoints', run: (options) => services.webhooks.reencryptAll(options) },
     { label: 'idempotent responses', run: (options) => reencryptStoredResponses(platform, options) },

@@ -45,6 +45,16 @@ export interface Config {
   readonly workerConcurrency: number;
   /** Onfido (KYC) credentials, live and test; see src/config/onfido.ts. */
   readonly onfido: OnfidoSettings;
+  /** Live card payments through Stripe (`STRIPE_*`); undefined when not configured. */
+  readonly stripe: StripeConfig | undefined;
+}
+
+export interface StripeConfig {
+  readonly secretKey: string;
+  readonly publishableKey: string;
+  readonly webhookSecret: string;
+  /** Stripe's API base (a replica in tests). */
+  readonly apiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +154,32 @@ function readTrustProxy(env: Env): string[] {
   return entries;
 }
 
+/** Live Stripe keys: all three or none, each of its documented kind (never echoed in the message). */
+function readStripe(env: Env): StripeConfig | undefined {
+  const names = ['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+  const present = names.filter((name) => env[name] !== undefined && env[name] !== '');
+  if (present.length === 0) {
+    return undefined;
+  }
+  const missing = names.find((name) => !present.includes(name));
+  if (missing) {
+    throw new ConfigError(missing, `must be set together with ${present.join(', ')} (live card payments through Stripe need all three)`);
+  }
+  const secretKey = env.STRIPE_SECRET_KEY ?? '';
+  const publishableKey = env.STRIPE_PUBLISHABLE_KEY ?? '';
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET ?? '';
+  if (!/^(sk|rk)_live_[A-Za-z0-9_]+$/.test(secretKey)) {
+    throw new ConfigError('STRIPE_SECRET_KEY', 'must be a live secret or restricted key (sk_live_… or rk_live_…)');
+  }
+  if (!/^pk_live_[A-Za-z0-9_]+$/.test(publishableKey)) {
+    throw new ConfigError('STRIPE_PUBLISHABLE_KEY', 'must be a live publishable key (pk_live_…)');
+  }
+  if (!/^whsec_[A-Za-z0-9_]+$/.test(webhookSecret)) {
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET', "must be the webhook endpoint's signing secret (whsec_…)");
+  }
+  return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com' };
+}
+
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
   const flag = argv.find((argument) => argument.startsWith('--role='));
   if (flag) {
@@ -215,6 +251,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     onfido: readOnfidoSettings(env, (variable, message) => {
       throw new ConfigError(variable, message);
     }),
+    stripe: readStripe(env),
   });
 }
 
@@ -248,4 +285,8 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
   { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
   ...onfidoConfigDocumentation,
+  { name: 'STRIPE_SECRET_KEY', fallback: '(unset)', meaning: 'Live Stripe secret or restricted key (`sk_live_…`/`rk_live_…`); with the next two, enables live card payments through Stripe.' },
+  { name: 'STRIPE_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Live Stripe publishable key (`pk_live_…`), used by the hosted checkout in the browser.' },
+  { name: 'STRIPE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Signing secret (`whsec_…`) of the Stripe webhook endpoint `PUBLIC_URL/providers/stripe/webhooks`.' },
+  { name: 'STRIPE_API_URL', fallback: 'https://api.stripe.com', meaning: "Stripe's API base; change only to reach Stripe through a proxy (tests point it at a replica)." },
 ];

@@ -85,20 +85,40 @@ function harvest(value: unknown): void {
  * fraud report of an operator import) is written by the production code. The router is restored
  * before the matrix runs, so the matrix sees the installation as it is.
  */
+const liveSessions = new Map<string, { amount: number; saveCard: boolean; networkTransactionId: string }>();
 const liveStandIn: CardProcessor = {
   name: 'isolation-live-stand-in',
-  charge(input) {
-    const networkTransactionId = String(randomInt(10 ** 14, 2 * 10 ** 14));
+  createPayment(input) {
+    if (!liveSessions.has(input.paymentId)) {
+      liveSessions.set(input.paymentId, { amount: input.amount, saveCard: input.saveCard, networkTransactionId: String(randomInt(10 ** 14, 2 * 10 ** 14)) });
+    }
+    return Promise.resolve({ processorReference: `iso_live_${input.paymentId}`, clientSecret: `iso_live_secret_${input.paymentId}` });
+  },
+  // The customer confirmed in the processor's own fields: the processor reports the payment succeeded.
+  retrievePayment(input) {
+    const session = liveSessions.get(input.paymentId);
+    if (!session) {
+      return Promise.resolve(null);
+    }
     return Promise.resolve({
       status: 'SUCCEEDED',
       processorReference: `iso_live_${input.paymentId}`,
-      networkTransactionId,
-      card: { bin: input.card.number.slice(0, 6), last4: input.card.number.slice(-4), scheme: 'VISA', cardType: 'CREDIT', issuer: 'Isolation Live Bank', expMonth: input.card.expMonth, expYear: input.card.expYear },
-      token: input.saveCard ? `iso_live_token_${input.paymentId}` : null,
+      networkTransactionId: session.networkTransactionId,
+      card: { bin: testCards.visaCredit.slice(0, 6), last4: testCards.visaCredit.slice(-4), scheme: 'VISA', cardType: 'CREDIT', issuer: 'Isolation Live Bank', expMonth: 12, expYear: new Date().getUTCFullYear() + 3 },
+      token: session.saveCard ? `iso_live_token_${input.paymentId}` : null,
     });
   },
-  chargeToken() {
+  cancelPayment() {
+    return Promise.reject(new Error('the isolation seeding cancels nothing in live'));
+  },
+  chargeSaved() {
     return Promise.reject(new Error('the isolation seeding renews nothing in live'));
+  },
+  refund() {
+    return Promise.reject(new Error('the isolation seeding refunds nothing in live'));
+  },
+  retrieveRefund() {
+    return Promise.resolve(null);
   },
 };
 
@@ -114,11 +134,11 @@ async function seedLivePaidObjects(a: TestMerchant): Promise<void> {
       { clientReferenceId: 'iso-a-subscription-live', amount: 1500, currency: 'USD', subscription: { productId: 'iso-a-product-live', interval: 'MONTH' }, customer: { referenceId: 'iso-a-subscriber-live', email: 'iso-a-subscriber-live@example.com' } },
       '?livemode=true',
     );
-    // The same service call the hosted checkout and the sandbox helper make.
-    const outcome = await context.platform.services.paymentPages.payPage(
-      { pageId: page.id, merchantId: a.id, livemode: true },
-      { cardNumber: testCards.visaCredit, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvc: '737', cardholderName: 'Iso A Live Cardholder' },
-    );
+    // The same service calls the live hosted checkout makes: open the processor's payment, then settle it on the customer's return.
+    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
+    assert.ok(session.clientSecret);
+    const paid = await context.platform.services.paymentPages.completeCheckout(page.id);
+    const outcome = { outcome: paid.status, page: paid };
     assert.equal(outcome.outcome, 'PAID', JSON.stringify(outcome));
     assert.equal(outcome.page.livemode, true);
     harvest(outcome.page);

@@ -86,9 +86,9 @@ describe('card data never reaches the database or the logs', () => {
     assert.equal(formPaid.statusCode, 303, formPaid.body);
 
     // Renewal on the saved card.
-    const call = await context.platform.services.paymentPages.findCardToken(context.database.db, String((await queryRows<{ card_token_id: string }>(context.database.db, sql`select card_token_id from payments where page_id = ${subscribed.id} and status = 'SUCCEEDED'`))[0]?.card_token_id));
+    const call = await context.platform.services.payments.findCardToken(context.database.db, String((await queryRows<{ card_token_id: string }>(context.database.db, sql`select card_token_id from payments where page_id = ${subscribed.id} and status = 'SUCCEEDED'`))[0]?.card_token_id));
     assert.ok(call);
-    const renewal = await context.platform.services.paymentPages.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: call.id, amount: 1111, currency: 'USD' });
+    const renewal = await context.platform.services.payments.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: call.id, amount: 1111, currency: 'USD' });
     assert.equal(renewal.status, 'SUCCEEDED');
     await context.drainJobs();
   });

@@ -1,20 +1,29 @@
 import { AppError } from '../../http/errors.ts';
-import type { CardProcessor, ChargeResult } from './types.ts';
+import type { CardDetails, CardProcessor, ChargeResult } from './types.ts';
 
-/** The processor the platform uses: sandbox charges go to the sandbox, live ones to the live adapter. */
+/** The sandbox processor's own card form, behind the port (sandbox mode only). */
+export interface SandboxCardForm {
+  confirmWithCard(input: { paymentId: string; livemode: boolean; card: CardDetails }): Promise<ChargeResult | null>;
+}
+
+/** The processor the platform uses: sandbox payments go to the sandbox, live ones to the live adapter. */
 export interface CardProcessorRouter extends CardProcessor {
   /** False for live mode when no live processor is configured. */
   isAvailable(livemode: boolean): boolean;
   /** The name of the processor that handles `livemode` (stored on each payment). */
   processorName(livemode: boolean): string;
-  retrieveCharge(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null>;
+  /**
+   * The sandbox card form when `livemode`'s processor has one (the built-in sandbox), else null:
+   * a live processor never receives a card number from Paysail.
+   */
+  cardForm(livemode: boolean): SandboxCardForm | null;
 }
 
 export const liveProcessorMissingMessage =
   'Live card payments are not available: no live card processor is configured on this Paysail installation. Use livemode=false for sandbox payments.';
 
-export function createCardProcessorRouter(processors: { sandbox: CardProcessor; live: CardProcessor | null }): CardProcessorRouter {
-  function pick(livemode: boolean): CardProcessor {
+export function createCardProcessorRouter(processors: { sandbox: CardProcessor & Partial<SandboxCardForm>; live: (CardProcessor & Partial<SandboxCardForm>) | null }): CardProcessorRouter {
+  function pick(livemode: boolean): CardProcessor & Partial<SandboxCardForm> {
     const processor = livemode ? processors.live : processors.sandbox;
     if (!processor) {
       throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
@@ -25,15 +34,19 @@ export function createCardProcessorRouter(processors: { sandbox: CardProcessor; 
     name: 'router',
     isAvailable: (livemode) => (livemode ? processors.live !== null : true),
     processorName: (livemode) => pick(livemode).name,
-    async charge(input) {
-      return pick(input.livemode).charge(input);
+    cardForm(livemode) {
+      if (livemode) {
+        return null;
+      }
+      const processor = processors.sandbox;
+      const confirmWithCard = processor.confirmWithCard;
+      return confirmWithCard ? { confirmWithCard: (input) => confirmWithCard.call(processor, input) } : null;
     },
-    async chargeToken(input) {
-      return pick(input.livemode).chargeToken(input);
-    },
-    async retrieveCharge(input) {
-      const processor = pick(input.livemode);
-      return processor.retrieveCharge ? processor.retrieveCharge(input) : null;
-    },
+    createPayment: async (input) => pick(input.livemode).createPayment(input),
+    retrievePayment: async (input) => pick(input.livemode).retrievePayment(input),
+    cancelPayment: async (input) => pick(input.livemode).cancelPayment(input),
+    chargeSaved: async (input) => pick(input.livemode).chargeSaved(input),
+    refund: async (input) => pick(input.livemode).refund(input),
+    retrieveRefund: async (input) => pick(input.livemode).retrieveRefund(input),
   };
 }

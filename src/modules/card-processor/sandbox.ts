@@ -8,7 +8,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import { lookupBin } from './bin-table.ts';
 import { cvcLengthFor, isCardExpired, isLuhnValid } from './cards.ts';
-import type { CardDescription, CardProcessor, CardScheme, ChargeResult } from './types.ts';
+import type { CardDescription, CardDetails, CardProcessor, CardScheme, ChargeResult, PaymentState, RefundState } from './types.ts';
 
 export const sandboxCardProcessorName = 'sandbox-card';
 export const sandboxFraudSignalQueue = 'card-processor.sandbox-fraud-signal';
@@ -16,7 +16,7 @@ export const sandboxFraudSignalQueue = 'card-processor.sandbox-fraud-signal';
 export const sandboxFraudSignalDelayMs = 2000;
 
 /** What a test card does when charged (and, saved as a token, on every renewal). */
-export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string } } | { outcome: 'decline'; declineReason: string };
+export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string }; refundsFail?: true } | { outcome: 'decline'; declineReason: string };
 
 /**
  * The sandbox test cards (contract §9, docs/guides/sandbox.md). Any other Luhn-valid number
@@ -32,6 +32,8 @@ export const sandboxTestCards: Readonly<Record<string, CardBehaviour>> = {
   '4000000000000127': { outcome: 'decline', declineReason: 'incorrect_cvc' },
   // Succeeds; its issuer reports it as card-not-present fraud (Visa TC40 type 6) a moment later.
   '4100000000000019': { outcome: 'succeed', fraudSignal: { fraudType: '6' } },
+  // Succeeds; every refund of it fails (as Stripe's 4000000000005126).
+  '4000000000005126': { outcome: 'succeed', refundsFail: true },
 };
 
 /** A fraud signal as a card network sends it: keyed by its own transaction id. */
@@ -50,6 +52,24 @@ interface ChargeRecord {
   amount: number;
   currency: string;
   result: ChargeResult;
+  /** Absent on records written before refunds existed (they refund normally). */
+  refundsFail?: boolean;
+}
+
+/** The payment the customer confirms with the sandbox card form (created by `createPayment`). */
+interface SessionRecord {
+  kind: 'session';
+  amount: number;
+  currency: string;
+  saveCard: boolean;
+}
+
+interface RefundRecord {
+  kind: 'refund';
+  paymentId: string;
+  amount: number;
+  /** Decided when the refund is made; visible once the record's readyAt has passed. */
+  outcome: 'SUCCEEDED' | 'FAILED';
 }
 
 interface TokenRecord {
@@ -84,12 +104,15 @@ function networkTransactionIdFor(paymentId: string, scheme: CardScheme, now: Dat
 
 /**
  * The deterministic sandbox card processor. It behaves like an outside processor: it keeps its own
- * records in `sandbox_provider_records` (provider `sandbox-card`) — one per charge, keyed by our
- * payment id (so a retry returns the first result), and one per saved-card token holding the card's
- * description and test behaviour, never its number. It refuses live charges.
+ * records in `sandbox_provider_records` (provider `sandbox-card`) — one per payment session
+ * (`session:<payment id>`), one per charge keyed by our payment id (first write wins, so a retry or
+ * a cancel racing a confirmation returns the first result), one per saved-card token holding the
+ * card's description and test behaviour (never its number), and one per refund (`refund:<id>`,
+ * settled `refundDelayMs` after it was made). It refuses live payments.
  */
-export function createSandboxCardProcessor(deps: { database: Database; clock: Clock; fraudSignalDelayMs?: number }) {
+export function createSandboxCardProcessor(deps: { database: Database; clock: Clock; fraudSignalDelayMs?: number; refundDelayMs?: number }) {
   const { database, clock } = deps;
+  const refundDelayMs = deps.refundDelayMs ?? 0;
   const fraudSignalDelayMs = deps.fraudSignalDelayMs ?? sandboxFraudSignalDelayMs;
   const receivers: FraudSignalReceiver[] = [];
 
@@ -160,37 +183,73 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
     };
   }
 
-  const processor: CardProcessor & { retrieveCharge(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null> } = {
+  const sessionReference = (paymentId: string) => `session:${paymentId}`;
+  const refundReference = (refundId: string) => `refund:${refundId}`;
+  const paymentReference = (paymentId: string) => `sbxpi_${digest(`payment:${paymentId}`).toString('hex').slice(0, 24)}`;
+
+  function refundState(refundId: string, record: RefundRecord, readyAt: Date, now: Date): RefundState {
+    const processorReference = `sbxre_${digest(`refund:${refundId}`).toString('hex').slice(0, 24)}`;
+    if (readyAt.getTime() > now.getTime()) {
+      return { status: 'PENDING', processorReference };
+    }
+    return record.outcome === 'SUCCEEDED' ? { status: 'SUCCEEDED', processorReference } : { status: 'FAILED', processorReference, failureReason: 'declined_by_issuer' };
+  }
+
+  /** Charges the card typed into the sandbox form against a payment created by `createPayment` (once per payment id). */
+  async function confirm(paymentId: string, session: SessionRecord, livemode: boolean, input: CardDetails): Promise<ChargeResult> {
+    const existing = await readRecord<ChargeRecord>(database.db, paymentId);
+    if (existing) {
+      return existing.result;
+    }
+    const now = clock.now();
+    const number = input.number;
+    const charge = (result: ChargeResult, behaviour: CardBehaviour, token: TokenRecord | null, tokenValue: string | null) =>
+      recordCharge(paymentId, livemode, { kind: 'charge', amount: session.amount, currency: session.currency, result, ...(behaviour.outcome === 'succeed' && behaviour.refundsFail ? { refundsFail: true } : {}) }, behaviour, token, tokenValue);
+    if (!isLuhnValid(number)) {
+      return charge({ status: 'DECLINED', declineReason: 'incorrect_number', card: null }, { outcome: 'decline', declineReason: 'incorrect_number' }, null, null);
+    }
+    const card: CardDescription = { bin: number.slice(0, 6), last4: number.slice(-4), ...lookupBin(number), expMonth: input.expMonth, expYear: input.expYear };
+    const behaviour = sandboxTestCards[number] ?? { outcome: 'succeed' };
+    const declined = decide(card, behaviour, now, input.cvc);
+    if (declined) {
+      return charge({ status: 'DECLINED', declineReason: declined.declineReason, card }, behaviour, null, null);
+    }
+    const tokenValue = session.saveCard ? `sbxtok_${randomToken(18)}` : null;
+    return charge(succeeded(paymentId, card, now, tokenValue), behaviour, tokenValue ? { kind: 'token', card, behaviour } : null, tokenValue);
+  }
+
+  const processor: CardProcessor = {
     name: sandboxCardProcessorName,
 
-    async charge(input) {
+    async createPayment(input) {
       refuseLive(input.livemode);
-      const existing = await readRecord<ChargeRecord>(database.db, input.paymentId);
-      if (existing) {
-        return existing.result;
-      }
       const now = clock.now();
-      const number = input.card.number;
-      if (!isLuhnValid(number)) {
-        const result: ChargeResult = { status: 'DECLINED', declineReason: 'incorrect_number', card: null };
-        return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, { outcome: 'decline', declineReason: 'incorrect_number' }, null, null);
-      }
-      const card: CardDescription = { bin: number.slice(0, 6), last4: number.slice(-4), ...lookupBin(number), expMonth: input.card.expMonth, expYear: input.card.expYear };
-      const behaviour = sandboxTestCards[number] ?? { outcome: 'succeed' };
-      const declined = decide(card, behaviour, now, input.card.cvc);
-      let result: ChargeResult;
-      let tokenValue: string | null = null;
-      if (declined) {
-        result = { status: 'DECLINED', declineReason: declined.declineReason, card };
-      } else {
-        tokenValue = input.saveCard ? `sbxtok_${randomToken(18)}` : null;
-        result = succeeded(input.paymentId, card, now, tokenValue);
-      }
-      const token: TokenRecord | null = tokenValue ? { kind: 'token', card, behaviour } : null;
-      return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, behaviour, token, tokenValue);
+      const session: SessionRecord = { kind: 'session', amount: input.amount, currency: input.currency, saveCard: input.saveCard };
+      await withoutCommitGuard(() =>
+        database.db.insert(sandboxProviderRecords).values({ provider: sandboxCardProcessorName, reference: sessionReference(input.paymentId), data: session, readyAt: now, createdAt: now }).onConflictDoNothing(),
+      );
+      return { processorReference: paymentReference(input.paymentId), clientSecret: null };
     },
 
-    async chargeToken(input) {
+    async retrievePayment(input): Promise<PaymentState | null> {
+      refuseLive(input.livemode);
+      const charge = await readRecord<ChargeRecord>(database.db, input.paymentId);
+      if (charge && charge.kind === 'charge') {
+        return charge.result;
+      }
+      const session = await readRecord<SessionRecord>(database.db, sessionReference(input.paymentId));
+      return session ? { status: 'PENDING', processorReference: paymentReference(input.paymentId) } : null;
+    },
+
+    async cancelPayment(input) {
+      refuseLive(input.livemode);
+      const session = await readRecord<SessionRecord>(database.db, sessionReference(input.paymentId));
+      const result: ChargeResult = { status: 'DECLINED', declineReason: 'processing_error', card: null };
+      // First write wins: a confirmation that got there first is what the payment is.
+      return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: session?.amount ?? 0, currency: session?.currency ?? '', result }, { outcome: 'decline', declineReason: 'processing_error' }, null, null);
+    },
+
+    async chargeSaved(input) {
       refuseLive(input.livemode);
       const existing = await readRecord<ChargeRecord>(database.db, input.paymentId);
       if (existing) {
@@ -204,18 +263,56 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
       }
       const declined = decide(token.card, token.behaviour, now, null);
       const result: ChargeResult = declined ? { status: 'DECLINED', declineReason: declined.declineReason, card: token.card } : succeeded(input.paymentId, token.card, now, null);
-      return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result }, token.behaviour, null, null);
+      const refundsFail = token.behaviour.outcome === 'succeed' && token.behaviour.refundsFail === true;
+      return recordCharge(input.paymentId, input.livemode, { kind: 'charge', amount: input.amount, currency: input.currency, result, ...(refundsFail ? { refundsFail } : {}) }, token.behaviour, null, null);
     },
 
-    async retrieveCharge(input) {
+    async refund(input) {
       refuseLive(input.livemode);
-      const existing = await readRecord<ChargeRecord>(database.db, input.paymentId);
-      return existing && existing.kind === 'charge' ? existing.result : null;
+      const now = clock.now();
+      const charge = await readRecord<ChargeRecord>(database.db, input.paymentId);
+      if (!charge || charge.kind !== 'charge' || charge.result.status !== 'SUCCEEDED') {
+        throw new Error(`sandbox refund ${input.refundId}: payment ${input.paymentId} has not succeeded`);
+      }
+      if (!Number.isInteger(input.amount) || input.amount < 1 || input.amount > charge.amount) {
+        throw new Error(`sandbox refund ${input.refundId}: amount ${input.amount} is not within the payment's ${charge.amount}`);
+      }
+      const record: RefundRecord = { kind: 'refund', paymentId: input.paymentId, amount: input.amount, outcome: charge.refundsFail ? 'FAILED' : 'SUCCEEDED' };
+      await withoutCommitGuard(() =>
+        database.db
+          .insert(sandboxProviderRecords)
+          .values({ provider: sandboxCardProcessorName, reference: refundReference(input.refundId), data: record, readyAt: new Date(now.getTime() + refundDelayMs), createdAt: now })
+          .onConflictDoNothing(),
+      );
+      const stored = await processor.retrieveRefund({ refundId: input.refundId, livemode: input.livemode });
+      if (!stored) {
+        throw new Error(`sandbox refund ${input.refundId} vanished`);
+      }
+      return stored;
+    },
+
+    async retrieveRefund(input) {
+      refuseLive(input.livemode);
+      const [row] = await database.db
+        .select({ data: sandboxProviderRecords.data, readyAt: sandboxProviderRecords.readyAt })
+        .from(sandboxProviderRecords)
+        .where(and(eq(sandboxProviderRecords.provider, sandboxCardProcessorName), eq(sandboxProviderRecords.reference, refundReference(input.refundId))));
+      return row ? refundState(input.refundId, row.data as RefundRecord, row.readyAt, clock.now()) : null;
     },
   };
 
   return {
     ...processor,
+
+    /**
+     * The sandbox's own hosted card form (sandbox mode only): confirms a payment made with
+     * `createPayment` with the card typed in. A payment never created answers null.
+     */
+    async confirmWithCard(input: { paymentId: string; livemode: boolean; card: CardDetails }): Promise<ChargeResult | null> {
+      refuseLive(input.livemode);
+      const session = await readRecord<SessionRecord>(database.db, sessionReference(input.paymentId));
+      return session ? confirm(input.paymentId, session, input.livemode, input.card) : null;
+    },
 
     /** Where the sandbox "network" delivers fraud signals (the fraud reports service). */
     onFraudSignal(receiver: FraudSignalReceiver): void {

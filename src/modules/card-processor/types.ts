@@ -1,12 +1,15 @@
 /**
- * The card processor port. The sandbox processor (test cards of contract §9 and a BIN table) and
- * any live adapter implement it. The full card number and CVC pass through `charge` only: they are
- * never stored or logged; what comes back is the non-sensitive card description and, when asked,
- * a reusable token for renewals.
+ * The card processor port. It works with payment sessions, never with card numbers: Paysail creates
+ * the processor's payment for one of its own (idempotent on our payment id), the customer confirms
+ * it in the browser with the processor's own fields (Stripe's Payment Element; the sandbox's own
+ * card form in sandbox mode only), and Paysail settles it from what the processor reports (its
+ * webhook or a retrieve by our id). Saved cards are charged off-session; refunds are idempotent on
+ * our refund id. What comes back is the non-sensitive card description, never a number or CVC.
  */
 export type CardScheme = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'JCB' | 'DINERS' | 'UNIONPAY' | 'UNKNOWN';
 export type CardType = 'CREDIT' | 'DEBIT' | 'PREPAID';
 
+/** A card as typed into the sandbox's own card form (sandbox mode only; never stored or logged). */
 export interface CardDetails {
   number: string;
   expMonth: number;
@@ -26,29 +29,59 @@ export interface CardDescription {
   expYear: number;
 }
 
+/** The settled outcome of a payment. */
 export type ChargeResult =
   | {
       status: 'SUCCEEDED';
-      /** The processor's id of this charge (idempotent by our payment id). */
+      /** The processor's id of this payment (idempotent by our payment id). */
       processorReference: string;
       /** The card network's transaction id, used to match issuer fraud files. */
       networkTransactionId: string;
       card: CardDescription;
-      /** A reusable token for later charges (subscription renewals), when `saveCard` was asked. */
+      /** A reusable token for later off-session charges (renewals), when `saveCard` was asked. */
       token: string | null;
     }
   | { status: 'DECLINED'; declineReason: string; card: CardDescription | null };
 
+/** Where a processor's payment stands: settled, or still waiting for the customer (confirmation, 3-D Secure) or the processor. */
+export type PaymentState = ChargeResult | { status: 'PENDING'; processorReference: string };
+
+export interface PaymentSessionInput {
+  /** Our payment id: the processor's idempotency key and the reference it is retrieved by. */
+  paymentId: string;
+  livemode: boolean;
+  amount: number;
+  currency: string;
+  /** Keep the card for off-session renewals (the page starts a subscription). */
+  saveCard: boolean;
+}
+
+/** The processor's payment for one of ours, as the browser needs it to confirm. */
+export interface PaymentSession {
+  processorReference: string;
+  /** The secret the processor's browser fields confirm with (Stripe's `client_secret`); null for the sandbox form. */
+  clientSecret: string | null;
+}
+
+export type RefundState =
+  | { status: 'PENDING' | 'SUCCEEDED'; processorReference: string }
+  | { status: 'FAILED'; processorReference: string; failureReason: string };
+
 export interface CardProcessor {
   readonly name: string;
-  /** Charges a card once per `paymentId` (a retry with the same id returns the first result). */
-  charge(input: { paymentId: string; livemode: boolean; amount: number; currency: string; card: CardDetails; saveCard: boolean }): Promise<ChargeResult>;
-  /** Charges a saved token (renewals), once per `paymentId`. */
-  chargeToken(input: { paymentId: string; livemode: boolean; amount: number; currency: string; token: string }): Promise<ChargeResult>;
+  /** Creates (once per `paymentId`) the processor's payment the customer will confirm. */
+  createPayment(input: PaymentSessionInput): Promise<PaymentSession>;
+  /** The processor's payment for our `paymentId` (its own id, when we were told it, makes the lookup direct), or null when it never received it. */
+  retrievePayment(input: { paymentId: string; livemode: boolean; processorReference?: string | null }): Promise<PaymentState | null>;
   /**
-   * The recorded result of an earlier `charge`/`chargeToken` with this `paymentId`, or null when the
-   * processor never received it. Used to settle an attempt whose answer was lost (crash, timeout).
-   * Optional: without it such an attempt is recorded as declined with `processing_error`.
+   * Abandons a payment the customer never completed; answers its final state (DECLINED, or
+   * SUCCEEDED when it completed meanwhile: the processor decides, we never guess).
    */
-  retrieveCharge?(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null>;
+  cancelPayment(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult>;
+  /** Charges a saved card off-session (renewals), once per `paymentId`; a card needing authentication is declined (`authentication_required`). */
+  chargeSaved(input: { paymentId: string; livemode: boolean; amount: number; currency: string; token: string }): Promise<ChargeResult>;
+  /** Refunds (part of) a succeeded payment, once per `refundId`. */
+  refund(input: { refundId: string; paymentId: string; livemode: boolean; amount: number }): Promise<RefundState>;
+  /** The refund made with our `refundId` (of our `paymentId`), or null when the processor never received it. */
+  retrieveRefund(input: { refundId: string; livemode: boolean; paymentId?: string }): Promise<RefundState | null>;
 }

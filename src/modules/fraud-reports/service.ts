@@ -9,7 +9,7 @@ import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { recordEvent } from '../events/record.ts';
 import type { Merchant } from '../merchants/service.ts';
-import type { FraudCandidate, PaymentPagesService } from '../payment-pages/service.ts';
+import type { FraudCandidate, PaymentsService } from '../payments/index.ts';
 import { maskCardNumber } from '../card-processor/cards.ts';
 import type { NetworkFraudSignal } from '../card-processor/sandbox.ts';
 import { parseFraudFile, type FraudFileRow } from './csv.ts';
@@ -20,7 +20,7 @@ import type { FraudImportInput, FraudImportResultResponse, FraudReportListInput,
 
 export type FraudReportRow = typeof fraudReports.$inferSelect;
 
-type PaymentLookup = Pick<PaymentPagesService, 'findPaymentsForFraud' | 'revealPaymentPii'>;
+type PaymentLookup = Pick<PaymentsService, 'findPaymentsForFraud' | 'revealPaymentPii'>;
 
 interface ReportFields {
   fraudAmountUsd: string;

@@ -7,6 +7,7 @@ export type PaymentCurrency = (typeof paymentCurrencies)[number];
 
 export const maxAmount = 100_000_000;
 import { maxMetadataEntries } from '../../http/request-rules.ts';
+import { PayinDetails } from '../payments/schemas.ts';
 
 const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
 
@@ -46,17 +47,7 @@ export const PaymentPageCreateBody = Type.Object(
 );
 export type PaymentPageCreateInput = Static<typeof PaymentPageCreateBody>;
 
-export const PayinDetails = Type.Object({
-  amount: Type.Integer(),
-  currency: Type.String(),
-  type: Type.Literal('CARD'),
-  scheme: Type.String({ description: 'VISA, MASTERCARD, AMEX, DISCOVER, JCB, DINERS, UNIONPAY or UNKNOWN' }),
-  last4: Type.String(),
-  cardType: Type.String({ description: 'CREDIT, DEBIT or PREPAID' }),
-  bin: Type.String({ description: 'First six digits of the card number' }),
-  issuer: Type.String(),
-});
-export type PayinDetailsResponse = Static<typeof PayinDetails>;
+export { PayinDetails, type PayinDetailsResponse } from '../payments/schemas.ts';
 
 export const PaymentPage = Type.Object(
   {
@@ -92,14 +83,4 @@ export type PaymentPageResponse = Static<typeof PaymentPage>;
 
 export const PageIdParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
-export const CardPaymentBody = Type.Object(
-  {
-    cardNumber: Type.String({ minLength: 1, maxLength: 40, description: 'Digits (spaces and dashes ignored); Luhn-checked.' }),
-    expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
-    expYear: Type.Integer({ minimum: 2000, maximum: 2100, description: 'Four digits.' }),
-    cvc: Type.String({ minLength: 1, maxLength: 8, description: '3 or 4 digits.' }),
-    cardholderName: Type.String({ minLength: 1, maxLength: 200 }),
-  },
-  { additionalProperties: false },
-);
-export type CardPaymentInput = Static<typeof CardPaymentBody>;
+export { CardPaymentBody, type CardPaymentInput } from '../payments/schemas.ts';

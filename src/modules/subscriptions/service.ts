@@ -119,7 +119,7 @@ export interface SubscriptionsDependencies {
   database: Database;
   clock: Clock;
   entitlements: EntitlementsService;
-  /** Renewals charge the saved card through it (the payment pages service). */
+  /** Renewals charge the saved card through it (the payments module). */
   savedCards: SavedCards;
 }
 

@@ -213,7 +213,7 @@ describe('paying a payment page (POST /v1/test_helpers/payment_pages/:id/pay, th
     );
     assert.equal((await paymentsOf(livePage.id)).length, 0);
     await assert.rejects(
-      context.platform.services.cardProcessor.charge({ paymentId: 'pay_x', livemode: true, amount: 1, currency: 'USD', saveCard: false, card: { number: testCards.visaCredit, expMonth: 12, expYear: 2040, cvc: '123', cardholderName: 'A' } }),
+      context.platform.services.cardProcessor.createPayment({ paymentId: 'pay_x', livemode: true, amount: 1, currency: 'USD', saveCard: false }),
       /no live card processor is configured/,
     );
   });
@@ -247,7 +247,7 @@ describe('paying a payment page (POST /v1/test_helpers/payment_pages/:id/pay, th
     const [written] = await context.database.db.select().from(platformSettings).where(eq(platformSettings.key, `paid:${subscribed.paymentId}`));
     assert.equal(written?.value, withSubscription.id);
 
-    const token = await context.platform.services.paymentPages.findCardToken(context.database.db, String(call.cardTokenId));
+    const token = await context.platform.services.payments.findCardToken(context.database.db, String(call.cardTokenId));
     assert.ok(token);
     assert.equal(token.customerId, withSubscription.customer.id);
     assert.equal(token.last4, '4444');
@@ -258,10 +258,10 @@ describe('paying a payment page (POST /v1/test_helpers/payment_pages/:id/pay, th
     assert.ok(!JSON.stringify(tokenRecord[0]?.data).includes(testCards.mastercardCredit), 'the token record holds the description, never the number');
 
     // Renewals charge the saved card with its test behaviour, once per payment id.
-    const renewal = await context.platform.services.paymentPages.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: token.id, amount: 900, currency: 'USD', pageId: withSubscription.id });
+    const renewal = await context.platform.services.payments.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: token.id, amount: 900, currency: 'USD', pageId: withSubscription.id });
     assert.equal(renewal.status, 'SUCCEEDED');
     assert.equal(renewal.payinDetails?.last4, '4444');
-    const retried = await context.platform.services.paymentPages.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: token.id, amount: 900, currency: 'USD', paymentId: renewal.paymentId });
+    const retried = await context.platform.services.payments.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: token.id, amount: 900, currency: 'USD', paymentId: renewal.paymentId });
     assert.equal(retried.paymentId, renewal.paymentId);
     const [renewalRow] = await context.database.db.select().from(payments).where(eq(payments.id, renewal.paymentId));
     assert.equal(renewalRow?.kind, 'RENEWAL');
@@ -270,11 +270,11 @@ describe('paying a payment page (POST /v1/test_helpers/payment_pages/:id/pay, th
     const expiresAfter = Date.UTC(token.expYear, token.expMonth, 1);
     const saved = context.clock.now().getTime();
     context.clock.set(expiresAfter + 1000);
-    const expired = await context.platform.services.paymentPages.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: token.id, amount: 900, currency: 'USD' });
+    const expired = await context.platform.services.payments.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: token.id, amount: 900, currency: 'USD' });
     context.clock.set(saved);
     assert.equal(expired.status, 'DECLINED');
     assert.equal(expired.declineReason, 'expired_card');
-    await assert.rejects(context.platform.services.paymentPages.chargeSavedCard({ merchantId: other.id, livemode: false, cardTokenId: token.id, amount: 1, currency: 'USD' }), /No card token found/);
+    await assert.rejects(context.platform.services.payments.chargeSavedCard({ merchantId: other.id, livemode: false, cardTokenId: token.id, amount: 1, currency: 'USD' }), /No card token found/);
   });
 
   test('a page without a subscription saves no card', async () => {

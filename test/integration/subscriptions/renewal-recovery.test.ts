@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { JobRegistry, Worker } from '../../../src/jobs/worker.ts';
-import { createSandboxCardProcessor } from '../../../src/modules/card-processor/sandbox.ts';
+import { createSandboxCardProcessor, type SandboxCardProcessor } from '../../../src/modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter } from '../../../src/modules/card-processor/router.ts';
 import type { CardProcessor, ChargeResult } from '../../../src/modules/card-processor/types.ts';
 import type { Merchant } from '../../../src/modules/merchants/service.ts';
 import { createPaymentPagesService } from '../../../src/modules/payment-pages/service.ts';
+import { createPaymentsService } from '../../../src/modules/payments/index.ts';
 import { createSubscriptionsService, type SubscriptionsService } from '../../../src/modules/subscriptions/service.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
@@ -25,16 +26,21 @@ class ScriptedProcessor implements CardProcessor {
   saveCards = true;
   private gate: Promise<void> | null = null;
 
-  constructor(private readonly sandbox: ReturnType<typeof createSandboxCardProcessor>) {
+  constructor(private readonly sandbox: SandboxCardProcessor) {
     this.name = sandbox.name;
   }
 
-  async charge(input: Parameters<CardProcessor['charge']>[0]): Promise<ChargeResult> {
-    const result = await this.sandbox.charge(input);
-    return result.status === 'SUCCEEDED' && !this.saveCards ? { ...result, token: null } : result;
+  createPayment(input: Parameters<CardProcessor['createPayment']>[0]): ReturnType<CardProcessor['createPayment']> {
+    return this.sandbox.createPayment(input);
   }
 
-  async chargeToken(input: Parameters<CardProcessor['chargeToken']>[0]): Promise<ChargeResult> {
+  /** The sandbox card form, with the saved-card token dropped when told to. */
+  async confirmWithCard(input: Parameters<SandboxCardProcessor['confirmWithCard']>[0]): Promise<ChargeResult | null> {
+    const result = await this.sandbox.confirmWithCard(input);
+    return result && result.status === 'SUCCEEDED' && !this.saveCards ? { ...result, token: null } : result;
+  }
+
+  async chargeSaved(input: Parameters<CardProcessor['chargeSaved']>[0]): Promise<ChargeResult> {
     if (this.gate) {
       await this.gate;
     }
@@ -42,11 +48,23 @@ class ScriptedProcessor implements CardProcessor {
       this.declineNextRenewals -= 1;
       return { status: 'DECLINED', declineReason: 'insufficient_funds', card: null };
     }
-    return this.sandbox.chargeToken(input);
+    return this.sandbox.chargeSaved(input);
   }
 
-  retrieveCharge(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult | null> {
-    return this.sandbox.retrieveCharge(input);
+  retrievePayment(input: { paymentId: string; livemode: boolean }): ReturnType<CardProcessor['retrievePayment']> {
+    return this.sandbox.retrievePayment(input);
+  }
+
+  cancelPayment(input: { paymentId: string; livemode: boolean }): ReturnType<CardProcessor['cancelPayment']> {
+    return this.sandbox.cancelPayment(input);
+  }
+
+  refund(input: Parameters<CardProcessor['refund']>[0]): ReturnType<CardProcessor['refund']> {
+    return this.sandbox.refund(input);
+  }
+
+  retrieveRefund(input: Parameters<CardProcessor['retrieveRefund']>[0]): ReturnType<CardProcessor['retrieveRefund']> {
+    return this.sandbox.retrieveRefund(input);
   }
 
   /** The next renewal charges wait until `release()` is called. */
@@ -79,20 +97,20 @@ describe('renewal recovery with a scripted card processor', () => {
     merchant = authenticated.merchant;
     const { database, clock, logger } = context.platform;
     processor = new ScriptedProcessor(createSandboxCardProcessor({ database, clock }));
-    pages = createPaymentPagesService({
+    const payments = createPaymentsService({
       database,
       clock,
       keyRing: context.keyRing,
-      publicUrl: context.config.publicUrl,
       customers: context.platform.services.customers,
       cardProcessor: createCardProcessorRouter({ sandbox: processor, live: null }),
       logger,
     });
-    subscriptions = createSubscriptionsService({ database, clock, entitlements: context.platform.services.entitlements, savedCards: pages });
+    pages = createPaymentPagesService({ database, clock, keyRing: context.keyRing, publicUrl: context.config.publicUrl, customers: context.platform.services.customers, payments });
+    subscriptions = createSubscriptionsService({ database, clock, entitlements: context.platform.services.entitlements, savedCards: payments });
     pages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
     const registry = new JobRegistry();
     registry.register(subscriptions.renewalJob());
-    registry.register(pages.resolveAttemptJob());
+    registry.register(payments.resolveAttemptJob());
     worker = new Worker({ database, registry, clock, logger, concurrency: 4, pollIntervalMs: 60_000 });
   });
   after(async () => context.close());

@@ -1,0 +1,99 @@
+import { and, asc, count, eq, gt } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { paymentPages } from '../../db/schema/index.ts';
+import type { KeyRing } from '../../crypto/keyring.ts';
+import { openFields, resealFields, type PiiLocation } from '../../crypto/pii.ts';
+import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { payinDetailsOf, type PaymentRow } from '../payments/index.ts';
+import type { PaymentPageResponse } from './schemas.ts';
+
+export type PaymentPageRow = typeof paymentPages.$inferSelect;
+
+/** A page as read for a response: with its customer's reference and its successful payment. */
+export interface PageView {
+  page: PaymentPageRow;
+  customerReferenceId: string;
+  payment: PaymentRow | null;
+}
+
+export function emailLocation(page: { merchantId: string; id: string }): PiiLocation {
+  return { merchantId: page.merchantId, table: 'payment_pages', rowId: page.id };
+}
+
+export function customerEmailOf(keyRing: KeyRing, page: PaymentPageRow): string {
+  return openFields(keyRing, emailLocation(page), { customerEmail: page.customerEmailCiphertext }).customerEmail ?? '';
+}
+
+/** The contract §9 PaymentPage object. */
+export function pageResponse(keyRing: KeyRing, publicUrl: string, view: PageView): PaymentPageResponse {
+  const { page, payment } = view;
+  const response: PaymentPageResponse = {
+    id: page.id,
+    status: page.status,
+    clientReferenceId: page.clientReferenceId,
+    customer: { id: page.customerId, referenceId: view.customerReferenceId, email: customerEmailOf(keyRing, page) },
+    amount: page.amount,
+    currency: page.currency,
+    url: `${publicUrl}/payment-page/${page.id}`,
+    expiresAt: page.expiresAt.getTime(),
+    createdAt: page.createdAt.getTime(),
+    livemode: page.livemode,
+    metadata: page.metadata,
+  };
+  if (page.paidAt) {
+    response.paidAt = page.paidAt.getTime();
+  }
+  if (page.expiredAt) {
+    response.expiredAt = page.expiredAt.getTime();
+  }
+  if (page.paymentId) {
+    response.paymentId = page.paymentId;
+  }
+  if (page.subscriptionId) {
+    response.subscriptionId = page.subscriptionId;
+  }
+  if (payment && payment.status === 'SUCCEEDED') {
+    response.payinDetails = payinDetailsOf(payment);
+  }
+  if (page.successReturnUrl) {
+    response.successReturnUrl = page.successReturnUrl;
+  }
+  if (page.failureReturnUrl) {
+    response.failureReturnUrl = page.failureReturnUrl;
+  }
+  if (page.subscription) {
+    response.subscription = page.subscription;
+  }
+  return response;
+}
+
+/**
+ * Key-ring rotation: re-seals each page's customer e-mail under the active key (same associated
+ * data; UPDATE conditional on the ciphertext read). `onProgress`: rows examined of all.
+ */
+export async function reencryptPageEmails(database: Database, keyRing: KeyRing, options: ReencryptOptions = {}): Promise<number> {
+  return resealInBatches({
+    ...options,
+    count: async () => (await database.db.select({ total: count() }).from(paymentPages))[0]?.total ?? 0,
+    readBatch: (after: string | undefined, limit: number) =>
+      database.db
+        .select({ id: paymentPages.id, merchantId: paymentPages.merchantId, customerEmailCiphertext: paymentPages.customerEmailCiphertext })
+        .from(paymentPages)
+        .where(after === undefined ? undefined : gt(paymentPages.id, after))
+        .orderBy(asc(paymentPages.id))
+        .limit(limit),
+    cursorOf: (row) => row.id,
+    reseal: async (row) => {
+      const resealed = resealFields(keyRing, emailLocation(row), { customerEmail: row.customerEmailCiphertext })?.customerEmail;
+      if (resealed === undefined) {
+        return false;
+      }
+      const updated = await database.db
+        .update(paymentPages)
+        .set({ customerEmailCiphertext: resealed })
+        .where(and(eq(paymentPages.id, row.id), eq(paymentPages.customerEmailCiphertext, row.customerEmailCiphertext)))
+        .returning({ id: paymentPages.id });
+      return updated.length > 0;
+    },
+  });
+}

@@ -1,0 +1,10 @@
+/**
+ * Card payments: attempts, settlement through the card-processor port, saved cards and renewals.
+ * Payment pages, subscriptions and fraud reports use payments through this file only.
+ */
+export { createPaymentsService, type CheckoutContact, type PaymentSettledHook, type PaymentsService } from './service.ts';
+export { payinDetailsOf, validateCard, type ValidatedCard } from './card.ts';
+export { paymentAttemptResolveQueue } from './jobs.ts';
+export type { CardTokenRow, FraudCandidate, FraudCriteria, PaymentRow } from './repository.ts';
+export { CardPaymentBody, PayinDetails, type CardPaymentInput, type PayinDetailsResponse } from './schemas.ts';
+export { createStripeWebhooks, handledStripeEvents, stripeEventJob, stripeEventQueue, stripeProviderCheck } from './stripe-events.ts';

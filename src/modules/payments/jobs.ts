@@ -1,0 +1,20 @@
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { PaymentRow } from './repository.ts';
+
+/** The queue keeps its historical name: jobs already scheduled under it still run. */
+export const paymentAttemptResolveQueue = 'payment-pages.resolve-attempt';
+
+/** Settles an attempt whose request died or timed out, from the processor's own record. */
+export function createResolveAttemptJob(deps: { find: (paymentId: string) => Promise<PaymentRow | null>; resolve: (payment: PaymentRow) => Promise<void> }): JobDefinition<{ paymentId: string }> {
+  return {
+    queue: paymentAttemptResolveQueue,
+    maxAttempts: 20,
+    handle: async ({ paymentId }) => {
+      const payment = await deps.find(paymentId);
+      if (!payment || payment.status !== 'PROCESSING') {
+        return;
+      }
+      await deps.resolve(payment);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { and, asc, count, eq, gt, gte, isNotNull, lt, type SQL } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.ts';
+import { cardTokens, paymentPages, payments } from '../../db/schema/index.ts';
+import type { KeyRing } from '../../crypto/keyring.ts';
+import { resealFields, type PiiLocation } from '../../crypto/pii.ts';
+import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type NewPaymentRow = typeof payments.$inferInsert;
+export type CardTokenRow = typeof cardTokens.$inferSelect;
+
+/** A successful (or named) card payment as the fraud reports module needs it. */
+export interface FraudCandidate {
+  paymentId: string;
+  merchantId: string;
+  livemode: boolean;
+  status: PaymentRow['status'];
+  pageId: string | null;
+  clientReferenceId: string | null;
+  amount: number;
+  currency: string;
+  bin: string;
+  last4: string;
+  scheme: string | null;
+  cardType: string | null;
+  issuer: string | null;
+  decidedAt: Date | null;
+}
+
+export type FraudCriteria =
+  | { paymentId: string }
+  | { networkTransactionId: string; scheme: string; livemode: boolean }
+  | { bin: string; last4: string; amount: number; currency: string; day: Date; scheme: string; livemode: boolean };
+
+export function paymentLocation(payment: { merchantId: string; id: string }): PiiLocation {
+  return { merchantId: payment.merchantId, table: 'payments', rowId: payment.id };
+}
+
+export async function findPayment(executor: Executor, paymentId: string): Promise<PaymentRow | null> {
+  const [row] = await executor.select().from(payments).where(eq(payments.id, paymentId));
+  return row ?? null;
+}
+
+/** The payment row locked for this transaction (settlements are serialized on it). */
+export async function lockPayment(tx: Executor, paymentId: string): Promise<PaymentRow | null> {
+  const [row] = await tx.select().from(payments).where(eq(payments.id, paymentId)).for('update');
+  return row ?? null;
+}
+
+/** A saved card (ctok_…) with the processor token renewals charge. */
+export async function findCardToken(executor: Executor, cardTokenId: string): Promise<CardTokenRow | null> {
+  const [row] = await executor.select().from(cardTokens).where(eq(cardTokens.id, cardTokenId));
+  return row ?? null;
+}
+
+/** Payments a fraud report may attach to (read-only; the page's clientReferenceId rides along). */
+export async function findPaymentsForFraud(executor: Executor, criteria: FraudCriteria): Promise<FraudCandidate[]> {
+  const conditions: SQL[] = [];
+  if ('paymentId' in criteria) {
+    conditions.push(eq(payments.id, criteria.paymentId));
+  } else if ('networkTransactionId' in criteria) {
+    conditions.push(
+      eq(payments.networkTransactionId, criteria.networkTransactionId),
+      eq(payments.scheme, criteria.scheme),
+      eq(payments.livemode, criteria.livemode),
+      eq(payments.status, 'SUCCEEDED'),
+    );
+  } else {
+    const dayEnd = new Date(criteria.day.getTime() + 24 * 60 * 60 * 1000);
+    conditions.push(
+      eq(payments.bin, criteria.bin),
+      eq(payments.last4, criteria.last4),
+      eq(payments.amount, criteria.amount),
+      eq(payments.currency, criteria.currency),
+      gte(payments.decidedAt, criteria.day),
+      lt(payments.decidedAt, dayEnd),
+      eq(payments.scheme, criteria.scheme),
+      eq(payments.livemode, criteria.livemode),
+      eq(payments.status, 'SUCCEEDED'),
+    );
+  }
+  const rows = await executor
+    .select({ payment: payments, clientReferenceId: paymentPages.clientReferenceId })
+    .from(payments)
+    .leftJoin(paymentPages, eq(paymentPages.id, payments.pageId))
+    .where(and(...conditions))
+    .limit(10);
+  return rows.map(({ payment, clientReferenceId }) => ({
+    paymentId: payment.id,
+    merchantId: payment.merchantId,
+    livemode: payment.livemode,
+    status: payment.status,
+    pageId: payment.pageId,
+    clientReferenceId,
+    amount: payment.amount,
+    currency: payment.currency,
+    bin: payment.bin,
+    last4: payment.last4,
+    scheme: payment.scheme,
+    cardType: payment.cardType,
+    issuer: payment.issuer,
+    decidedAt: payment.decidedAt,
+  }));
+}
+
+/** Key-ring rotation: re-seals each payment's cardholder name under the active key (UPDATE conditional on the ciphertext read). */
+export async function reencryptPayments(database: Database, keyRing: KeyRing, options: ReencryptOptions = {}): Promise<number> {
+  return resealInBatches({
+    ...options,
+    count: async () => (await database.db.select({ total: count() }).from(payments).where(isNotNull(payments.cardholderNameCiphertext)))[0]?.total ?? 0,
+    readBatch: (after: string | undefined, limit: number) =>
+      database.db
+        .select({ id: payments.id, merchantId: payments.merchantId, cardholderNameCiphertext: payments.cardholderNameCiphertext })
+        .from(payments)
+        .where(and(isNotNull(payments.cardholderNameCiphertext), after === undefined ? undefined : gt(payments.id, after)))
+        .orderBy(asc(payments.id))
+        .limit(limit),
+    cursorOf: (row) => row.id,
+    reseal: async (row) => {
+      if (row.cardholderNameCiphertext === null) {
+        return false;
+      }
+      const resealed = resealFields(keyRing, paymentLocation(row), { cardholderName: row.cardholderNameCiphertext })?.cardholderName;
+      if (resealed === undefined) {
+        return false;
+      }
+      const updated = await database.db
+        .update(payments)
+        .set({ cardholderNameCiphertext: resealed })
+        .where(and(eq(payments.id, row.id), eq(payments.cardholderNameCiphertext, row.cardholderNameCiphertext)))
+        .returning({ id: payments.id });
+      return updated.length > 0;
+    },
+  });
+}

@@ -1,0 +1,80 @@
+import type Stripe from 'stripe';
+import type { Database } from '../../db/client.ts';
+import { wrongParameter } from '../../http/errors.ts';
+import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import { recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../providers/index.ts';
+import { paymentIdMetadataKey } from '../card-processor/stripe.ts';
+import type { PaymentsService } from './service.ts';
+
+export const stripeEventQueue = 'payments.stripe-event';
+
+/** The Stripe events Paysail acts on today (enable these on the endpoint); others are acknowledged and ignored. */
+export const handledStripeEvents = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled'] as const;
+
+export interface StripeEventJob {
+  eventType: string;
+  /** The PaymentIntent the event is about; fetched from Stripe before anything is done. */
+  intentId: string;
+}
+
+/**
+ * `POST /providers/stripe/webhooks`: verified with `stripe.webhooks.constructEvent` on the raw body
+ * (a bad signature answers 400 and records nothing), deduplicated on Stripe's event id (the jobs
+ * inbox), handled in the `payments.stripe-event` job.
+ */
+export function createStripeWebhooks(deps: { database: Database; clock: Clock; stripe: Stripe; webhookSecret: string }): ProviderWebhookHandler {
+  const handled: readonly string[] = handledStripeEvents;
+  return {
+    provider: 'stripe',
+    async receive(request) {
+      const signature = request.headers['stripe-signature'];
+      let event: Stripe.Event;
+      try {
+        event = deps.stripe.webhooks.constructEvent(request.rawBody, typeof signature === 'string' ? signature : '', deps.webhookSecret);
+      } catch {
+        throw wrongParameter('Stripe-Signature', 'must be a valid Stripe signature of this body made with the endpoint secret (STRIPE_WEBHOOK_SECRET), within the tolerance');
+      }
+      if (!handled.includes(event.type)) {
+        return;
+      }
+      const object = event.data.object;
+      const intentId = 'id' in object && typeof object.id === 'string' ? object.id : '';
+      const payload: StripeEventJob = { eventType: event.type, intentId };
+      await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue: stripeEventQueue, payload });
+    },
+  };
+}
+
+/**
+ * Acts on a recorded Stripe event: trusts it only as "something changed", fetches the PaymentIntent,
+ * and settles our payment from Stripe's current state (out-of-order or replayed events change
+ * nothing: a payment is settled once, from what Stripe says now).
+ */
+export function stripeEventJob(deps: { stripe: Stripe; payments: Pick<PaymentsService, 'reconcile'> }): JobDefinition<StripeEventJob> {
+  return {
+    queue: stripeEventQueue,
+    maxAttempts: 20,
+    handle: async ({ intentId }) => {
+      if (!intentId.startsWith('pi_')) {
+        return;
+      }
+      const intent = await deps.stripe.paymentIntents.retrieve(intentId);
+      const paymentId = intent.metadata[paymentIdMetadataKey];
+      if (paymentId) {
+        await deps.payments.reconcile(paymentId);
+      }
+    },
+  };
+}
+
+/** `paysail providers check`: a harmless read (the balance) with the live keys. */
+export function stripeProviderCheck(stripe: Stripe): ProviderCheck {
+  return {
+    provider: 'stripe',
+    environment: 'live',
+    async check() {
+      const balance = await stripe.balance.retrieve();
+      return `balance readable (${balance.livemode ? 'live' : 'test'} mode, ${balance.available.length} currenc${balance.available.length === 1 ? 'y' : 'ies'})`;
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import type Stripe from 'stripe';
+
+/**
+ * Stripe objects as the replica returns them, built after Stripe's published fixtures and typed with
+ * the `stripe` package's own types: a wrong field name or shape fails `npm run typecheck`.
+ */
+
+export interface TestCard {
+  number: string;
+  brand: string;
+  funding: 'credit' | 'debit' | 'prepaid';
+  issuer: string;
+  /** What confirming with it does (Stripe's documented test cards). */
+  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'authentication_required_off_session';
+}
+
+export const stripeTestCards: Readonly<Record<string, TestCard>> = {
+  '4242424242424242': { number: '4242424242424242', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  '5555555555554444': { number: '5555555555554444', brand: 'mastercard', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  '4000000000000002': { number: '4000000000000002', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'decline' },
+  '4000000000009995': { number: '4000000000009995', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'insufficient_funds' },
+  '4000000000003220': { number: '4000000000003220', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'three_d_secure' },
+  '4000002760003184': { number: '4000002760003184', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'authentication_required_off_session' },
+};
+
+export function customerObject(id: string, created: number, metadata: Stripe.Metadata): Stripe.Customer {
+  return {
+    id,
+    object: 'customer',
+    balance: 0,
+    created,
+    default_source: null,
+    description: null,
+    email: null,
+    invoice_settings: { custom_fields: null, default_payment_method: null, footer: null, rendering_options: null },
+    livemode: false,
+    metadata,
+    shipping: null,
+  };
+}
+
+export function chargeObject(input: { id: string; intentId: string; amount: number; currency: string; created: number; card: TestCard; customer: string | null; paymentMethod: string; networkTransactionId: string; succeeded: boolean; declineCode: string | null }): Stripe.Charge {
+  const { card } = input;
+  return {
+    id: input.id,
+    object: 'charge',
+    amount: input.amount,
+    amount_captured: input.succeeded ? input.amount : 0,
+    amount_refunded: 0,
+    application: null,
+    application_fee: null,
+    application_fee_amount: null,
+    balance_transaction: input.succeeded ? `txn_${input.id.slice(3)}` : null,
+    billing_details: { address: null, email: null, name: null, phone: null, tax_id: null },
+    calculated_statement_descriptor: null,
+    captured: input.succeeded,
+    created: input.created,
+    currency: input.currency,
+    customer: input.customer,
+    description: null,
+    disputed: false,
+    failure_balance_transaction: null,
+    failure_code: input.succeeded ? null : 'card_declined',
+    failure_message: input.succeeded ? null : 'Your card was declined.',
+    fraud_details: {},
+    livemode: false,
+    metadata: {},
+    on_behalf_of: null,
+    outcome: { advice_code: null, network_advice_code: null, network_decline_code: null, network_status: input.succeeded ? 'approved_by_network' : 'declined_by_network', reason: input.declineCode, seller_message: null, type: input.succeeded ? 'authorized' : 'issuer_declined' },
+    paid: input.succeeded,
+    payment_intent: input.intentId,
+    payment_method: input.paymentMethod,
+    payment_method_details: {
+      type: 'card',
+      card: {
+        amount_authorized: input.succeeded ? input.amount : null,
+        authorization_code: input.succeeded ? '123456' : null,
+        brand: card.brand,
+        checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' },
+        country: 'US',
+        electronic_commerce_indicator: null,
+        exp_month: 12,
+        exp_year: 2034,
+        funding: card.funding,
+        iin: card.number.slice(0, 6),
+        issuer: card.issuer,
+        installments: null,
+        last4: card.number.slice(-4),
+        mandate: null,
+        network: card.brand,
+        network_transaction_id: input.succeeded ? input.networkTransactionId : null,
+        regulated_status: null,
+        three_d_secure: null,
+        transaction_link_id: null,
+        wallet: null,
+      },
+    },
+    receipt_email: null,
+    receipt_number: null,
+    receipt_url: null,
+    refunded: false,
+    review: null,
+    shipping: null,
+    source: null,
+    source_transfer: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    status: input.succeeded ? 'succeeded' : 'failed',
+    transfer_data: null,
+    transfer_group: null,
+  };
+}
+
+export function paymentIntentObject(input: {
+  id: string;
+  amount: number;
+  currency: string;
+  created: number;
+  status: Stripe.PaymentIntent.Status;
+  customer: string | null;
+  paymentMethod: string | null;
+  setupFutureUsage: 'off_session' | null;
+  metadata: Stripe.Metadata;
+  latestCharge: Stripe.Charge | string | null;
+  lastPaymentError: { code: string; declineCode: string | null } | null;
+  canceledAt: number | null;
+}): Stripe.PaymentIntent {
+  return {
+    id: input.id,
+    object: 'payment_intent',
+    allowed_payment_method_types: ['card'],
+    amount: input.amount,
+    amount_capturable: 0,
+    amount_received: input.status === 'succeeded' ? input.amount : 0,
+    application: null,
+    application_fee_amount: null,
+    automatic_payment_methods: { allow_redirects: 'never', enabled: true },
+    canceled_at: input.canceledAt,
+    cancellation_reason: input.canceledAt === null ? null : 'requested_by_customer',
+    capture_method: 'automatic',
+    client_secret: `${input.id}_secret_${input.id.slice(-8)}`,
+    confirmation_method: 'automatic',
+    created: input.created,
+    currency: input.currency,
+    customer: input.customer,
+    customer_account: null,
+    description: null,
+    excluded_payment_method_types: null,
+    last_payment_error: input.lastPaymentError
+      ? { type: 'card_error', code: input.lastPaymentError.code, ...(input.lastPaymentError.declineCode ? { decline_code: input.lastPaymentError.declineCode } : {}), message: 'Your card was declined.' }
+      : null,
+    latest_charge: input.latestCharge,
+    livemode: false,
+    managed_payments: null,
+    metadata: input.metadata,
+    next_action: input.status === 'requires_action' ? { type: 'use_stripe_sdk', use_stripe_sdk: {} } : null,
+    on_behalf_of: null,
+    payment_method: input.paymentMethod,
+    payment_method_configuration_details: null,
+    payment_method_options: {},
+    payment_method_types: ['card'],
+    payment_record: null,
+    processing: null,
+    receipt_email: null,
+    review: null,
+    setup_future_usage: input.setupFutureUsage,
+    shipping: null,
+    source: null,
+    statement_descriptor: null,
+    statement_descriptor_suffix: null,
+    status: input.status,
+    transfer_group: null,
+  };
+}
+
+export function refundObject(input: { id: string; amount: number; currency: string; created: number; chargeId: string; intentId: string; status: 'pending' | 'succeeded' | 'failed'; metadata: Stripe.Metadata }): Stripe.Refund {
+  return {
+    id: input.id,
+    object: 'refund',
+    amount: input.amount,
+    balance_transaction: null,
+    charge: input.chargeId,
+    created: input.created,
+    currency: input.currency,
+    customer: null,
+    customer_account: null,
+    metadata: input.metadata,
+    payment_intent: input.intentId,
+    payment_method: null,
+    reason: null,
+    receipt_number: null,
+    source_transfer_reversal: null,
+    status: input.status,
+    transfer_reversal: null,
+    ...(input.status === 'failed' ? { failure_reason: 'declined' as const } : {}),
+  };
+}

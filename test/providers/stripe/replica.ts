@@ -1,0 +1,265 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+import type Stripe from 'stripe';
+import { chargeObject, customerObject, paymentIntentObject, refundObject, stripeTestCards, type TestCard } from './objects.ts';
+
+/**
+ * A replica of the Stripe API for exactly the calls the adapter makes (customers, PaymentIntents:
+ * create, retrieve, search by metadata, cancel; refunds: create, list), speaking Stripe's wire
+ * format (form-encoded requests, JSON objects, error envelopes, `Idempotency-Key` replays) on
+ * loopback. Objects move through their documented states. The test drives the customer's side
+ * (`confirm`, as the Payment Element would) and can make the replica lose answers or fail.
+ */
+
+type Form = { [key: string]: string | Form };
+
+/** Stripe's bracket notation (`metadata[a]=b`, `expand[0]=x`) → nested objects. */
+function parseForm(body: string): Form {
+  const result: Form = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    const parts = key.split(/\[|\]\[|\]/).filter((part) => part !== '');
+    let target: Form = result;
+    parts.forEach((part, index) => {
+      if (index === parts.length - 1) {
+        target[part] = value;
+      } else {
+        const next = target[part];
+        target = typeof next === 'object' ? next : (target[part] = {});
+      }
+    });
+  }
+  return result;
+}
+
+const text = (form: Form, key: string): string | undefined => (typeof form[key] === 'string' ? form[key] : undefined);
+const record = (form: Form, key: string): Record<string, string> => {
+  const value = form[key];
+  return typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
+};
+
+interface IntentState {
+  intent: Stripe.PaymentIntent;
+  charge: Stripe.Charge | null;
+}
+
+export interface StripeReplica {
+  readonly url: string;
+  readonly requests: Array<{ method: string; path: string; idempotencyKey: string | undefined }>;
+  readonly intents: Map<string, IntentState>;
+  readonly refunds: Map<string, Stripe.Refund>;
+  /** The next `count` requests whose path starts with `pathPrefix` are processed but their answers are lost (the connection drops). */
+  loseAnswers(pathPrefix: string, count: number): void;
+  /** The customer confirms in the Payment Element with a Stripe test card; `passChallenge` answers a 3-D Secure challenge. */
+  confirm(intentId: string, cardNumber: string, options?: { passChallenge?: boolean }): Stripe.PaymentIntent;
+  /** The issuer now asks for authentication on this saved PaymentMethod (off-session charges fail with `authentication_required`). */
+  requireAuthentication(paymentMethod: string): void;
+  /** A PaymentMethod for a Stripe test card, as if the customer had saved it earlier (renewal scenarios). */
+  paymentMethod(cardNumber: string): string;
+  /** The intent with its charge expanded, as `GET /v1/payment_intents/:id?expand[]=latest_charge` answers. */
+  expanded(intentId: string): Stripe.PaymentIntent;
+  close(): Promise<void>;
+}
+
+export async function startStripeReplica(options: { now?: () => number; secretKey?: string } = {}): Promise<StripeReplica> {
+  const secretKey = options.secretKey ?? 'sk_test_replica';
+  const now = () => Math.floor((options.now?.() ?? Date.now()) / 1000);
+  const intents = new Map<string, IntentState>();
+  const customers = new Map<string, Stripe.Customer>();
+  const refunds = new Map<string, Stripe.Refund>();
+  const paymentMethodCards = new Map<string, TestCard>();
+  const idempotent = new Map<string, { status: number; body: string }>();
+  const requests: StripeReplica['requests'] = [];
+  const losses: Array<{ pathPrefix: string; remaining: number }> = [];
+  let sequence = 0;
+  const newId = (prefix: string) => `${prefix}_${createHash('sha256').update(`${prefix}:${(sequence += 1)}:${Math.random()}`).digest('hex').slice(0, 24)}`;
+
+  function expanded(intentId: string): Stripe.PaymentIntent {
+    const state = intents.get(intentId);
+    if (!state) {
+      throw new Error(`no intent ${intentId}`);
+    }
+    return { ...state.intent, latest_charge: state.charge ?? null };
+  }
+
+  function withExpand(intent: Stripe.PaymentIntent, expand: Form | undefined): Stripe.PaymentIntent {
+    const wanted = expand ? Object.values(expand) : [];
+    return wanted.includes('latest_charge') || wanted.includes('data.latest_charge') ? expanded(intent.id) : intent;
+  }
+
+  /** Moves an intent after a confirmation with `card` (on-session, or off-session for renewals). */
+  function settle(state: IntentState, card: TestCard, paymentMethod: string, offSession: boolean, passChallenge: boolean): void {
+    const { intent } = state;
+    const needsAuthentication = card.behaviour === 'three_d_secure' || (offSession && card.behaviour === 'authentication_required_off_session');
+    if (needsAuthentication && offSession) {
+      state.intent = { ...intent, status: 'requires_payment_method', payment_method: paymentMethod, last_payment_error: { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required' } };
+      return;
+    }
+    const declineCode = card.behaviour === 'decline' ? 'generic_decline' : card.behaviour === 'insufficient_funds' ? 'insufficient_funds' : needsAuthentication && !passChallenge ? 'authentication_failure' : null;
+    const chargeId = newId('ch');
+    const customer = typeof intent.customer === 'string' ? intent.customer : null;
+    state.charge = chargeObject({ id: chargeId, intentId: intent.id, amount: intent.amount, currency: intent.currency, created: now(), card, customer, paymentMethod, networkTransactionId: String(100000000000000 + sequence * 7919), succeeded: declineCode === null, declineCode });
+    state.intent =
+      declineCode === null
+        ? { ...intent, status: 'succeeded', amount_received: intent.amount, payment_method: paymentMethod, latest_charge: chargeId, last_payment_error: null }
+        : { ...intent, status: 'requires_payment_method', payment_method: null, latest_charge: chargeId, last_payment_error: { type: 'card_error', code: declineCode === 'authentication_failure' ? 'payment_intent_authentication_failure' : 'card_declined', decline_code: declineCode } };
+  }
+
+  function error(status: number, type: string, message: string, extra: Record<string, string> = {}): { status: number; body: unknown } {
+    return { status, body: { error: { type, message, ...extra } } };
+  }
+
+  function route(method: string, path: string, query: URLSearchParams, form: Form): { status: number; body: unknown } {
+    const created = now();
+    if (method === 'POST' && path === '/v1/customers') {
+      const customer = customerObject(newId('cus'), created, record(form, 'metadata'));
+      customers.set(customer.id, customer);
+      return { status: 200, body: customer };
+    }
+    if (method === 'POST' && path === '/v1/payment_intents') {
+      const amount = Number(text(form, 'amount'));
+      const currency = text(form, 'currency');
+      if (!Number.isInteger(amount) || amount < 1 || !currency) {
+        return error(400, 'invalid_request_error', 'Missing required param: amount or currency.', { param: 'amount' });
+      }
+      const customer = text(form, 'customer') ?? null;
+      const intent = paymentIntentObject({ id: newId('pi'), amount, currency, created, status: 'requires_payment_method', customer, paymentMethod: null, setupFutureUsage: text(form, 'setup_future_usage') === 'off_session' ? 'off_session' : null, metadata: record(form, 'metadata'), latestCharge: null, lastPaymentError: null, canceledAt: null });
+      const state: IntentState = { intent, charge: null };
+      intents.set(intent.id, state);
+      if (text(form, 'confirm') === 'true') {
+        const paymentMethod = text(form, 'payment_method') ?? '';
+        const card = paymentMethodCards.get(paymentMethod);
+        if (!card || !customer) {
+          return error(400, 'invalid_request_error', `No such PaymentMethod: '${paymentMethod}'`, { code: 'resource_missing', param: 'payment_method' });
+        }
+        settle(state, card, paymentMethod, text(form, 'off_session') === 'true', false);
+        const error402 = state.intent.last_payment_error;
+        if (error402) {
+          return error(402, 'card_error', 'Your card was declined.', { code: error402.code ?? 'card_declined', decline_code: error402.decline_code ?? 'generic_decline', payment_intent: state.intent.id });
+        }
+      }
+      return { status: 200, body: withExpand(state.intent, form['expand'] as Form | undefined) };
+    }
+    if (method === 'GET' && path === '/v1/payment_intents/search') {
+      const match = /^metadata\['([^']+)'\]:'([^']+)'$/.exec(query.get('query') ?? '');
+      if (!match) {
+        return error(400, 'invalid_request_error', 'The replica searches by one metadata key only.', { param: 'query' });
+      }
+      const [, key, value] = match;
+      const data = [...intents.values()].filter((state) => state.intent.metadata[key ?? ''] === value).map((state) => (query.getAll('expand[]').concat(query.getAll('expand[0]')).includes('data.latest_charge') ? expanded(state.intent.id) : state.intent));
+      const result: Stripe.ApiSearchResult<Stripe.PaymentIntent> = { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data, next_page: null };
+      return { status: 200, body: result };
+    }
+    const intentPath = /^\/v1\/payment_intents\/(pi_[0-9a-f]+)(\/cancel)?$/.exec(path);
+    if (intentPath) {
+      const state = intents.get(intentPath[1] ?? '');
+      if (!state) {
+        return error(404, 'invalid_request_error', `No such payment_intent: '${intentPath[1]}'`, { code: 'resource_missing' });
+      }
+      if (method === 'POST' && intentPath[2]) {
+        if (state.intent.status === 'succeeded' || state.intent.status === 'canceled') {
+          return error(400, 'invalid_request_error', `You cannot cancel this PaymentIntent because it has a status of ${state.intent.status}.`, { code: 'payment_intent_unexpected_state' });
+        }
+        state.intent = { ...state.intent, status: 'canceled', canceled_at: created, cancellation_reason: 'abandoned' };
+        return { status: 200, body: state.intent };
+      }
+      const expand = query.getAll('expand[]').concat(query.getAll('expand[0]'));
+      return { status: 200, body: expand.includes('latest_charge') ? expanded(state.intent.id) : state.intent };
+    }
+    if (method === 'POST' && path === '/v1/refunds') {
+      const state = intents.get(text(form, 'payment_intent') ?? '');
+      if (!state || state.intent.status !== 'succeeded' || !state.charge) {
+        return error(400, 'invalid_request_error', 'This PaymentIntent does not have a successful charge to refund.', { code: 'charge_not_refundable' });
+      }
+      const already = [...refunds.values()].filter((refund) => refund.payment_intent === state.intent.id && refund.status !== 'failed').reduce((sum, refund) => sum + refund.amount, 0);
+      const amount = Number(text(form, 'amount') ?? state.intent.amount - already);
+      if (amount < 1 || already + amount > state.intent.amount) {
+        return error(400, 'invalid_request_error', `Refund amount ($${amount / 100}) is greater than unrefunded amount on charge.`, { code: 'amount_too_large', param: 'amount' });
+      }
+      const refund = refundObject({ id: newId('re'), amount, currency: state.intent.currency, created, chargeId: state.charge.id, intentId: state.intent.id, status: 'pending', metadata: record(form, 'metadata') });
+      refunds.set(refund.id, refund);
+      return { status: 200, body: refund };
+    }
+    if (method === 'GET' && path === '/v1/refunds') {
+      const data = [...refunds.values()].filter((refund) => refund.payment_intent === query.get('payment_intent'));
+      const list: Stripe.ApiList<Stripe.Refund> = { object: 'list', url: '/v1/refunds', has_more: false, data };
+      return { status: 200, body: list };
+    }
+    if (method === 'GET' && path === '/v1/balance') {
+      const balance: Stripe.Balance = { object: 'balance', available: [{ amount: 0, currency: 'usd' }], livemode: false, pending: [{ amount: 0, currency: 'usd' }] };
+      return { status: 200, body: balance };
+    }
+    return error(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
+  }
+
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const url = new URL(request.url ?? '/', 'http://replica');
+      const method = request.method ?? 'GET';
+      const key = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined;
+      requests.push({ method, path: url.pathname, idempotencyKey: key });
+      if (request.headers.authorization !== `Bearer ${secretKey}`) {
+        response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(error(401, 'invalid_request_error', 'Invalid API Key provided.').body));
+        return;
+      }
+      let answer = key && method === 'POST' ? idempotent.get(`${url.pathname}:${key}`) : undefined;
+      if (!answer) {
+        const routed = route(method, url.pathname, url.searchParams, parseForm(Buffer.concat(chunks).toString('utf8')));
+        answer = { status: routed.status, body: JSON.stringify(routed.body) };
+        if (key && method === 'POST' && routed.status < 500) {
+          idempotent.set(`${url.pathname}:${key}`, answer);
+        }
+      }
+      const loss = losses.find((entry) => entry.remaining > 0 && url.pathname.startsWith(entry.pathPrefix));
+      if (loss) {
+        loss.remaining -= 1;
+        request.socket.destroy();
+        return;
+      }
+      response.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': `req_${sequence}`, ...(key ? { 'idempotency-key': key } : {}) }).end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    intents,
+    refunds,
+    loseAnswers(pathPrefix, count) {
+      losses.push({ pathPrefix, remaining: count });
+    },
+    confirm(intentId, cardNumber, confirmOptions = {}) {
+      const state = intents.get(intentId);
+      const card = stripeTestCards[cardNumber];
+      if (!state || !card) {
+        throw new Error(`replica: unknown intent ${intentId} or test card ${cardNumber}`);
+      }
+      const paymentMethod = newId('pm');
+      paymentMethodCards.set(paymentMethod, card);
+      settle(state, card, paymentMethod, false, confirmOptions.passChallenge ?? false);
+      return state.intent;
+    },
+    requireAuthentication(paymentMethod) {
+      const card = paymentMethodCards.get(paymentMethod);
+      if (!card) {
+        throw new Error(`replica: unknown PaymentMethod ${paymentMethod}`);
+      }
+      paymentMethodCards.set(paymentMethod, { ...card, behaviour: 'authentication_required_off_session' });
+    },
+    paymentMethod(cardNumber) {
+      const card = stripeTestCards[cardNumber];
+      if (!card) {
+        throw new Error(`replica: unknown test card ${cardNumber}`);
+      }
+      const id = newId('pm');
+      paymentMethodCards.set(id, card);
+      return id;
+    },
+    expanded,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
