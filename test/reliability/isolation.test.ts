@@ -183,7 +183,8 @@ async function seedMerchantA(): Promise<void> {
     const payment = await createPaymentPage(context, a, { clientReferenceId: `iso-a-payment-${mode}`, customer: { referenceId: `iso-a-buyer-${mode}`, email: `iso-a-buyer-${mode}@example.com` } }, `?livemode=${livemode}`);
     own('paymentPage', mode, payment.id);
     harvest(payment);
-    const endpoint = await createEndpoint(context, a, { url: `${livemode ? 'https' : 'http'}://127.0.0.1:9/iso-a-${mode}`, description: `iso-a-endpoint-${mode}` }, livemode);
+    // Live endpoints must be public (no SSRF in any default); nothing is delivered in this matrix.
+    const endpoint = await createEndpoint(context, a, { url: livemode ? `https://iso-a-${mode}.example.com/hooks` : `http://127.0.0.1:9/iso-a-${mode}`, description: `iso-a-endpoint-${mode}` }, livemode);
     own('webhookEndpoint', mode, endpoint.id);
     secretsOfA.add(endpoint.secret);
   }
