@@ -36,6 +36,16 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly jobPollIntervalMs: number;
   readonly workerConcurrency: number;
+  /** Live bank payouts through Increase; null when INCREASE_API_KEY is unset. */
+  readonly increase: IncreaseConfig | null;
+}
+
+export interface IncreaseConfig {
+  readonly apiKey: string;
+  readonly accountId: string;
+  readonly webhookSecret: string;
+  /** Production unless set (`https://sandbox.increase.com` for Increase's sandbox). */
+  readonly baseURL: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +115,28 @@ function readUrl(env: Env, name: string, protocols: readonly string[]): string |
   return raw;
 }
 
+/** INCREASE_API_KEY turns the Increase rail on; the account and the webhook secret are then required. */
+function readIncrease(env: Env): IncreaseConfig | null {
+  const apiKey = env.INCREASE_API_KEY?.trim() ?? '';
+  if (apiKey === '') {
+    for (const name of ['INCREASE_ACCOUNT_ID', 'INCREASE_WEBHOOK_SECRET'] as const) {
+      if (env[name]) {
+        throw new ConfigError('INCREASE_API_KEY', `is required when ${name} is set`);
+      }
+    }
+    return null;
+  }
+  const accountId = env.INCREASE_ACCOUNT_ID?.trim() ?? '';
+  if (!/^account_[a-z0-9]+$/.test(accountId)) {
+    throw new ConfigError('INCREASE_ACCOUNT_ID', 'is required with INCREASE_API_KEY: the id (account_…) of the Increase account payouts are sent from');
+  }
+  const webhookSecret = env.INCREASE_WEBHOOK_SECRET ?? '';
+  if (webhookSecret.length < 8) {
+    throw new ConfigError('INCREASE_WEBHOOK_SECRET', 'is required with INCREASE_API_KEY: the shared secret of the Increase event subscription');
+  }
+  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl(env, 'INCREASE_BASE_URL', ['https:', 'http:']) });
+}
+
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
   const flag = argv.find((argument) => argument.startsWith('--role='));
   if (flag) {
@@ -165,6 +197,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     jobPollIntervalMs: readInteger(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    increase: readIncrease(env),
   });
 }
 
@@ -194,4 +227,8 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },
   { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
   { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
+  { name: 'INCREASE_API_KEY', fallback: '(unset)', meaning: 'Increase API key: live bank payouts (ACH) through Increase. With it, INCREASE_ACCOUNT_ID and INCREASE_WEBHOOK_SECRET are required.' },
+  { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },
+  { name: 'INCREASE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Shared secret of the Increase event subscription pointed at `/providers/increase/webhooks`.' },
+  { name: 'INCREASE_BASE_URL', fallback: 'https://api.increase.com', meaning: 'Increase API base URL (`https://sandbox.increase.com` for Increase’s sandbox).' },
 ];
