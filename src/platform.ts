@@ -108,11 +108,13 @@ export async function createPlatform(options: { config: Config; database: Databa
     ledger,
     customers,
     rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: increase?.rail ?? null },
+    reconcileAfterMs: config.payoutReconcileAfterMs,
   });
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
   registry.register(payoutPages.expireJob());
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());
+  registry.register(payoutPages.reconcileJob());
   if (increase) {
     const connected = increase.connect({ database, clock, updates: payoutPages });
     providerWebhooks.push(connected.webhook);
@@ -214,6 +216,7 @@ export async function scheduleMaintenance(platform: Platform): Promise<void> {
     const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
     await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
     await scheduleEventRetention(tx, now);
+    await platform.services.payoutPages.scheduleReconcile(tx, now);
   });
 }
 

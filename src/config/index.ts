@@ -27,6 +27,8 @@ export interface Config {
   readonly maxEventLoopDelayMs: number;
   readonly sandboxKycDelayMs: number;
   readonly sandboxPayoutDelayMs: number;
+  /** Payout attempts without a final answer this long after hand-over are looked up again. */
+  readonly payoutReconcileAfterMs: number;
   readonly webhookAllowPrivateTargets: boolean;
   /** One webhook attempt (connect + answer) must finish within this; contract §12 says 15 s. */
   readonly webhookTimeoutMs: number;
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
     sandboxPayoutDelayMs: readInteger(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 3_600_000),
+    payoutReconcileAfterMs: readInteger(env, 'PAYOUT_RECONCILE_AFTER_MS', 900_000, 1_000, 86_400_000),
     webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', embeddedDefault),
     webhookTimeoutMs,
     jobLeaseMs,
@@ -227,6 +230,7 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },
   { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
   { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
+  { name: 'PAYOUT_RECONCILE_AFTER_MS', fallback: '900000', meaning: 'Payouts handed to a rail this long ago without a final answer are looked up again (and the reconciliation runs this often).' },
   { name: 'INCREASE_API_KEY', fallback: '(unset)', meaning: 'Increase API key: live bank payouts (ACH) through Increase. With it, INCREASE_ACCOUNT_ID and INCREASE_WEBHOOK_SECRET are required.' },
   { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },
   { name: 'INCREASE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Shared secret of the Increase event subscription pointed at `/providers/increase/webhooks`.' },

@@ -4,7 +4,10 @@ import type { JobDefinition } from '../../jobs/worker.ts';
 import { payoutAttemptsRepository as attempts, type PayoutAttemptRow } from './attempts.ts';
 import { payoutPagesRepository as repository } from './repository.ts';
 import type { PayoutRailStatus } from './rails/types.ts';
-import { payoutExpireQueue, payoutSettleQueue, payoutSubmitQueue, type PayoutPagesDeps, type PayoutTransitions } from './transitions.ts';
+import { payoutExpireQueue, payoutReconcileQueue, payoutSettleQueue, payoutSubmitQueue, type PayoutPagesDeps, type PayoutTransitions } from './transitions.ts';
+
+const defaultReconcileAfterMs = 15 * 60 * 1000;
+const reconcileBatch = 100;
 
 /** Older jobs carry only the page id; newer ones name the attempt too. */
 interface AttemptJob {
@@ -69,8 +72,41 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
     }
   }
 
+  const reconcileAfterMs = deps.reconcileAfterMs ?? defaultReconcileAfterMs;
+
+  /** The next reconciliation run, once per slot of `reconcileAfterMs` (a unique key makes repeats no-ops). */
+  async function scheduleReconcile(tx: Executor, now: Date): Promise<void> {
+    const next = new Date(Math.floor(now.getTime() / reconcileAfterMs + 1) * reconcileAfterMs);
+    await enqueueJob(tx, now, payoutReconcileQueue, {}, { runAt: next, dedupeKey: `${payoutReconcileQueue}:${next.toISOString()}`, maxAttempts: 5 });
+  }
+
   return {
     applyRailStatus,
+    scheduleReconcile,
+
+    /**
+     * Reconciliation: attempts handed over longer than `reconcileAfterMs` ago without a final answer
+     * are looked up again through the same jobs — a SUBMITTING one (its answer was lost and its job
+     * gave up) by the submit job, which retrieves it by our id before anything else; a SUBMITTED one
+     * by the settle job. Then the next run is scheduled.
+     */
+    reconcileJob(): JobDefinition<Record<string, never>> {
+      return {
+        queue: payoutReconcileQueue,
+        maxAttempts: 5,
+        handle: async (_payload, context) => {
+          const now = clock.now();
+          const stale = await attempts.unsettled(database.db, new Date(now.getTime() - reconcileAfterMs), reconcileBatch);
+          await context.transaction(async (tx) => {
+            for (const attempt of stale) {
+              const queue = attempt.status === 'SUBMITTING' ? payoutSubmitQueue : payoutSettleQueue;
+              await enqueueJob(tx, now, queue, { payoutPageId: attempt.payoutPageId, payoutId: attempt.id }, { dedupeKey: `${queue}:${attempt.id}:reconcile:${now.getTime()}`, maxAttempts: 20 });
+            }
+            await scheduleReconcile(tx, now);
+          });
+        },
+      };
+    },
 
     /**
      * A rail learned of a change on its own (a verified provider webhook): ask the rail and apply,

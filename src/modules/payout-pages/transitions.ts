@@ -19,6 +19,7 @@ import { findTransition, ledgerMovements, type KycStatus, type LedgerMovement, t
 export const payoutExpireQueue = 'payout_pages.expire';
 export const payoutSubmitQueue = 'payout_pages.submit';
 export const payoutSettleQueue = 'payout_pages.settle';
+export const payoutReconcileQueue = 'payout_pages.reconcile';
 
 
 export type Actor = 'merchant' | 'customer' | 'system' | 'kyc' | 'rail';
@@ -63,6 +64,8 @@ export interface PayoutPagesDeps {
   ledger: LedgerService;
   customers: CustomersService;
   rails: PayoutRails;
+  /** Attempts without a final answer this long after their hand-over are looked up again (reconciliation). */
+  reconcileAfterMs?: number;
 }
 
 export interface ApplyOptions {

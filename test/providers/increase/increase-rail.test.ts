@@ -5,7 +5,7 @@ import type Increase from 'increase';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
 import { advanceAndDrain, assertOneEventPerChange, bankMethod, createPage, errorCodeOf, getPage, pageAction, pageEmails, type PayoutPageData } from '../../helpers/payout-pages.ts';
-import { customers, payoutAttempts } from '../../../src/db/schema/index.ts';
+import { customers, jobs, payoutAttempts } from '../../../src/db/schema/index.ts';
 import { increaseAchStatusTable, increaseTransferStatus } from '../../../src/modules/payout-pages/rails/increase/status.ts';
 import type { PayoutMethodInput } from '../../../src/modules/payout-pages/destinations.ts';
 import { startIncreaseReplica, type IncreaseReplica, type SignedWebhook } from './replica.ts';
@@ -201,6 +201,30 @@ describe('live bank payouts through Increase (replica, official package)', () =>
     assert.equal(found?.railReference, transferOf(attempt.id).id);
     assert.equal(replica.createRequests, requests, 'looked up, not resubmitted');
     assert.equal(replica.transfers().filter((transfer) => transfer.idempotency_key === attempt.id).length, 1);
+  });
+
+  test('reconciliation: a submission whose answer was lost and whose job gave up is looked up by our id and settled; one transfer', async () => {
+    replica.loseCreateAnswers(3);
+    const page = await processingPage(7_000);
+    const [attempt] = await attemptsOf(page.id);
+    assert.ok(attempt);
+    assert.equal(attempt.status, 'SUBMITTING');
+    // The worker gave up on the submit job (a crash loop, an outage): only reconciliation is left.
+    await context.database.db.update(jobs).set({ status: 'dead' }).where(eq(jobs.dedupeKey, `payout_pages.submit:${attempt.id}`));
+    const requests = replica.createRequests;
+    context.clock.advance(16 * 60 * 1000); // past PAYOUT_RECONCILE_AFTER_MS (15 min)
+    await context.database.transaction((tx) => context.platform.services.payoutPages.scheduleReconcile(tx, new Date(context.clock.now().getTime() - 15 * 60 * 1000)));
+    await context.drainJobs();
+    const [reconciled] = await attemptsOf(page.id);
+    assert.equal(reconciled?.status, 'SUBMITTED');
+    assert.equal(reconciled?.railReference, transferOf(attempt.id).id);
+    assert.equal(replica.createRequests, requests, 'looked up, not resubmitted');
+    assert.equal(replica.transfers().filter((transfer) => transfer.idempotency_key === attempt.id).length, 1, 'exactly one transfer at Increase');
+    // Settled without any webhook: the next reconciliation asks Increase where the transfer is.
+    replica.settle(transferOf(attempt.id).id);
+    context.clock.advance(16 * 60 * 1000);
+    await context.drainJobs();
+    assert.equal((await getPage(context, live, page.id)).status, 'PROCESSED');
   });
 
   test('50 concurrent releases of one MANUAL page → one release, one transfer', async () => {
