@@ -3,7 +3,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import { payoutAttemptsRepository as attempts, type PayoutAttemptRow } from './attempts.ts';
 import { payoutPagesRepository as repository } from './repository.ts';
-import type { PayoutRailStatus } from './rails/types.ts';
+import { awaitingFundingReason, type PayoutRailStatus } from './rails/types.ts';
 import { payoutExpireQueue, payoutReconcileQueue, payoutSettleQueue, payoutSubmitQueue, type PayoutPagesDeps, type PayoutTransitions } from './transitions.ts';
 
 const defaultReconcileAfterMs = 15 * 60 * 1000;
@@ -164,8 +164,17 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
             throw new Error(`payout page ${page.id} cannot be submitted: ${rail ? 'no destination' : 'no rail'}`);
           }
           const merchantName = await repository.merchantName(database.db, page.merchantId);
+          const found = await rail.retrieve(attempt.id);
+          if (!found && rail.availableBalance) {
+            // Operator funding: a payout the rail account cannot cover waits, visibly, and goes on its own once funded.
+            const available = await rail.availableBalance(page.fundingCurrency);
+            if (available !== null && available < page.amount) {
+              await repository.setProcessingReason(database.db, page.id, awaitingFundingReason, clock.now());
+              return { rescheduleAt: new Date(clock.now().getTime() + rail.pollIntervalMs) };
+            }
+          }
           const record =
-            (await rail.retrieve(attempt.id)) ??
+            found ??
             (await rail.submit({ payoutId: attempt.id, livemode: page.livemode, amount: page.amount, currency: page.fundingCurrency, destination, merchantName }));
           await context.transaction(async (tx) => {
             const now = clock.now();
@@ -174,6 +183,7 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
               return;
             }
             await repository.recordRailSubmission(tx, page.id, rail.name, record.reference, now);
+            await repository.setProcessingReason(tx, page.id, null, now);
             if (record.status.status === 'PENDING') {
               await enqueueSettle(tx, now, submitted, new Date(now.getTime() + rail.pollIntervalMs), 'poll');
             } else {

@@ -227,6 +227,28 @@ describe('live bank payouts through Increase (replica, official package)', () =>
     assert.equal((await getPage(context, live, page.id)).status, 'PROCESSED');
   });
 
+  test('operator funding: a payout the Increase account cannot cover waits with the reason shown, then goes on its own once funded', async () => {
+    replica.setAvailableBalance(5_000);
+    const requests = replica.createRequests;
+    const page = await processingPage(8_000);
+    assert.equal(page.status, 'PROCESSING');
+    assert.match(String(page.statusReason), /fund the payout account/);
+    assert.equal(replica.createRequests, requests, 'nothing sent while short');
+    const [attempt] = await attemptsOf(page.id);
+    assert.equal(attempt?.status, 'SUBMITTING');
+    await advanceAndDrain(context, 61_000);
+    assert.equal(replica.createRequests, requests, 'still waiting');
+    replica.setAvailableBalance(1_000_000);
+    await advanceAndDrain(context, 61_000);
+    assert.equal(replica.createRequests, requests + 1, 'sent once funded');
+    const funded = await getPage(context, live, page.id);
+    assert.equal(funded.statusReason, undefined, 'the reason is cleared');
+    await postWebhook(replica.settle(transferOf(attempt?.id ?? '').id));
+    await context.drainJobs();
+    assert.equal((await getPage(context, live, page.id)).status, 'PROCESSED');
+    replica.setAvailableBalance(1_000_000_000);
+  });
+
   test('50 concurrent releases of one MANUAL page → one release, one transfer', async () => {
     const page = await processingPage(6_000, bankMethod, 'MANUAL');
     assert.equal(page['sub-status'], 'AWAITING_RELEASE');

@@ -22,6 +22,8 @@ export interface IncreaseReplica {
   readonly createRequests: number;
   /** The next `count` creation requests are processed but answered with a dropped connection. */
   loseCreateAnswers(count: number): void;
+  /** The account's available balance (cents) the balance lookup reports. */
+  setAvailableBalance(cents: number): void;
   settle(transferId: string): SignedWebhook;
   returnTransfer(transferId: string): SignedWebhook;
   reject(transferId: string): SignedWebhook;
@@ -47,6 +49,7 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
   const events = new Map<string, Increase.Event>();
   let createRequests = 0;
   let answersToLose = 0;
+  let availableBalance = 1_000_000_000;
   const signer = new Webhook(`whsec_${Buffer.from(webhookSecret).toString('base64')}`);
 
   const account: Increase.Account = {
@@ -158,6 +161,7 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
       const existing = key ? byKey.get(key) : undefined;
       const transfer = existing ? requireTransfer(existing) : newTransfer(params, key);
       if (!existing) {
+        availableBalance -= transfer.amount;
         byId.set(transfer.id, transfer);
         if (key) {
           byKey.set(key, transfer.id);
@@ -188,7 +192,12 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
       send(response, found ? 200 : 404, found ?? { status: 404, type: 'object_not_found_error', title: 'Not found', detail: null });
       return;
     }
-    if (request.method === 'GET' && parts[0] === 'accounts' && parts[1] === accountId) {
+    if (request.method === 'GET' && parts[0] === 'accounts' && parts[1] === accountId && parts[2] === 'balance') {
+      const lookup: Increase.BalanceLookup = { account_id: accountId, available_balance: availableBalance, current_balance: availableBalance, loan: null, type: 'balance_lookup' };
+      send(response, 200, lookup);
+      return;
+    }
+    if (request.method === 'GET' && parts[0] === 'accounts' && parts[1] === accountId && parts.length === 2) {
       send(response, 200, account);
       return;
     }
@@ -216,6 +225,9 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
     transfers: () => [...byId.values()],
     get createRequests() {
       return createRequests;
+    },
+    setAvailableBalance(cents) {
+      availableBalance = cents;
     },
     loseCreateAnswers(count) {
       answersToLose = count;

@@ -51,7 +51,14 @@ export interface PayoutRail {
   fetchStatus(reference: string): Promise<PayoutRailStatus>;
   /** How long to wait before asking again while PENDING. */
   readonly pollIntervalMs: number;
+  /**
+   * What the operator's account at the rail can pay out now, in minor units of `currency`; null
+   * when the rail does not say (the sandbox). A payout larger than this waits for funding.
+   */
+  availableBalance?(currency: PayoutSubmission['currency']): Promise<number | null>;
 }
+
+export const awaitingFundingReason = 'Waiting for the operator to fund the payout account at the payout rail; the payout is sent as soon as the balance covers it.';
 
 /** The rails by mode; `live` is null until an operator configures one. */
 export interface PayoutRails {

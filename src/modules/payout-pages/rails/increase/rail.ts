@@ -74,6 +74,12 @@ export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailO
       const transfer = page.data[0];
       return transfer ? record(transfer) : null;
     },
+    async availableBalance(currency) {
+      if (currency !== 'USD') {
+        return null;
+      }
+      return (await client.accounts.balance(options.accountId)).available_balance;
+    },
     async fetchStatus(reference) {
       if (reference.startsWith(refusedPrefix)) {
         return { status: 'REJECTED', reason: 'refused before submission' };
