@@ -62,10 +62,14 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
     }
   }
 
-  /** The customer's confirmation (or new details after a failed payout): shared by the hosted page and the sandbox test helper. */
-  async function confirmIn(tx: Executor, payoutPageId: string, destination: PayoutDestination, now: Date): Promise<PayoutPageRow> {
+  /**
+   * The customer's confirmation: shared by the hosted page and the sandbox test helper. On the hosted
+   * page (`allowRetry`) it also takes other details after a rejected or returned payout; the test
+   * helper keeps contract §8's confirm (CREATED only, anything else INVALID_STATE).
+   */
+  async function confirmIn(tx: Executor, payoutPageId: string, destination: PayoutDestination, now: Date, allowRetry = false): Promise<PayoutPageRow> {
     const current = await requirePage(tx, payoutPageId);
-    if (isRetryable(current)) {
+    if (allowRetry && isRetryable(current)) {
       return retryIn(tx, payoutPageId, destination, now);
     }
     const page = await act(tx, () => repository.findById(tx, payoutPageId), 'confirm', {
@@ -133,7 +137,7 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
     async confirm(payoutPageId: string, method: PayoutMethodInput): Promise<PayoutPageRow> {
       const destination = validateDestination(method);
       const now = clock.now();
-      return database.transaction((tx) => confirmIn(tx, payoutPageId, destination, now));
+      return database.transaction((tx) => confirmIn(tx, payoutPageId, destination, now, true));
     },
 
     async submitKyc(payoutPageId: string, input: KycInput): Promise<PayoutPageRow> {

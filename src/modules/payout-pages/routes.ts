@@ -26,7 +26,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
           'Creates a hosted payout page for a customer (an unknown `customer.referenceId` creates the customer) and reserves `amount` on the ' +
           'merchant balance (409 INSUFFICIENT_FUNDS when it cannot). Send the customer to `url`. The page moves CREATED → PENDING when the customer ' +
           'confirms, → PROCESSING once KYC is approved (AUTOMATIC) or on release (MANUAL), → PROCESSED when the rail has paid (FAILED/PAYOUT_REJECTED when it refuses, ' +
-          'FAILED/PAYOUT_RETURNED when it gives the money back after paying; the customer may then enter other details on the same page). Every change of ' +
+          'FAILED/PAYOUT_RETURNED when it gives the money back after paying; the customer may then enter other details on the hosted page). Every change of ' +
           '`status` or `sub-status` emits PAYOUT_PAGE_UPDATED.',
         querystring: LivemodeQuery,
         body: PayoutPageCreateBody,
@@ -105,8 +105,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
         summary: 'Confirm a sandbox payout page as the customer would',
         description:
           'Sandbox only (live → 403 FORBIDDEN). Runs the hosted page’s own code: chooses the payout method and destination and confirms ' +
-          '(CREATED → PENDING), or enters other details after FAILED/PAYOUT_REJECTED or PAYOUT_RETURNED (→ PENDING/AWAITING_RELEASE, reserved again; ' +
-          'AUTOMATIC pages go on to PROCESSING at once); `kyc` completes the customer’s identity data as the hosted KYC form does (fields already known are kept) and starts KYC.',
+          '(CREATED → PENDING); `kyc` completes the customer’s identity data as the hosted KYC form does (fields already known are kept) and starts KYC.',
         querystring: LivemodeQuery,
         params: PayoutPageIdParams,
         body: ConfirmBody,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { asc, eq, sql } from 'drizzle-orm';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
 import {
   advanceAndDrain,
@@ -9,7 +9,6 @@ import {
   bankMethod,
   confirmPage,
   createPage,
-  errorCodeOf,
   fullKyc,
   getPage,
   pageAction,
@@ -21,6 +20,8 @@ import {
 } from '../../helpers/payout-pages.ts';
 import { payoutAttempts, payoutPages, sandboxProviderRecords } from '../../../src/db/schema/index.ts';
 import { queryRows } from '../../../src/db/client.ts';
+import { AppError } from '../../../src/http/errors.ts';
+import type { PayoutMethodInput } from '../../../src/modules/payout-pages/destinations.ts';
 
 const returnedBankMethod = { ...bankMethod, accountNumber: '77770003' } as const;
 const otherBankMethod = { ...bankMethod, accountNumber: '123456780' } as const;
@@ -40,6 +41,18 @@ describe('payout pages: returns after payment, retries with new details (sandbox
   });
 
   const usdc = () => balanceOf(context.database, merchant.id, false, 'USDC');
+  /** Other details, as the hosted page's confirmation sends them (the test helper's confirm stays CREATED-only). */
+  async function retry(pageId: string, method: PayoutMethodInput): Promise<{ ok: true; page: PayoutPageData } | { ok: false; code: string; message: string }> {
+    try {
+      await context.platform.services.payoutPages.confirm(pageId, method);
+      return { ok: true, page: await getPage(context, merchant, pageId) };
+    } catch (error) {
+      if (error instanceof AppError) {
+        return { ok: false, code: error.code, message: error.message };
+      }
+      throw error;
+    }
+  }
   const attemptsOf = (pageId: string) => context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, pageId)).orderBy(asc(payoutAttempts.number));
   const movementsOf = (pageId: string) =>
     queryRows<{ kind: string; key: string }>(context.database.db, sql`select kind, idempotency_key as key from ledger_transactions where reference = ${pageId} order by created_at, id`);
@@ -86,9 +99,11 @@ describe('payout pages: returns after payment, retries with new details (sandbox
   test('after a return the customer enters other details: a new attempt with its own id pays once', async () => {
     const before = await usdc();
     const page = await paidThenReturned();
-    const retried = await confirmPage(context, merchant, page.id, { payoutMethod: otherBankMethod });
-    assert.equal(retried.statusCode, 200, retried.body);
-    const data = json<{ data: PayoutPageData }>(retried).data;
+    const helper = await confirmPage(context, merchant, page.id, { payoutMethod: otherBankMethod });
+    assert.equal(helper.statusCode, 409, 'the test helper’s confirm stays CREATED-only (contract §8)');
+    const retried = await retry(page.id, otherBankMethod);
+    assert.ok(retried.ok, JSON.stringify(retried));
+    const data = retried.page;
     assert.equal(`${data.status}/${data['sub-status']}`, 'PROCESSING/SUBMITTED', 'AUTOMATIC: released at once');
     assert.equal(data.payoutMethod?.last4, '6780');
     await advanceAndDrain(context);
@@ -125,9 +140,8 @@ describe('payout pages: returns after payment, retries with new details (sandbox
       'PROCESSING/SUBMITTED',
       'PROCESSED/PAID',
     ]);
-    const again = await confirmPage(context, merchant, page.id, { payoutMethod: bankMethod });
-    assert.equal(again.statusCode, 409, 'a paid page takes no other details');
-    assert.equal(errorCodeOf(again), 'INVALID_STATE');
+    const again = await retry(page.id, bankMethod);
+    assert.ok(!again.ok && again.code === 'INVALID_STATE', 'a paid page takes no other details');
   });
 
   test('a rejected MANUAL payout retried with new details waits for the merchant’s release again', async () => {
@@ -139,9 +153,9 @@ describe('payout pages: returns after payment, retries with new details (sandbox
     const rejected = await getPage(context, merchant, page.id);
     assert.equal(`${rejected.status}/${rejected['sub-status']}`, 'FAILED/PAYOUT_REJECTED');
     assert.ok((await pageEmails(context, page.id)).some((email) => email.template === 'payout_page_failed' && /enter other details/i.test(email.text)));
-    const retried = await confirmPage(context, merchant, page.id, { payoutMethod: otherBankMethod });
-    assert.equal(retried.statusCode, 200, retried.body);
-    assert.equal(json<{ data: PayoutPageData }>(retried).data['sub-status'], 'AWAITING_RELEASE');
+    const retried = await retry(page.id, otherBankMethod);
+    assert.ok(retried.ok, JSON.stringify(retried));
+    assert.equal(retried.page['sub-status'], 'AWAITING_RELEASE');
     assert.equal((await pageAction(context, merchant, page.id, 'release')).statusCode, 200);
     await advanceAndDrain(context);
     assert.equal((await getPage(context, merchant, page.id)).status, 'PROCESSED');
@@ -157,8 +171,8 @@ describe('payout pages: returns after payment, retries with new details (sandbox
     await advanceAndDrain(context);
     await advanceAndDrain(context);
     assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'PAYOUT_REJECTED');
-    const responses = await Promise.all(Array.from({ length: 10 }, () => confirmPage(context, merchant, page.id, { payoutMethod: otherBankMethod })));
-    const outcomes = responses.map((response) => (response.statusCode === 200 ? 'OK' : errorCodeOf(response)));
+    const responses = await Promise.all(Array.from({ length: 10 }, () => retry(page.id, otherBankMethod)));
+    const outcomes = responses.map((response) => (response.ok ? 'OK' : response.code));
     assert.equal(outcomes.filter((outcome) => outcome === 'OK').length, 1, outcomes.join(','));
     assert.equal(outcomes.filter((outcome) => outcome === 'INVALID_STATE').length, 9, outcomes.join(','));
     const live = (await attemptsOf(page.id)).filter((attempt) => attempt.status === 'SUBMITTING' || attempt.status === 'SUBMITTED');
@@ -179,16 +193,14 @@ describe('payout pages: returns after payment, retries with new details (sandbox
       ['payoutMethod.routingNumber', { ...otherBankMethod, routingNumber: '021000022' }],
       ['payoutMethod.accountNumber', { ...otherBankMethod, accountNumber: '12' }],
     ] as const) {
-      const response = await confirmPage(context, poor, page.id, { payoutMethod });
-      assert.equal(response.statusCode, 400, response.body);
-      assert.equal(errorCodeOf(response), 'WRONG_PARAMETER');
-      assert.match(String(json(response).errorMessage), new RegExp(field.replace('.', '\\.')));
+      const response = await retry(page.id, payoutMethod);
+      assert.ok(!response.ok && response.code === 'WRONG_PARAMETER', JSON.stringify(response));
+      assert.match(response.message, new RegExp(field.replace('payoutMethod.', '')));
     }
     // The merchant spends the balance meanwhile: the reservation cannot be made again.
     await createPage(context, poor, { amount: (await balanceOf(context.database, poor.id, false, 'USDC')).available });
-    const short = await confirmPage(context, poor, page.id, { payoutMethod: otherBankMethod });
-    assert.equal(short.statusCode, 409, short.body);
-    assert.equal(errorCodeOf(short), 'INSUFFICIENT_FUNDS');
+    const short = await retry(page.id, otherBankMethod);
+    assert.ok(!short.ok && short.code === 'INSUFFICIENT_FUNDS', JSON.stringify(short));
     const [unchanged] = await context.database.db.select().from(payoutPages).where(eq(payoutPages.id, page.id));
     assert.deepEqual(unchanged, stored);
     assert.equal((await attemptsOf(page.id)).length, 1);
