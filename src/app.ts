@@ -20,7 +20,7 @@ import { registerCustomerRoutes } from './modules/customers/routes.ts';
 import { registerKycRoutes } from './modules/kyc/routes.ts';
 import { registerLedgerAdminRoutes, registerLedgerRoutes } from './modules/ledger/routes.ts';
 import { registerPayoutPageRoutes } from './modules/payout-pages/routes.ts';
-import { registerPayoutPageWebRoutes } from './modules/payout-pages/pages/routes.tsx';
+import { registerPayoutPageWebRoutes } from './web/pages/payout-page/routes.tsx';
 import { registerEventRoutes } from './modules/events/routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';

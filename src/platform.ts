@@ -30,6 +30,7 @@ import { createSubscriptionsService, type SubscriptionsService } from './modules
 import { createLedgerService, type LedgerService } from './modules/ledger/service.ts';
 import { createPayoutPagesService, type PayoutPagesService } from './modules/payout-pages/service.ts';
 import { createSandboxPayoutRail } from './modules/payout-pages/rails/sandbox.ts';
+import { createIncreasePayouts } from './modules/payout-pages/rails/increase/index.ts';
 import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/index.ts';
 
 export interface Services {
@@ -111,6 +112,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   // Balances (sandbox opens funded) and payout pages; KYC decisions move the pages waiting on them.
   const ledger = createLedgerService({ database, clock });
   merchants.onMerchantCreated((tx, merchant, now) => ledger.openSandboxBalances(tx, merchant.id, now));
+  const increase = config.increase ? createIncreasePayouts(config.increase) : null;
   const payoutPages = createPayoutPagesService({
     database,
     clock,
@@ -118,12 +120,20 @@ export async function createPlatform(options: { config: Config; database: Databa
     publicUrl: config.publicUrl,
     ledger,
     customers,
-    rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: null },
+    rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: increase?.rail ?? null },
+    reconcileAfterMs: config.payoutReconcileAfterMs,
   });
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
   registry.register(payoutPages.expireJob());
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());
+  registry.register(payoutPages.reconcileJob());
+  if (increase) {
+    const connected = increase.connect({ database, clock, updates: payoutPages });
+    providerWebhooks.push(connected.webhook);
+    providerChecks.push(connected.check);
+    registry.register(connected.job);
+  }
 
   const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs });
   // Live card payments through Stripe when its keys are configured (decision 0013).
@@ -227,6 +237,7 @@ export async function scheduleMaintenance(platform: Platform): Promise<void> {
     const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
     await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
     await scheduleEventRetention(tx, now);
+    await platform.services.payoutPages.scheduleReconcile(tx, now);
   });
 }
 

@@ -100,6 +100,11 @@ describe('loadConfig', () => {
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
     ['ROLE unknown', { ROLE: 'both' }, 'ROLE'],
     ['ENCRYPTION_KEYS missing in production with PostgreSQL', { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' }, 'ENCRYPTION_KEYS'],
+    ['INCREASE_API_KEY without the account', { INCREASE_API_KEY: 'key', INCREASE_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_ACCOUNT_ID'],
+    ['INCREASE_ACCOUNT_ID malformed', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'acct 1', INCREASE_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_ACCOUNT_ID'],
+    ['INCREASE_API_KEY without the webhook secret', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_WEBHOOK_SECRET'],
+    ['INCREASE_ACCOUNT_ID without the API key', { INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_API_KEY'],
+    ['INCREASE_BASE_URL not a URL', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_BASE_URL: 'nope' }, 'INCREASE_BASE_URL'],
   ];
   for (const [label, env, variable, message] of invalid) {
     test(`${label} → ConfigError naming ${variable}`, () => {

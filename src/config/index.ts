@@ -34,6 +34,8 @@ export interface Config {
   readonly maxEventLoopDelayMs: number;
   readonly sandboxKycDelayMs: number;
   readonly sandboxPayoutDelayMs: number;
+  /** Payout attempts without a final answer this long after hand-over are looked up again. */
+  readonly payoutReconcileAfterMs: number;
   readonly webhookAllowPrivateTargets: boolean;
   /** One webhook attempt (connect + answer) must finish within this; contract §12 says 15 s. */
   readonly webhookTimeoutMs: number;
@@ -47,6 +49,8 @@ export interface Config {
   readonly onfido: OnfidoSettings;
   /** Live card payments through Stripe (`STRIPE_*`); undefined when not configured. */
   readonly stripe: StripeConfig | undefined;
+  /** Live bank payouts through Increase; null when INCREASE_API_KEY is unset. */
+  readonly increase: IncreaseConfig | null;
 }
 
 export interface StripeConfig {
@@ -55,6 +59,14 @@ export interface StripeConfig {
   readonly webhookSecret: string;
   /** Stripe's API base (a replica in tests). */
   readonly apiUrl: string;
+}
+
+export interface IncreaseConfig {
+  readonly apiKey: string;
+  readonly accountId: string;
+  readonly webhookSecret: string;
+  /** Production unless set (`https://sandbox.increase.com` for Increase's sandbox). */
+  readonly baseURL: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -180,6 +192,28 @@ function readStripe(env: Env): StripeConfig | undefined {
   return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com' };
 }
 
+/** INCREASE_API_KEY turns the Increase rail on; the account and the webhook secret are then required. */
+function readIncrease(env: Env): IncreaseConfig | null {
+  const apiKey = env.INCREASE_API_KEY?.trim() ?? '';
+  if (apiKey === '') {
+    for (const name of ['INCREASE_ACCOUNT_ID', 'INCREASE_WEBHOOK_SECRET'] as const) {
+      if (env[name]) {
+        throw new ConfigError('INCREASE_API_KEY', `is required when ${name} is set`);
+      }
+    }
+    return null;
+  }
+  const accountId = env.INCREASE_ACCOUNT_ID?.trim() ?? '';
+  if (!/^account_[a-z0-9]+$/.test(accountId)) {
+    throw new ConfigError('INCREASE_ACCOUNT_ID', 'is required with INCREASE_API_KEY: the id (account_…) of the Increase account payouts are sent from');
+  }
+  const webhookSecret = env.INCREASE_WEBHOOK_SECRET ?? '';
+  if (webhookSecret.length < 8) {
+    throw new ConfigError('INCREASE_WEBHOOK_SECRET', 'is required with INCREASE_API_KEY: the shared secret of the Increase event subscription');
+  }
+  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl(env, 'INCREASE_BASE_URL', ['https:', 'http:']) });
+}
+
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
   const flag = argv.find((argument) => argument.startsWith('--role='));
   if (flag) {
@@ -241,6 +275,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
     sandboxPayoutDelayMs: readInteger(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 3_600_000),
+    payoutReconcileAfterMs: readInteger(env, 'PAYOUT_RECONCILE_AFTER_MS', 900_000, 1_000, 86_400_000),
     webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', privateTargetsDefault),
     webhookTimeoutMs,
     jobLeaseMs,
@@ -252,6 +287,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
       throw new ConfigError(variable, message);
     }),
     stripe: readStripe(env),
+    increase: readIncrease(env),
   });
 }
 
@@ -289,4 +325,9 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'STRIPE_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Live Stripe publishable key (`pk_live_…`), used by the hosted checkout in the browser.' },
   { name: 'STRIPE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Signing secret (`whsec_…`) of the Stripe webhook endpoint `PUBLIC_URL/providers/stripe/webhooks`.' },
   { name: 'STRIPE_API_URL', fallback: 'https://api.stripe.com', meaning: "Stripe's API base; change only to reach Stripe through a proxy (tests point it at a replica)." },
+  { name: 'PAYOUT_RECONCILE_AFTER_MS', fallback: '900000', meaning: 'Payouts handed to a rail this long ago without a final answer are looked up again (and the reconciliation runs this often).' },
+  { name: 'INCREASE_API_KEY', fallback: '(unset)', meaning: 'Increase API key: live bank payouts (ACH) through Increase. With it, INCREASE_ACCOUNT_ID and INCREASE_WEBHOOK_SECRET are required.' },
+  { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },
+  { name: 'INCREASE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Shared secret of the Increase event subscription pointed at `/providers/increase/webhooks`.' },
+  { name: 'INCREASE_BASE_URL', fallback: 'https://api.increase.com', meaning: 'Increase API base URL (`https://sandbox.increase.com` for Increase’s sandbox).' },
 ];

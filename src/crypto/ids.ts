@@ -6,6 +6,7 @@ export const idPrefixes = {
   merchant: 'mer_',
   customer: 'cus_',
   payoutPage: 'payout_page_',
+  payoutAttempt: 'payout_attempt_',
   paymentPage: 'page_',
   payment: 'pay_',
   subscription: 'sub_',

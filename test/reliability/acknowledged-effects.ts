@@ -53,6 +53,7 @@ const emailTemplates: Record<PayoutEmail, string> = {
   canceled: 'payout_page_canceled',
   declined: 'payout_page_declined',
   expired: 'payout_page_expired',
+  returned: 'payout_page_returned',
 };
 const processed: PayoutPageState = { status: 'PROCESSED', subStatus: 'PAID' };
 

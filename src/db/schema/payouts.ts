@@ -45,7 +45,12 @@ export const payoutPages = pgTable(
     payoutMethod: jsonb('payout_method').$type<PayoutMethodMask>(),
     /** field → key-ring ciphertext bound to table|merchant|row|field */
     destination: jsonb('destination').$type<Record<string, string>>(),
-    /** The payout rail that took the payout, and its reference (idempotent by payout page id). */
+    /**
+     * The current payout attempt (1, then one more each time the customer enters other details after
+     * a rejection or a return); ledger movements of attempt n > 1 carry it in their idempotency key.
+     */
+    attempt: integer('attempt').notNull().default(1),
+    /** The payout rail that took the current attempt, and its reference (see `payout_attempts`). */
     rail: text('rail'),
     railReference: text('rail_reference'),
     submittedAt: timestamptz('submitted_at'),
@@ -59,8 +64,48 @@ export const payoutPages = pgTable(
     check('payout_pages_amount_range', sql`${table.amount} between 1 and 100000000`),
     check(
       'payout_pages_state_valid',
-      sql`(${table.status}, ${table.subStatus}) in (('CREATED', 'AWAITING_CUSTOMER'), ('PENDING', 'KYC_REQUIRED'), ('PENDING', 'KYC_IN_REVIEW'), ('PENDING', 'AWAITING_RELEASE'), ('PROCESSING', 'SUBMITTED'), ('PROCESSED', 'PAID'), ('FAILED', 'KYC_REJECTED'), ('FAILED', 'PAYOUT_REJECTED'), ('CANCELED', 'CUSTOMER_DECLINED'), ('CANCELED', 'MERCHANT_CANCELED'), ('EXPIRED', 'NOT_COMPLETED'))`,
+      sql`(${table.status}, ${table.subStatus}) in (('CREATED', 'AWAITING_CUSTOMER'), ('PENDING', 'KYC_REQUIRED'), ('PENDING', 'KYC_IN_REVIEW'), ('PENDING', 'AWAITING_RELEASE'), ('PROCESSING', 'SUBMITTED'), ('PROCESSED', 'PAID'), ('FAILED', 'KYC_REJECTED'), ('FAILED', 'PAYOUT_REJECTED'), ('FAILED', 'PAYOUT_RETURNED'), ('CANCELED', 'CUSTOMER_DECLINED'), ('CANCELED', 'MERCHANT_CANCELED'), ('EXPIRED', 'NOT_COMPLETED'))`,
     ),
+  ],
+);
+
+export const payoutAttemptStatuses = ['SUBMITTING', 'SUBMITTED', 'PAID', 'REJECTED', 'RETURNED'] as const;
+export type PayoutAttemptStatus = (typeof payoutAttemptStatuses)[number];
+
+/**
+ * Each hand-over of a payout page to a rail: its own id (the rail's idempotency key), created in the
+ * transaction that moves the page to PROCESSING. `SUBMITTING` until the rail's answer is recorded
+ * (an answer lost in a crash is looked up by this id, never guessed). At most one attempt per page is
+ * live (submitting, submitted or paid) — a unique index, not a hope.
+ */
+export const payoutAttempts = pgTable(
+  'payout_attempts',
+  {
+    id: text('id').primaryKey(),
+    payoutPageId: text('payout_page_id')
+      .notNull()
+      .references(() => payoutPages.id),
+    merchantId: text('merchant_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    number: integer('number').notNull(),
+    rail: text('rail').notNull(),
+    status: text('status', { enum: payoutAttemptStatuses }).notNull(),
+    railReference: text('rail_reference'),
+    /** The rail's reason for a rejection or a return. Never PII. */
+    reason: text('reason'),
+    /** On-chain rails: the transaction hash once known. */
+    transactionHash: text('transaction_hash'),
+    submittedAt: timestamptz('submitted_at'),
+    paidAt: timestamptz('paid_at'),
+    finishedAt: timestamptz('finished_at'),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('payout_attempts_page_number').on(table.payoutPageId, table.number),
+    uniqueIndex('payout_attempts_one_live').on(table.payoutPageId).where(sql`${table.status} in ('SUBMITTING', 'SUBMITTED', 'PAID')`),
+    index('payout_attempts_status_submitted').on(table.status, table.submittedAt),
+    check('payout_attempts_status_valid', sql`${table.status} in ('SUBMITTING', 'SUBMITTED', 'PAID', 'REJECTED', 'RETURNED')`),
   ],
 );
 

@@ -100,8 +100,16 @@ export function transitionEmail(kind: PayoutEmail, context: PayoutEmailContext):
         context.firstName,
         context.subStatus === 'KYC_REJECTED'
           ? [`We could not verify your identity, so the payout of ${amount} from ${context.merchantName} could not be completed. Please contact ${context.merchantName}.`, link]
-          : [`The payout of ${amount} from ${context.merchantName} could not be delivered to the destination you chose. Please contact ${context.merchantName}.`, link],
+          : [
+              `The payout of ${amount} from ${context.merchantName} could not be delivered to the destination you chose. You can enter other details on the payout page, and it will be sent again.`,
+              { link: context.url, label: 'Enter other details' },
+            ],
       );
+    case 'returned':
+      return render('payout_page_returned', `Your payout of ${amount} was returned`, context.firstName, [
+        `The payout of ${amount} from ${context.merchantName} was sent, but the receiving bank or network returned it. You can enter other details on the payout page, and it will be sent again.`,
+        { link: context.url, label: 'Enter other details' },
+      ]);
     case 'canceled':
       return render('payout_page_canceled', `Your payout of ${amount} was canceled`, context.firstName, [
         `${context.merchantName} canceled the payout of ${amount}. Please contact ${context.merchantName} if you have questions.`,

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { customers, merchants, payoutPageStatusHistory, payoutPages } from '../../db/schema/index.ts';
 import type { PayoutPageState } from './states.ts';
@@ -52,6 +52,14 @@ export const payoutPagesRepository = {
       .update(payoutPages)
       .set({ rail, railReference: reference, submittedAt: now })
       .where(and(eq(payoutPages.id, id), eq(payoutPages.status, 'PROCESSING')));
+  },
+
+  /** The reason shown while a PROCESSING payout waits (operator funding); null clears it. Not a state change. */
+  async setProcessingReason(executor: Executor, id: string, reason: string | null, now: Date): Promise<void> {
+    await executor
+      .update(payoutPages)
+      .set({ statusReason: reason, updatedAt: now })
+      .where(and(eq(payoutPages.id, id), eq(payoutPages.status, 'PROCESSING'), reason === null ? isNotNull(payoutPages.statusReason) : isNull(payoutPages.statusReason)));
   },
 
   async insertHistory(executor: Executor, values: typeof payoutPageStatusHistory.$inferInsert): Promise<void> {

@@ -25,7 +25,8 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
         description:
           'Creates a hosted payout page for a customer (an unknown `customer.referenceId` creates the customer) and reserves `amount` on the ' +
           'merchant balance (409 INSUFFICIENT_FUNDS when it cannot). Send the customer to `url`. The page moves CREATED → PENDING when the customer ' +
-          'confirms, → PROCESSING once KYC is approved (AUTOMATIC) or on release (MANUAL), → PROCESSED when the rail has paid. Every change of ' +
+          'confirms, → PROCESSING once KYC is approved (AUTOMATIC) or on release (MANUAL), → PROCESSED when the rail has paid (FAILED/PAYOUT_REJECTED when it refuses, ' +
+          'FAILED/PAYOUT_RETURNED when it gives the money back after paying; the customer may then enter other details on the hosted page). Every change of ' +
           '`status` or `sub-status` emits PAYOUT_PAGE_UPDATED.',
         querystring: LivemodeQuery,
         body: PayoutPageCreateBody,

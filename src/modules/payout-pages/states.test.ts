@@ -30,6 +30,9 @@ PENDING/AWAITING_RELEASE decline * -> CANCELED/CUSTOMER_DECLINED release decline
 CREATED/AWAITING_CUSTOMER expire * -> EXPIRED/NOT_COMPLETED release expired -
 PROCESSING/SUBMITTED railPaid * -> PROCESSED/PAID settle processed -
 PROCESSING/SUBMITTED railRejected * -> FAILED/PAYOUT_REJECTED return failed -
+PROCESSED/PAID railReturned * -> FAILED/PAYOUT_RETURNED reverse returned -
+FAILED/PAYOUT_REJECTED retry * -> PENDING/AWAITING_RELEASE reserve - -
+FAILED/PAYOUT_RETURNED retry * -> PENDING/AWAITING_RELEASE reserve - -
 `
   .trim()
   .split('\n')
@@ -97,14 +100,14 @@ describe('payout page transition table', () => {
     assert.ok(refused > 800);
   });
 
-  test('every target is a valid state; final states are exactly PROCESSED, FAILED, CANCELED, EXPIRED', () => {
+  test('every target is a valid state; final states are exactly FAILED/KYC_REJECTED, CANCELED, EXPIRED (a paid payout can still be returned, a rejected or returned one retried)', () => {
     for (const edge of transitions) {
       assert.ok(isValidState(edge.to.status, edge.to.subStatus));
       assert.ok(isValidState(edge.from.status, edge.from.subStatus));
     }
     assert.deepEqual(
-      allStates.filter(isFinal).map((state) => state.status),
-      ['PROCESSED', 'FAILED', 'FAILED', 'CANCELED', 'CANCELED', 'EXPIRED'],
+      allStates.filter(isFinal).map((state) => `${state.status}/${state.subStatus}`),
+      ['FAILED/KYC_REJECTED', 'CANCELED/CUSTOMER_DECLINED', 'CANCELED/MERCHANT_CANCELED', 'EXPIRED/NOT_COMPLETED'],
     );
     assert.equal(isValidState('PENDING', 'PAID'), false);
   });

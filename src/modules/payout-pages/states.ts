@@ -11,7 +11,7 @@ export const payoutPageStates = {
   PENDING: ['KYC_REQUIRED', 'KYC_IN_REVIEW', 'AWAITING_RELEASE'],
   PROCESSING: ['SUBMITTED'],
   PROCESSED: ['PAID'],
-  FAILED: ['KYC_REJECTED', 'PAYOUT_REJECTED'],
+  FAILED: ['KYC_REJECTED', 'PAYOUT_REJECTED', 'PAYOUT_RETURNED'],
   CANCELED: ['CUSTOMER_DECLINED', 'MERCHANT_CANCELED'],
   EXPIRED: ['NOT_COMPLETED'],
 } as const;
@@ -40,9 +40,25 @@ export const initialState: PayoutPageState = { status: 'CREATED', subStatus: 'AW
  * - release: the merchant releases a MANUAL payout; autoRelease: the same, done by the system at
  *   once for AUTOMATIC payouts;
  * - cancel (merchant), decline (customer), expire (the expiry job at `expiresAt`);
- * - railPaid / railRejected: the payout rail's outcome.
+ * - railPaid / railRejected: the payout rail's outcome; railReturned: the rail reports a return
+ *   (an ACH return, a reversal) after it had paid;
+ * - retry: the customer enters other details after a rejection or a return (a new attempt).
  */
-export const payoutPageActions = ['confirm', 'kycSubmitted', 'kycApproved', 'kycRejected', 'release', 'autoRelease', 'cancel', 'decline', 'expire', 'railPaid', 'railRejected'] as const;
+export const payoutPageActions = [
+  'confirm',
+  'kycSubmitted',
+  'kycApproved',
+  'kycRejected',
+  'release',
+  'autoRelease',
+  'cancel',
+  'decline',
+  'expire',
+  'railPaid',
+  'railRejected',
+  'railReturned',
+  'retry',
+] as const;
 export type PayoutPageAction = (typeof payoutPageActions)[number];
 
 export type KycStatus = 'NOT_STARTED' | 'PENDING' | 'APPROVED' | 'REJECTED';
@@ -57,7 +73,8 @@ export interface TransitionContext {
 
 /**
  * Ledger movements between a merchant's accounts (reserve is done at creation). Each has its
- * compensation (medusa's action + compensation): reserve ↔ release, submit ↔ return.
+ * compensation (medusa's action + compensation): reserve ↔ release, submit ↔ return, settle ↔
+ * reverse (the rail gave the money back after paying it out).
  */
 export const ledgerMovements = {
   reserve: { source: 'available', destination: 'reserved' },
@@ -65,10 +82,11 @@ export const ledgerMovements = {
   submit: { source: 'reserved', destination: 'in_flight' },
   settle: { source: 'in_flight', destination: 'external' },
   return: { source: 'in_flight', destination: 'available' },
+  reverse: { source: 'external', destination: 'available' },
 } as const;
 export type LedgerMovement = keyof typeof ledgerMovements;
 
-export type PayoutEmail = 'kycRequired' | 'processing' | 'processed' | 'failed' | 'canceled' | 'declined' | 'expired';
+export type PayoutEmail = 'kycRequired' | 'processing' | 'processed' | 'failed' | 'returned' | 'canceled' | 'declined' | 'expired';
 
 export interface Transition {
   readonly from: PayoutPageState;
@@ -88,6 +106,9 @@ const kycRequired = state('PENDING', 'KYC_REQUIRED');
 const kycInReview = state('PENDING', 'KYC_IN_REVIEW');
 const awaitingRelease = state('PENDING', 'AWAITING_RELEASE');
 const submitted = state('PROCESSING', 'SUBMITTED');
+const paid = state('PROCESSED', 'PAID');
+const payoutRejected = state('FAILED', 'PAYOUT_REJECTED');
+const payoutReturned = state('FAILED', 'PAYOUT_RETURNED');
 const pendingStates = [kycRequired, kycInReview, awaitingRelease];
 
 function row(from: PayoutPageState, action: PayoutPageAction, to: PayoutPageState, effects: Partial<Pick<Transition, 'ledger' | 'email' | 'submitsPayout' | 'when'>> = {}): Transition {
@@ -116,8 +137,13 @@ export const transitions: readonly Transition[] = [
   // Unconfirmed at expiresAt.
   row(created, 'expire', state('EXPIRED', 'NOT_COMPLETED'), { ledger: 'release', email: 'expired' }),
   // The payout rail's outcome.
-  row(submitted, 'railPaid', state('PROCESSED', 'PAID'), { ledger: 'settle', email: 'processed' }),
-  row(submitted, 'railRejected', state('FAILED', 'PAYOUT_REJECTED'), { ledger: 'return', email: 'failed' }),
+  row(submitted, 'railPaid', paid, { ledger: 'settle', email: 'processed' }),
+  row(submitted, 'railRejected', payoutRejected, { ledger: 'return', email: 'failed' }),
+  row(paid, 'railReturned', payoutReturned, { ledger: 'reverse', email: 'returned' }),
+  // After a rejection or a return the customer may enter other details: a new attempt, reserved
+  // again, released as the page's releaseMethod says (AUTOMATIC at once, MANUAL by the merchant).
+  row(payoutRejected, 'retry', awaitingRelease, { ledger: 'reserve' }),
+  row(payoutReturned, 'retry', awaitingRelease, { ledger: 'reserve' }),
 ];
 
 export function sameState(a: PayoutPageState, b: PayoutPageState): boolean {

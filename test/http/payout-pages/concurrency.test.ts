@@ -64,7 +64,7 @@ describe('payout pages under concurrency', () => {
       ]);
       const toProcessing = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from payout_page_status_history where payout_page_id = ${id} and to_status = 'PROCESSING'`);
       assert.equal(toProcessing[0]?.count, 1);
-      const railRecords = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from sandbox_provider_records where provider = 'sandbox-rail' and reference = ${id}`);
+      const railRecords = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from sandbox_provider_records r join payout_attempts a on a.id = r.reference where r.provider = 'sandbox-rail' and a.payout_page_id = ${id}`);
       assert.equal(railRecords[0]?.count, 1);
       const changes = (await payoutEvents(context, id)).map((event) => `${event.data.previousStatus}→${event.data.status}`);
       assert.deepEqual(changes, ['CREATED→PENDING', 'PENDING→PROCESSING', 'PROCESSING→PROCESSED']);

@@ -21,7 +21,7 @@ import {
   type PayoutPageData,
   assertOneEventPerChange,
 } from '../../helpers/payout-pages.ts';
-import { customers, payoutPages, sandboxProviderRecords } from '../../../src/db/schema/index.ts';
+import { customers, payoutAttempts, payoutPages, sandboxProviderRecords } from '../../../src/db/schema/index.ts';
 import { queryRows } from '../../../src/db/client.ts';
 
 const opening = 100_000_000;
@@ -223,17 +223,27 @@ describe('payout pages: cancel, decline, expiry, rejections, invalid actions', (
     assert.equal((await getPage(context, merchant, page.id)).status, 'PROCESSING');
     const rail = context.platform.services.payoutPages.railFor(false);
     assert.ok(rail);
+    const [attempt] = await context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, page.id));
+    assert.ok(attempt, 'the release started an attempt');
+    assert.notEqual(attempt.id, page.id, 'the attempt has its own id');
     // A crashed worker's retry: the rail sees the same payout again.
     const destination = { type: 'BANK_TRANSFER' as const, accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountType: 'CHECKING' as const };
-    const first = await rail.submit({ payoutId: page.id, livemode: false, amount: 1_234, currency: 'USDC', destination });
-    const second = await rail.submit({ payoutId: page.id, livemode: false, amount: 1_234, currency: 'USDC', destination });
+    const submission = { payoutId: attempt.id, livemode: false, amount: 1_234, currency: 'USDC' as const, destination, merchantName: 'Test merchant' };
+    const first = await rail.submit(submission);
+    const second = await rail.submit(submission);
     assert.equal(first.reference, second.reference);
-    await context.database.db.execute(sql`insert into jobs (id, queue, payload, status, run_at, attempts, max_attempts, created_at, updated_at)
-      values (${`job_retry_${page.id}`}, 'payout_pages.submit', ${JSON.stringify({ payoutPageId: page.id })}::jsonb, 'pending', ${context.clock.now()}, 0, 5, ${context.clock.now()}, ${context.clock.now()})`);
+    assert.equal((await rail.retrieve(attempt.id))?.reference, first.reference, 'retrievable by our id');
+    assert.equal(await rail.retrieve('payout_attempt_never_submitted'), null);
+    for (const [index, payload] of [{ payoutPageId: page.id }, { payoutPageId: page.id, payoutId: attempt.id }].entries()) {
+      await context.database.db.execute(sql`insert into jobs (id, queue, payload, status, run_at, attempts, max_attempts, created_at, updated_at)
+        values (${`job_retry_${index}_${page.id}`}, 'payout_pages.submit', ${JSON.stringify(payload)}::jsonb, 'pending', ${context.clock.now()}, 0, 5, ${context.clock.now()}, ${context.clock.now()})`);
+    }
     await advanceAndDrain(context);
     assert.equal((await getPage(context, merchant, page.id)).status, 'PROCESSED');
-    const records = await context.database.db.select().from(sandboxProviderRecords).where(eq(sandboxProviderRecords.reference, page.id));
+    const records = await context.database.db.select().from(sandboxProviderRecords).where(eq(sandboxProviderRecords.reference, attempt.id));
     assert.equal(records.length, 1, 'one payout at the rail');
+    const pageRecords = await context.database.db.select().from(sandboxProviderRecords).where(eq(sandboxProviderRecords.reference, page.id));
+    assert.equal(pageRecords.length, 0, 'nothing submitted under the page id');
     const settlements = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from ledger_transactions where reference = ${page.id} and kind = 'settle'`);
     assert.equal(settlements[0]?.count, 1);
   });

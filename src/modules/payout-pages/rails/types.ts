@@ -1,14 +1,35 @@
+import type { Executor } from '../../../db/client.ts';
 import type { PayoutDestination } from '../destinations.ts';
 
-export type PayoutRailStatus = { status: 'PENDING' } | { status: 'PAID' } | { status: 'REJECTED'; reason: string };
+/**
+ * Where a payout is at its rail, in our words:
+ * - PENDING: taken, not paid yet;
+ * - PAID: paid out. `recheckAt`: the rail already knows a later change may come (a return it will
+ *   report) and asks to be asked again then; rails that report returns by webhook leave it out;
+ * - REJECTED: never paid (bad details, refused); the money is still ours;
+ * - RETURNED: paid, then given back (an ACH return, a reversal).
+ */
+export type PayoutRailStatus =
+  | { status: 'PENDING' }
+  | { status: 'PAID'; transactionHash?: string; recheckAt?: Date }
+  | { status: 'REJECTED'; reason: string }
+  | { status: 'RETURNED'; reason: string };
 
 export interface PayoutSubmission {
-  /** The payout page id: the rail's idempotency key (submitting twice pays once). */
+  /** Our payout attempt id: the rail's idempotency key (submitting twice pays once). */
   payoutId: string;
   livemode: boolean;
   amount: number;
   currency: 'USDC' | 'USD';
   destination: PayoutDestination;
+  /** The merchant's name, for a bank statement descriptor. */
+  merchantName: string;
+}
+
+/** A payout as the rail knows it. */
+export interface PayoutRailRecord {
+  reference: string;
+  status: PayoutRailStatus;
 }
 
 /**
@@ -19,19 +40,39 @@ export interface PayoutRail {
   readonly name: string;
   /**
    * Hands a payout to the rail. Idempotent by `payoutId`: a retried job that calls it again gets
-   * the same reference and no second payment.
+   * the same payout and no second payment. A rail that refuses the details at once answers
+   * REJECTED. A throw means the outcome is unknown: the caller looks the payout up with `retrieve`
+   * before anything else.
    */
-  submit(submission: PayoutSubmission): Promise<{ reference: string }>;
-  /** Where the payout is. */
+  submit(submission: PayoutSubmission): Promise<PayoutRailRecord>;
+  /** The payout submitted under our `payoutId`, or null when the rail never received it. */
+  retrieve(payoutId: string): Promise<PayoutRailRecord | null>;
+  /** Where the payout is, by the rail's reference. */
   fetchStatus(reference: string): Promise<PayoutRailStatus>;
   /** How long to wait before asking again while PENDING. */
   readonly pollIntervalMs: number;
+  /**
+   * What the operator's account at the rail can pay out now, in minor units of `currency`; null
+   * when the rail does not say (the sandbox). A payout larger than this waits for funding.
+   */
+  availableBalance?(currency: PayoutSubmission['currency']): Promise<number | null>;
 }
+
+export const awaitingFundingReason = 'Waiting for the operator to fund the payout account at the payout rail; the payout is sent as soon as the balance covers it.';
 
 /** The rails by mode; `live` is null until an operator configures one. */
 export interface PayoutRails {
   readonly sandbox: PayoutRail;
   readonly live: PayoutRail | null;
+}
+
+/**
+ * Status changes a rail learns of on its own (a verified provider webhook, after the adapter fetched
+ * the object): the payout pages module asks the rail where the payout is and applies it. Implemented
+ * by the payout pages service (`railChanged`), called in the caller's transaction.
+ */
+export interface PayoutRailUpdates {
+  railChanged(tx: Executor, now: Date, payoutId: string): Promise<void>;
 }
 
 export const noLiveRailReason = 'No live payout rail is configured on this Paysail installation; live payouts cannot be released until the operator configures one.';

@@ -3,12 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Api } from '../../../http/types.ts';
 import { AppError, notFound } from '../../../http/errors.ts';
 import { isId } from '../../../crypto/ids.ts';
-import type { WebTools } from '../../../web/scope.ts';
+import type { WebTools } from '../../scope.ts';
 import type { Clock } from '../../../jobs/worker.ts';
-import type { PayoutPagesService } from '../service.ts';
-import type { PayoutPageRow } from '../repository.ts';
-import type { KycInput } from '../schemas.ts';
-import type { PayoutMethodInput, PayoutMethodType } from '../destinations.ts';
+import type { PayoutPagesService } from '../../../modules/payout-pages/service.ts';
+import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
+import type { KycInput } from '../../../modules/payout-pages/schemas.ts';
+import type { PayoutMethodInput, PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
+import { isRetryable } from '../../../modules/payout-pages/customer-flow.ts';
 import {
   DeclinePage,
   DestinationPage,
@@ -181,6 +182,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
           method: verified ? page.payoutMethod : null,
           returnLabel: returnUrl ? `Return to ${loaded.merchantName}` : null,
           canDecline: verified && status === 'PENDING',
+          canRetry: isRetryable(page),
         }),
       renderOptions(page),
     );
@@ -191,7 +193,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
     const { page } = loaded;
     const query = (request.query ?? {}) as Record<string, unknown>;
     const verified = await isVerified(request, page.id);
-    const needsCustomer = (page.status === 'CREATED' && !expiredNow(page)) || (page.status === 'PENDING' && page.subStatus === 'KYC_REQUIRED');
+    // A rejected or returned payout: the customer may choose other details (from the status page's link on).
+    const retrying = isRetryable(page) && (query.step === 'retry' || isMethod(query.method) || typeof query.notice === 'string');
+    const needsCustomer = (page.status === 'CREATED' && !expiredNow(page)) || (page.status === 'PENDING' && page.subStatus === 'KYC_REQUIRED') || retrying;
     if (!needsCustomer) {
       if (query.step === 'decline' && verified && page.status === 'PENDING') {
         const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
@@ -223,7 +227,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
     const body = (request.body ?? {}) as Record<string, unknown>;
     requireCsrf(request, id, body);
     const loaded = await load(id);
-    if (loaded.page.status !== 'CREATED' && !(loaded.page.status === 'PENDING' && loaded.page.subStatus === 'KYC_REQUIRED')) {
+    if (loaded.page.status !== 'CREATED' && !(loaded.page.status === 'PENDING' && loaded.page.subStatus === 'KYC_REQUIRED') && !isRetryable(loaded.page)) {
       return reply.redirect(`/payout-page/${id}`, 303);
     }
     const outcome = await access.sendCode(id);
@@ -244,7 +248,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
         secure: deps.secureCookies,
         expires: result.expiresAt,
       });
-      return reply.redirect(`/payout-page/${id}`, 303);
+      return reply.redirect(`/payout-page/${id}${isRetryable(loaded.page) ? '?step=retry' : ''}`, 303);
     }
     if (result.outcome === 'wrong') {
       return renderVerify(request, reply, loaded, result.attemptsLeft > 0 ? 'wrong' : 'no_code', 400, result.attemptsLeft);
@@ -281,7 +285,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
       return reply.redirect(unverified, 303);
     }
     const loaded = await load(id);
-    if (loaded.page.status !== 'CREATED' || expiredNow(loaded.page)) {
+    if ((loaded.page.status !== 'CREATED' || expiredNow(loaded.page)) && !isRetryable(loaded.page)) {
       return reply.redirect(`/payout-page/${id}`, 303);
     }
     const { method, input, values } = destinationInput(body);

@@ -1,8 +1,8 @@
 import type { Child } from 'hono/jsx';
-import { Layout } from '../../../web/layout.tsx';
-import { formatAmount, formatDate } from '../emails.ts';
+import { Layout } from '../../layout.tsx';
+import { formatAmount, formatDate } from '../../../modules/payout-pages/emails.ts';
 import type { PayoutMethodMask } from '../../../db/schema/index.ts';
-import type { CryptoNetwork, PayoutMethodType } from '../destinations.ts';
+import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
 
 /**
  * The hosted payout page's views. Server-rendered with hono/jsx (every interpolated value is
@@ -452,7 +452,9 @@ export function statusCopy(status: string, subStatus: string, merchantName: stri
     case 'FAILED/KYC_REJECTED':
       return { title: 'Not completed', heading: 'We couldn’t verify your identity', body: `The payout could not be completed. Please contact ${merchantName}.`, tone: 'bad' };
     case 'FAILED/PAYOUT_REJECTED':
-      return { title: 'Not delivered', heading: 'The payout could not be delivered', body: `The destination rejected the payout. Please contact ${merchantName}.`, tone: 'bad' };
+      return { title: 'Not delivered', heading: 'The payout could not be delivered', body: 'The destination rejected the payout. You can enter other details, and it will be sent again.', tone: 'bad' };
+    case 'FAILED/PAYOUT_RETURNED':
+      return { title: 'Returned', heading: 'The payout was returned', body: 'The payout was sent, but the receiving bank or network returned it. You can enter other details, and it will be sent again.', tone: 'bad' };
     case 'CANCELED/CUSTOMER_DECLINED':
       return { title: 'Declined', heading: 'You declined this payout', body: `Nothing will be sent. If this was a mistake, please contact ${merchantName}.`, tone: 'bad' };
     case 'CANCELED/MERCHANT_CANCELED':
@@ -474,6 +476,7 @@ export function StatusPage(props: {
   method: PayoutMethodMask | null;
   returnLabel: string | null;
   canDecline: boolean;
+  canRetry: boolean;
 }) {
   const { summary, copy } = props;
   return (
@@ -492,6 +495,13 @@ export function StatusPage(props: {
         ) : null}
         {props.refreshSeconds ? <p class="hint">This page refreshes every {props.refreshSeconds} seconds.</p> : null}
       </div>
+      {props.canRetry ? (
+        <p>
+          <a class="button" href={`/payout-page/${summary.id}?step=retry`}>
+            Enter other details
+          </a>
+        </p>
+      ) : null}
       {props.returnLabel ? <ReturnButton id={summary.id} csrfToken={props.csrfToken} label={props.returnLabel} /> : null}
       {props.canDecline ? <DeclineLink id={summary.id} /> : null}
     </Shell>

@@ -1,0 +1,35 @@
+import type { Database } from '../../../../db/client.ts';
+import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
+import type { ProviderCheck, ProviderWebhookHandler } from '../../../providers/index.ts';
+import type { PayoutRail, PayoutRailUpdates } from '../types.ts';
+import { createIncreaseClient, createIncreaseRail, type IncreaseRailOptions } from './rail.ts';
+import { createIncreaseWebhooks } from './webhooks.ts';
+
+export { increaseRailName } from './rail.ts';
+export type { IncreaseRailOptions } from './rail.ts';
+
+/**
+ * Increase, wired: the bank rail (built before the payout pages service), then once that service
+ * exists its webhook endpoint and event job, and the credentials check (`paysail providers check`).
+ */
+export function createIncreasePayouts(options: IncreaseRailOptions): {
+  rail: PayoutRail;
+  connect(deps: { database: Database; clock: Clock; updates: PayoutRailUpdates }): { webhook: ProviderWebhookHandler; job: JobDefinition<{ eventId: string }>; check: ProviderCheck };
+} {
+  const client = createIncreaseClient(options);
+  return {
+    rail: createIncreaseRail(client, options),
+    connect({ database, clock, updates }) {
+      const { handler, job } = createIncreaseWebhooks({ client, webhookSecret: options.webhookSecret, database, clock, updates });
+      const check: ProviderCheck = {
+        provider: 'increase',
+        environment: options.baseURL?.includes('sandbox') ? 'test' : 'live',
+        async check() {
+          const account = await client.accounts.retrieve(options.accountId);
+          return `account ${account.id} (${account.name}, ${account.status})`;
+        },
+      };
+      return { webhook: handler, job, check };
+    },
+  };
+}

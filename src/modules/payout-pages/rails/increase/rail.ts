@@ -1,0 +1,90 @@
+import Increase from 'increase';
+import type { PayoutRail, PayoutRailRecord, PayoutSubmission } from '../types.ts';
+import { increaseTransferStatus } from './status.ts';
+
+export const increaseRailName = 'increase';
+
+/** Same-day ACH takes entries up to $1,000,000.00 (Nacha's per-entry limit), in cents. */
+export const sameDayAchLimit = 100_000_000;
+
+export interface IncreaseRailOptions {
+  apiKey: string;
+  accountId: string;
+  webhookSecret: string;
+  /** The API's base URL; production unless set (tests point it at the replica). */
+  baseURL?: string;
+}
+
+/** The official client: every Increase call goes through it. */
+export function createIncreaseClient(options: IncreaseRailOptions): Increase {
+  return new Increase({ apiKey: options.apiKey, webhookSecret: options.webhookSecret, maxRetries: 2, timeout: 20_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+}
+
+/** A reference for a payout refused before it reached Increase (nothing to look up there). */
+const refusedPrefix = 'refused:';
+
+function refusal(submission: PayoutSubmission): string | null {
+  if (submission.destination.type !== 'BANK_TRANSFER') {
+    return 'Increase pays bank accounts only';
+  }
+  if (submission.currency !== 'USD') {
+    return `Increase pays USD; this payout is funded in ${submission.currency}`;
+  }
+  return null;
+}
+
+/**
+ * Bank payouts through Increase: an ACH credit from the operator's account to the routing and
+ * account number the customer entered, same-day when the amount allows, with the merchant's name
+ * on the statement. Idempotent on our payout attempt id (Increase's `Idempotency-Key`), and
+ * retrievable by it (`idempotency_key` filter).
+ */
+export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailOptions, 'accountId'>): PayoutRail {
+  const record = (transfer: Increase.ACHTransfer): PayoutRailRecord => ({ reference: transfer.id, status: increaseTransferStatus(transfer) });
+  return {
+    name: increaseRailName,
+    pollIntervalMs: 60_000,
+    async submit(submission) {
+      const refused = refusal(submission);
+      if (refused !== null || submission.destination.type !== 'BANK_TRANSFER') {
+        return { reference: `${refusedPrefix}${submission.payoutId}`, status: { status: 'REJECTED', reason: refused ?? 'not a bank transfer' } };
+      }
+      const { destination } = submission;
+      const transfer = await client.achTransfers.create(
+        {
+          account_id: options.accountId,
+          amount: submission.amount,
+          account_number: destination.accountNumber,
+          routing_number: destination.routingNumber,
+          funding: destination.accountType === 'SAVINGS' ? 'savings' : 'checking',
+          individual_name: destination.accountHolderName.slice(0, 22),
+          destination_account_holder: 'individual',
+          company_name: submission.merchantName.slice(0, 16),
+          company_entry_description: 'PAYOUT',
+          statement_descriptor: `Payout from ${submission.merchantName}`.slice(0, 80),
+          standard_entry_class_code: 'prearranged_payments_and_deposit',
+          ...(submission.amount <= sameDayAchLimit ? { preferred_effective_date: { settlement_schedule: 'same_day' as const } } : {}),
+        },
+        { idempotencyKey: submission.payoutId },
+      );
+      return record(transfer);
+    },
+    async retrieve(payoutId) {
+      const page = await client.achTransfers.list({ idempotency_key: payoutId, account_id: options.accountId });
+      const transfer = page.data[0];
+      return transfer ? record(transfer) : null;
+    },
+    async availableBalance(currency) {
+      if (currency !== 'USD') {
+        return null;
+      }
+      return (await client.accounts.balance(options.accountId)).available_balance;
+    },
+    async fetchStatus(reference) {
+      if (reference.startsWith(refusedPrefix)) {
+        return { status: 'REJECTED', reason: 'refused before submission' };
+      }
+      return increaseTransferStatus(await client.achTransfers.retrieve(reference));
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type Increase from 'increase';
+import type { Database } from '../../../../db/client.ts';
+import { AppError } from '../../../../http/errors.ts';
+import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
+import { recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
+import type { PayoutRailUpdates } from '../types.ts';
+
+export const increaseEventsQueue = 'increase.events';
+
+function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : Array.isArray(value) ? [[name, value.join(',')]] : [])));
+}
+
+/**
+ * Increase's webhooks: verified with the package's own `events.unwrap` (Standard Webhooks:
+ * `webhook-id`, `webhook-timestamp`, `webhook-signature`, HMAC-SHA256 with the webhook secret),
+ * recorded once per event id, and handled in a job that fetches the event and the transfer from
+ * Increase before telling the payout pages that something changed (never trusting the body).
+ */
+export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: string; database: Database; clock: Clock; updates: PayoutRailUpdates }) {
+  const { client, webhookSecret, database, clock, updates } = deps;
+  const handler: ProviderWebhookHandler = {
+    provider: 'increase',
+    async receive(request) {
+      let event: Increase.Event;
+      try {
+        event = client.events.unwrap(request.rawBody.toString('utf8'), { headers: headerRecord(request.headers), key: webhookSecret });
+      } catch {
+        throw new AppError('WRONG_PARAMETER', 'The Increase webhook signature does not verify (webhook-signature)');
+      }
+      if (typeof event.id !== 'string' || event.id.length === 0) {
+        throw new AppError('WRONG_PARAMETER', 'The Increase webhook has no event id');
+      }
+      await recordProviderEvent(database, clock.now(), { provider: 'increase', eventId: event.id, queue: increaseEventsQueue, payload: { eventId: event.id } });
+    },
+  };
+  const job: JobDefinition<{ eventId: string }> = {
+    queue: increaseEventsQueue,
+    maxAttempts: 20,
+    handle: async ({ eventId }, context) => {
+      const event = await client.events.retrieve(eventId);
+      if (event.associated_object_type !== 'ach_transfer') {
+        return;
+      }
+      const transfer = await client.achTransfers.retrieve(event.associated_object_id);
+      const payoutId = transfer.idempotency_key;
+      if (!payoutId) {
+        return;
+      }
+      await context.transaction((tx) => updates.railChanged(tx, clock.now(), payoutId));
+    },
+  };
+  return { handler, job };
+}
