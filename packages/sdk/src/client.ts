@@ -3,6 +3,7 @@ import { pii } from './pii.ts';
 import {
   BalanceResource,
   Customers,
+  KycReviews,
   Entitlements,
   Events,
   FraudReports,
@@ -27,6 +28,7 @@ import { webhooks } from './webhooks.ts';
  */
 export class Paysail {
   readonly customers: Customers;
+  readonly kycReviews: KycReviews;
   readonly balance: BalanceResource;
   readonly payoutPages: PayoutPages;
   readonly paymentPages: PaymentPages;
@@ -44,6 +46,7 @@ export class Paysail {
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
     this.customers = new Customers(this.transport);
+    this.kycReviews = new KycReviews(this.transport);
     this.balance = new BalanceResource(this.transport);
     this.payoutPages = new PayoutPages(this.transport);
     this.paymentPages = new PaymentPages(this.transport);

@@ -34,6 +34,18 @@ export class Customers extends Resource {
   update(customerId: string, body: Body<'POST /v1/customers/{customerId}'>, options?: RequestOptions) {
     return this.transport.call('POST /v1/customers/{customerId}', { pathParams: { customerId }, body }, options);
   }
+
+  /** Decides a verification in review (`APPROVED` or `REJECTED`, with the reason kept in the audit record). */
+  decideKycReview(customerId: string, body: Body<'POST /v1/customers/{customerId}/kyc_review'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/customers/{customerId}/kyc_review', { pathParams: { customerId }, body }, options);
+  }
+}
+
+/** `/v1/kyc_reviews`: identity verifications waiting for the merchant's decision. */
+export class KycReviews extends Resource {
+  list(query?: Query<'GET /v1/kyc_reviews'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/kyc_reviews', { query }, options);
+  }
 }
 
 /** `/v1/balance`: one entry per funding currency. */

@@ -47,6 +47,8 @@ export interface Customer {
     country?: string;
   };
   kycStatus: "NOT_STARTED" | "PENDING" | "APPROVED" | "REJECTED";
+  /** Why KYC is in review (PENDING) or was rejected; never personal data. Absent otherwise. */
+  kycReason?: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -67,7 +69,7 @@ export interface PayoutPage {
   /** payout_page_… */
   id: string;
   status: "CREATED" | "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" | "CANCELED" | "EXPIRED";
-  "sub-status": "AWAITING_CUSTOMER" | "KYC_REQUIRED" | "KYC_IN_REVIEW" | "AWAITING_RELEASE" | "SUBMITTED" | "PAID" | "KYC_REJECTED" | "PAYOUT_REJECTED" | "CUSTOMER_DECLINED" | "MERCHANT_CANCELED" | "NOT_COMPLETED";
+  "sub-status": "AWAITING_CUSTOMER" | "KYC_REQUIRED" | "KYC_IN_REVIEW" | "AWAITING_RELEASE" | "SUBMITTED" | "PAID" | "KYC_REJECTED" | "PAYOUT_REJECTED" | "PAYOUT_RETURNED" | "CUSTOMER_DECLINED" | "MERCHANT_CANCELED" | "NOT_COMPLETED";
   /** Why the page is where it is when that is not obvious (no live payout rail, rail rejection). */
   statusReason?: string;
   amount: number;
@@ -258,6 +260,24 @@ export interface FraudReport {
   network: string;
   /** The network's own fraud type code (Visa TC40, Mastercard SAFE); null for test helper reports (added) */
   fraudType: string | null;
+}
+
+export interface KycReviewItem {
+  verificationId: string;
+  customerId: string;
+  customerReferenceId: string;
+  livemode: boolean;
+  /** `onfido`, `onfido-test` or `sandbox-kyc`. */
+  provider: string;
+  /** The provider's check id. */
+  providerCheckId: string | null;
+  /** The check in the provider's dashboard, when it has one. */
+  providerUrl: string | null;
+  /** Why the provider could not decide (never personal data). */
+  reason: string | null;
+  /** Result per report or rule, e.g. `identity_enhanced` → `consider`. */
+  breakdown: Record<string, string>;
+  createdAt: number;
 }
 
 export interface AdminEmail {
@@ -1064,6 +1084,35 @@ export interface Operations {
       nextPageToken?: string;
     };
   };
+  /** Identity verifications waiting for your review */
+  "GET /v1/kyc_reviews": {
+    pathParams: Record<string, never>;
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: undefined;
+    result: {
+      reviews: KycReviewItem[];
+    };
+  };
+  /** Approve or reject a customer's identity verification in review */
+  "POST /v1/customers/{customerId}/kyc_review": {
+    pathParams: { customerId: string };
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: {
+      decision: "APPROVED" | "REJECTED";
+      /** Why (kept in the audit record; not shown to the customer). */
+      reason: string;
+    };
+    result: {
+      customerId: string;
+      kycStatus: "APPROVED" | "REJECTED";
+    };
+  };
 }
 
 export type OperationKey = keyof Operations;
@@ -1115,4 +1164,6 @@ export const operations = {
   "POST /v1/subscriptions/{subscriptionId}/cancel": { method: "POST", path: "/v1/subscriptions/{subscriptionId}/cancel", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/test_helpers/subscriptions/{subscriptionId}/renew": { method: "POST", path: "/v1/test_helpers/subscriptions/{subscriptionId}/renew", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
   "GET /v1/entitlements": { method: "GET", path: "/v1/entitlements", pathParams: [], query: ["subscriptionId","customerId","isActive","limit","cursorToken","sort","livemode"], body: "none", envelope: false },
+  "GET /v1/kyc_reviews": { method: "GET", path: "/v1/kyc_reviews", pathParams: [], query: ["livemode"], body: "none", envelope: true },
+  "POST /v1/customers/{customerId}/kyc_review": { method: "POST", path: "/v1/customers/{customerId}/kyc_review", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },
 } as const satisfies Record<OperationKey, OperationSpec>;
