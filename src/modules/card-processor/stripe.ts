@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { withPlainErrors } from '../providers/index.ts';
 import type { CardDescription, CardProcessor, CardScheme, CardType, ChargeResult, PaymentState, RefundState } from './types.ts';
 
 export const stripeProcessorName = 'stripe';
@@ -139,7 +140,7 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
     return intent;
   }
 
-  return {
+  return withPlainErrors('stripe', {
     name: stripeProcessorName,
 
     async createPayment(input) {
@@ -240,5 +241,5 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
       }
       return null;
     },
-  };
+  });
 }

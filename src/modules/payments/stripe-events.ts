@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { Database } from '../../db/client.ts';
 import { wrongParameter } from '../../http/errors.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
-import { recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../providers/index.ts';
+import { providerCall, recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../providers/index.ts';
 import { paymentIdMetadataKey } from '../card-processor/stripe.ts';
 import type { PaymentsService } from './service.ts';
 
@@ -58,7 +58,7 @@ export function stripeEventJob(deps: { stripe: Stripe; payments: Pick<PaymentsSe
       if (!intentId.startsWith('pi_')) {
         return;
       }
-      const intent = await deps.stripe.paymentIntents.retrieve(intentId);
+      const intent = await providerCall('stripe', 'paymentIntents.retrieve', () => deps.stripe.paymentIntents.retrieve(intentId));
       const paymentId = intent.metadata[paymentIdMetadataKey];
       if (paymentId) {
         await deps.payments.reconcile(paymentId);
@@ -73,7 +73,7 @@ export function stripeProviderCheck(stripe: Stripe): ProviderCheck {
     provider: 'stripe',
     environment: 'live',
     async check() {
-      const balance = await stripe.balance.retrieve();
+      const balance = await providerCall('stripe', 'balance.retrieve', () => stripe.balance.retrieve());
       return `balance readable (${balance.livemode ? 'live' : 'test'} mode, ${balance.available.length} currenc${balance.available.length === 1 ? 'y' : 'ies'})`;
     },
   };

@@ -62,10 +62,11 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
         updatedAt: now,
         ...(outcome.status === 'PAID' && outcome.transactionHash ? { transactionHash: outcome.transactionHash } : {}),
       });
-      if (!paid) {
-        return;
+      // When another job moved it first (a settlement and a return racing), its PAID is the
+      // state the return below starts from: this job must still apply a RETURNED answer.
+      if (paid) {
+        await act(tx, page, 'railPaid', { actor: 'rail', now });
       }
-      await act(tx, page, 'railPaid', { actor: 'rail', now });
     }
     if (outcome.status === 'RETURNED' && (await attempts.move(tx, attempt.id, 'PAID', { status: 'RETURNED', reason: outcome.reason, finishedAt: now, updatedAt: now }))) {
       await act(tx, page, 'railReturned', { actor: 'rail', now, reason: outcome.reason });

@@ -81,8 +81,6 @@ export interface ApplyOptions {
 type ApplyResult = { outcome: 'applied'; page: PayoutPageRow } | { outcome: 'refused' } | { outcome: 'conflict' };
 
 /**
-
-/**
  * The state table applied: the conditional UPDATE and everything a change brings in the same
  * transaction (ledger movement, status history, PAYOUT_PAGE_UPDATED event, jobs and e-mails).
  */

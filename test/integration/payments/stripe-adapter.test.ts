@@ -116,7 +116,7 @@ describe('the Stripe card processor adapter (against the Stripe replica)', () =>
     assert.equal(refund.status, 'PENDING');
     assert.deepEqual(await processor.refund({ refundId: 're_ours_1', paymentId: id, livemode: true, amount: 600 }), refund);
     assert.equal([...replica.refunds.values()].filter((entry) => entry.metadata?.['paysail_refund_id'] === 're_ours_1').length, 1);
-    await assert.rejects(processor.refund({ refundId: 're_ours_2', paymentId: id, livemode: true, amount: 401 }), /greater than unrefunded/);
+    await assert.rejects(processor.refund({ refundId: 're_ours_2', paymentId: id, livemode: true, amount: 401 }), /\[amount_too_large\]/);
     assert.deepEqual(await processor.retrieveRefund({ refundId: 're_ours_1', paymentId: id, livemode: true }), refund);
     assert.equal(await processor.retrieveRefund({ refundId: 're_ours_2', paymentId: id, livemode: true }), null);
   });

@@ -1,6 +1,6 @@
 import type { Database } from '../../../../db/client.ts';
 import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
-import type { ProviderCheck, ProviderWebhookHandler } from '../../../providers/index.ts';
+import { providerCall, type ProviderCheck, type ProviderWebhookHandler } from '../../../providers/index.ts';
 import type { PayoutRail, PayoutRailUpdates } from '../types.ts';
 import { createIncreaseClient, createIncreaseRail, type IncreaseRailOptions } from './rail.ts';
 import { createIncreaseWebhooks } from './webhooks.ts';
@@ -25,7 +25,7 @@ export function createIncreasePayouts(options: IncreaseRailOptions): {
         provider: 'increase',
         environment: options.baseURL?.includes('sandbox') ? 'test' : 'live',
         async check() {
-          const account = await client.accounts.retrieve(options.accountId);
+          const account = await providerCall('increase', 'accounts.retrieve', () => client.accounts.retrieve(options.accountId));
           return `account ${account.id} (${account.name}, ${account.status})`;
         },
       };

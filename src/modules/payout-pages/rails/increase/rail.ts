@@ -1,4 +1,5 @@
 import Increase from 'increase';
+import { withPlainErrors } from '../../../providers/index.ts';
 import type { PayoutRail, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { increaseTransferStatus } from './status.ts';
 
@@ -41,7 +42,7 @@ function refusal(submission: PayoutSubmission): string | null {
  */
 export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailOptions, 'accountId'>): PayoutRail {
   const record = (transfer: Increase.ACHTransfer): PayoutRailRecord => ({ reference: transfer.id, status: increaseTransferStatus(transfer) });
-  return {
+  return withPlainErrors('increase', {
     name: increaseRailName,
     pollIntervalMs: 60_000,
     async submit(submission) {
@@ -86,5 +87,5 @@ export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailO
       }
       return increaseTransferStatus(await client.achTransfers.retrieve(reference));
     },
-  };
+  });
 }

@@ -2,7 +2,7 @@ import type Increase from 'increase';
 import type { Database } from '../../../../db/client.ts';
 import { AppError } from '../../../../http/errors.ts';
 import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
-import { recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
+import { providerCall, recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
 import type { PayoutRailUpdates } from '../types.ts';
 
 export const increaseEventsQueue = 'increase.events';
@@ -26,10 +26,10 @@ export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: 
       try {
         event = client.events.unwrap(request.rawBody.toString('utf8'), { headers: headerRecord(request.headers), key: webhookSecret });
       } catch {
-        throw new AppError('WRONG_PARAMETER', 'The Increase webhook signature does not verify (webhook-signature)');
+        throw new AppError('WRONG_PARAMETER', 'webhook-signature does not verify against the body (Increase webhook)', { field: 'webhook-signature' });
       }
       if (typeof event.id !== 'string' || event.id.length === 0) {
-        throw new AppError('WRONG_PARAMETER', 'The Increase webhook has no event id');
+        throw new AppError('WRONG_PARAMETER', 'id is required (the Increase event id)', { field: 'id' });
       }
       await recordProviderEvent(database, clock.now(), { provider: 'increase', eventId: event.id, queue: increaseEventsQueue, payload: { eventId: event.id } });
     },
@@ -38,11 +38,11 @@ export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: 
     queue: increaseEventsQueue,
     maxAttempts: 20,
     handle: async ({ eventId }, context) => {
-      const event = await client.events.retrieve(eventId);
+      const event = await providerCall('increase', 'events.retrieve', () => client.events.retrieve(eventId));
       if (event.associated_object_type !== 'ach_transfer') {
         return;
       }
-      const transfer = await client.achTransfers.retrieve(event.associated_object_id);
+      const transfer = await providerCall('increase', 'achTransfers.retrieve', () => client.achTransfers.retrieve(event.associated_object_id));
       const payoutId = transfer.idempotency_key;
       if (!payoutId) {
         return;
