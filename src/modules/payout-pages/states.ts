@@ -142,8 +142,13 @@ export const transitions: readonly Transition[] = [
   row(paid, 'railReturned', payoutReturned, { ledger: 'reverse', email: 'returned' }),
   // After a rejection or a return the customer may enter other details: a new attempt, reserved
   // again, released as the page's releaseMethod says (AUTOMATIC at once, MANUAL by the merchant).
-  row(payoutRejected, 'retry', awaitingRelease, { ledger: 'reserve' }),
-  row(payoutReturned, 'retry', awaitingRelease, { ledger: 'reserve' }),
+  // The customer's identity is checked again first: one re-verified after a change waits in
+  // review (its amount reserved), one rejected since fails here, as at confirmation.
+  ...[payoutRejected, payoutReturned].flatMap((from) => [
+    row(from, 'retry', awaitingRelease, { when: { kycStatus: 'APPROVED' }, ledger: 'reserve' }),
+    row(from, 'retry', kycInReview, { when: { kycStatus: 'PENDING' }, ledger: 'reserve' }),
+    row(from, 'retry', state('FAILED', 'KYC_REJECTED'), { when: { kycStatus: 'REJECTED' }, email: 'failed' }),
+  ]),
 ];
 
 export function sameState(a: PayoutPageState, b: PayoutPageState): boolean {
