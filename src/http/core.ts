@@ -127,7 +127,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   // Every answer a route can give is in the OpenAPI document: where a route takes a JSON body it
-  // can answer 413 (over 1 MiB) and 415 (not JSON), and a POST of the merchant API 409 for a reused
+  // can answer 413 (over 1 MiB) and 415 (not JSON), and a POST of the merchant or admin API 409 for a reused
   // or busy Idempotency-Key. Added here once rather than on each route (found by the fuzzer).
   app.addHook('onRoute', (route) => {
     const schema = route.schema as { body?: unknown; hide?: boolean; response?: Record<string, unknown> } | undefined;
@@ -135,7 +135,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (!response || schema.hide || schema.body === undefined) {
       return;
     }
-    const statuses = route.method === 'POST' && route.url.startsWith('/v1/') ? [409, 413, 415] : [413, 415];
+    // Both the merchant and the admin API honour Idempotency-Key on every POST.
+    const idempotent = route.method === 'POST' && (route.url.startsWith('/v1/') || route.url.startsWith('/admin/v1/'));
+    const statuses = idempotent ? [409, 413, 415] : [413, 415];
     for (const status of statuses) {
       response[status] ??= { $ref: 'ErrorEnvelope#' };
     }

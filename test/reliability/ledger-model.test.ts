@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testDatabaseKind } from '../helpers/database.ts';
-import { runLedgerModel } from './ledger-model.ts';
+import { outcomeReached, runLedgerModel } from './ledger-model.ts';
 
 // Issue 9, item 7: 10,000 model steps per CI run, 0 divergences, balances never negative.
 // The 10,000 steps run in the PostgreSQL pass of CI; the PGlite pass runs a shorter smoke of the
@@ -28,6 +28,8 @@ const requiredOutcomes = [
   'final FAILED/PAYOUT_REJECTED',
   'final FAILED/KYC_REJECTED',
   'final EXPIRED/NOT_COMPLETED',
+  // Released twice: an invalid action on a page already on its way (the run goes on until it was tried).
+  'release → 409 from PROCESSING*|release → 409 from PROCESSED*',
 ] as const;
 
 test(`ledger model: ${steps} random payout commands agree with the in-memory model (${testDatabaseKind})`, async (t) => {
@@ -41,8 +43,7 @@ test(`ledger model: ${steps} random payout commands agree with the in-memory mod
   assert.ok(summary.comparisons.state >= summary.steps + summary.runs, `the state was compared after each of the ${summary.steps} steps and at the end of each of the ${summary.runs} runs (${summary.comparisons.state})`);
   assert.ok(summary.comparisons.api >= Math.floor(summary.steps / 10), `GET /v1/balance was compared every 10 steps (${summary.comparisons.api})`);
   for (const outcome of requiredOutcomes) {
-    assert.ok((summary.outcomes[outcome] ?? 0) > 0, `the run reached "${outcome}"`);
+    assert.ok(outcomeReached(summary.outcomes, outcome), `the run reached "${outcome}"`);
   }
-  assert.ok(Object.keys(summary.outcomes).some((outcome) => outcome.startsWith('release → 409 from PROCESSING') || outcome.startsWith('release → 409 from PROCESSED')), 'release twice was tried');
   assert.ok(summary.ledger.transactions > 0);
 });

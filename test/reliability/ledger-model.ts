@@ -688,6 +688,19 @@ export interface LedgerModelOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * Whether a required outcome was reached: `a|b` is either of two, and an alternative ending in `*`
+ * is any outcome that starts with it (`release → 409 from PROCESS*`: released twice, whatever the
+ * sub-status); anything else is that exact outcome.
+ */
+export function outcomeReached(outcomes: Readonly<Record<string, number>>, required: string): boolean {
+  return required.split('|').some((alternative) =>
+    alternative.endsWith('*')
+      ? Object.entries(outcomes).some(([outcome, count]) => count > 0 && outcome.startsWith(alternative.slice(0, -1)))
+      : (outcomes[alternative] ?? 0) > 0,
+  );
+}
+
 export interface LedgerModelSummary extends LedgerModelStats {
   seed: number;
   durationMs: number;
@@ -768,7 +781,7 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
     let averageLength = maxCommands / 2;
     const required = options.requiredOutcomes ?? [];
     const maxSteps = options.maxSteps ?? options.steps * 4;
-    const unreached = () => required.filter((outcome) => (stats.outcomes[outcome] ?? 0) === 0);
+    const unreached = () => required.filter((outcome) => !outcomeReached(stats.outcomes, outcome));
     for (let round = 0; stats.steps < options.steps || (unreached().length > 0 && stats.steps < maxSteps); round += 1) {
       if (stats.steps >= options.steps) {
         log(`  not reached yet after ${stats.steps} steps: ${unreached().join(', ')}; one more round`);
