@@ -150,7 +150,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       throw error instanceof AppError && error.code === 'UNAUTHORIZED' ? await authFailures.recordFailure(request.ip, error) : error;
     }
   }
-  const rateLimit = createRateLimitHook(platform.rateLimiter);
+  const rateLimit = createRateLimitHook(platform.rateLimiter, { ratePerSecond: platform.config.merchantRateLimitPerSecond, burst: platform.config.merchantRateLimitBurst });
   const idempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing });
   const adminIdempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing, scope: adminIdempotencyScope });
 

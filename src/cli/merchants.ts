@@ -11,6 +11,8 @@ function merchantJson(merchant: Merchant) {
     email: merchant.email,
     liveEnabled: merchant.liveEnabled,
     fraudReportWebhooksEnabled: merchant.fraudReportWebhooksEnabled,
+    rateLimitPerSecond: merchant.rateLimitPerSecond,
+    rateLimitBurst: merchant.rateLimitBurst,
     createdAt: merchant.createdAt.getTime(),
   };
 }
@@ -94,6 +96,21 @@ const enableLive: Command = {
   },
 };
 
+/** `RATE/BURST` → the pair, `default` → null (reset), absent → undefined (unchanged). */
+function parseRateLimit(value: string | undefined): { perSecond: number; burst: number } | null | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (value === 'default') {
+    return null;
+  }
+  const match = /^([1-9][0-9]{0,6})\/([1-9][0-9]{0,6})$/.exec(value);
+  if (!match) {
+    throw new UsageError(`--rate-limit must be RATE/BURST (whole numbers, e.g. 50/100) or 'default', got "${value}"`, 'merchants settings');
+  }
+  return { perSecond: Number(match[1]), burst: Number(match[2]) };
+}
+
 const settings: Command = {
   name: 'merchants settings',
   summary: "show or change a merchant's settings (FRAUD_REPORTED webhook delivery)",
@@ -105,6 +122,11 @@ const settings: Command = {
       choices: ['on', 'off'],
       description: "deliver FRAUD_REPORTED events to the merchant's webhook endpoints (on) or not (off, the default)",
     },
+    'rate-limit': {
+      type: 'string',
+      valueName: 'RATE/BURST|default',
+      description: "the merchant-wide rate limit over all its API keys, e.g. 50/100 (requests per second / burst); 'default' returns to MERCHANT_RATE_LIMIT_PER_SECOND / _BURST",
+    },
     json: jsonFlag,
   },
   details: [
@@ -113,22 +135,28 @@ const settings: Command = {
     'GET /v1/fraud_reports); the setting decides only whether webhook endpoints receive the events.',
     "Delivery is enabled at the merchant's request.",
   ],
-  examples: ['paysail merchants settings mer_…', 'paysail merchants settings mer_… --fraud-report-webhooks on'],
+  examples: ['paysail merchants settings mer_…', 'paysail merchants settings mer_… --fraud-report-webhooks on', 'paysail merchants settings mer_… --rate-limit 50/100'],
   async run({ io, deps, args }) {
     const [merchantId] = args.positionals as [string];
     const fraudReportWebhooks = stringFlag(args, 'fraud-report-webhooks');
+    const rateLimit = parseRateLimit(stringFlag(args, 'rate-limit'));
+    const changes = {
+      ...(fraudReportWebhooks === undefined ? {} : { fraudReportWebhooksEnabled: fraudReportWebhooks === 'on' }),
+      ...(rateLimit === undefined ? {} : { rateLimitPerSecond: rateLimit?.perSecond ?? null, rateLimitBurst: rateLimit?.burst ?? null }),
+    };
+    const changing = Object.keys(changes).length > 0;
     const merchant = await withPlatform(io, deps, (platform) =>
-      fraudReportWebhooks === undefined
-        ? platform.services.merchants.getMerchant(merchantId)
-        : platform.services.merchants.updateSettings(merchantId, { fraudReportWebhooksEnabled: fraudReportWebhooks === 'on' }),
+      changing ? platform.services.merchants.updateSettings(merchantId, changes) : platform.services.merchants.getMerchant(merchantId),
     );
     if (booleanFlag(args, 'json')) {
       writeLine(io.stdout, JSON.stringify(merchantJson(merchant), null, 2));
       return exitCodes.ok;
     }
-    writeLine(io.stdout, `Merchant ${merchant.id} (${merchant.name})${fraudReportWebhooks === undefined ? '' : ' updated'}:`);
+    writeLine(io.stdout, `Merchant ${merchant.id} (${merchant.name})${changing ? ' updated' : ''}:`);
     const delivered = merchant.fraudReportWebhooksEnabled;
     writeLine(io.stdout, `  fraud-report-webhooks  ${delivered ? 'on' : 'off'}  (FRAUD_REPORTED events ${delivered ? 'are' : 'are not'} delivered to webhook endpoints)`);
+    const custom = merchant.rateLimitPerSecond !== null && merchant.rateLimitBurst !== null;
+    writeLine(io.stdout, `  rate-limit             ${custom ? `${merchant.rateLimitPerSecond}/${merchant.rateLimitBurst}` : 'default'}  (requests per second / burst over all the merchant's API keys)`);
     return exitCodes.ok;
   },
 };

@@ -28,6 +28,9 @@ export interface Config {
   readonly authFailureBurst: number;
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
+  /** The merchant-wide limit (the sum over all its keys); the operator can override it per merchant. */
+  readonly merchantRateLimitPerSecond: number;
+  readonly merchantRateLimitBurst: number;
   /** Requests handled at once by one process; more are answered 503 at once (load shedding). 0: no limit. */
   readonly maxInFlightRequests: number;
   /** Event-loop delay (ms) beyond which new requests are answered 503 (load shedding). 0: off. */
@@ -244,6 +247,12 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   if (rateLimitBurst < rateLimitPerSecond) {
     throw new ConfigError('RATE_LIMIT_BURST', `must be at least RATE_LIMIT_PER_SECOND (${rateLimitPerSecond})`);
   }
+  // By default a merchant may use, across all its keys, what one key may: more keys do not multiply it.
+  const merchantRateLimitPerSecond = readInteger(env, 'MERCHANT_RATE_LIMIT_PER_SECOND', rateLimitPerSecond, 1, 1_000_000);
+  const merchantRateLimitBurst = readInteger(env, 'MERCHANT_RATE_LIMIT_BURST', Math.max(rateLimitBurst, merchantRateLimitPerSecond), 1, 1_000_000);
+  if (merchantRateLimitBurst < merchantRateLimitPerSecond) {
+    throw new ConfigError('MERCHANT_RATE_LIMIT_BURST', `must be at least MERCHANT_RATE_LIMIT_PER_SECOND (${merchantRateLimitPerSecond})`);
+  }
   // Sandbox webhooks may target loopback and private addresses by default only on a development
   // server that itself listens on loopback (the embedded default); never in production by default,
   // and live endpoints never may (webhooks/ssrf.ts).
@@ -271,6 +280,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     authFailureBurst,
     rateLimitPerSecond,
     rateLimitBurst,
+    merchantRateLimitPerSecond,
+    merchantRateLimitBurst,
     maxInFlightRequests: readInteger(env, 'MAX_IN_FLIGHT_REQUESTS', 256, 0, 1_000_000),
     maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     sandboxKycDelayMs: readInteger(env, 'SANDBOX_KYC_DELAY_MS', 2000, 0, 3_600_000),
@@ -308,6 +319,8 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'AUTH_FAILURE_BURST', fallback: '50', meaning: 'Failed authentications allowed at once per client address.' },
   { name: 'RATE_LIMIT_PER_SECOND', fallback: '100', meaning: 'Sustained requests per second per API key.' },
   { name: 'RATE_LIMIT_BURST', fallback: '200', meaning: 'Burst size per API key.' },
+  { name: 'MERCHANT_RATE_LIMIT_PER_SECOND', fallback: 'RATE_LIMIT_PER_SECOND', meaning: "Sustained requests per second per merchant, summed over all its API keys (more keys do not multiply it). The operator can set another value for one merchant (`POST /admin/v1/merchants/:id/settings`)." },
+  { name: 'MERCHANT_RATE_LIMIT_BURST', fallback: 'RATE_LIMIT_BURST', meaning: 'Burst size per merchant, summed over all its API keys.' },
   { name: 'MAX_IN_FLIGHT_REQUESTS', fallback: '256', meaning: 'Requests one process handles at once; beyond it answers `503 SERVICE_UNAVAILABLE` with `Retry-After` at once (load shedding; health and metrics exempt). 0 disables.' },
   { name: 'MAX_EVENT_LOOP_DELAY_MS', fallback: '0 (off)', meaning: 'When the event loop fell behind by more than this (checked every half-threshold, 5–100 ms; 3 bounds latency under overload, see docs/reliability/model-overload.md), new requests get `503 SERVICE_UNAVAILABLE` with `Retry-After` until it catches up (load shedding for a process that is itself the bottleneck, e.g. on PGlite).' },
   { name: 'SANDBOX_KYC_DELAY_MS', fallback: '2000', meaning: 'Sandbox KYC provider decision delay.' },

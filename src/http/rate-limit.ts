@@ -2,9 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
 
+/** A bucket's own size, where it differs from the limiter's default. */
+export interface BucketLimit {
+  ratePerSecond: number;
+  burst: number;
+}
+
 export interface RateLimiter {
-  /** Takes one token for `key`; returns 0 when allowed, else the seconds to wait. */
-  take(key: string): Promise<number>;
+  /** Takes one token for `key` (from a bucket of `limit`, default the limiter's); returns 0 when allowed, else the seconds to wait. */
+  take(key: string, limit?: BucketLimit): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -21,14 +27,13 @@ export const defaultMaxKeys = 100_000;
  * of new keys still overflows it, the least recently used. Clearing everything instead would hand
  * every key a full bucket again, which a flood of throwaway keys could use to reset the others.
  */
-export function createMemoryRateLimiter(ratePerSecond: number, burst: number, now: () => number = Date.now, options: { maxKeys?: number } = {}): RateLimiter {
+export function createMemoryRateLimiter(defaultRate: number, defaultBurst: number, now: () => number = Date.now, options: { maxKeys?: number } = {}): RateLimiter {
   const maxKeys = options.maxKeys ?? defaultMaxKeys;
-  const refillMs = (burst / ratePerSecond) * 1000;
-  const buckets = new Map<string, { tokens: number; updatedAt: number }>();
+  const buckets = new Map<string, { tokens: number; updatedAt: number; refillMs: number }>();
 
   function evict(time: number): void {
     for (const [key, bucket] of buckets) {
-      const refilled = time - bucket.updatedAt >= refillMs;
+      const refilled = time - bucket.updatedAt >= bucket.refillMs;
       if (!refilled && buckets.size <= maxKeys) {
         return;
       }
@@ -37,9 +42,12 @@ export function createMemoryRateLimiter(ratePerSecond: number, burst: number, no
   }
 
   return {
-    async take(key) {
+    async take(key, limit) {
+      const ratePerSecond = limit?.ratePerSecond ?? defaultRate;
+      const burst = limit?.burst ?? defaultBurst;
       const time = now();
-      const bucket = buckets.get(key) ?? { tokens: burst, updatedAt: time };
+      const bucket = buckets.get(key) ?? { tokens: burst, updatedAt: time, refillMs: 0 };
+      bucket.refillMs = (burst / ratePerSecond) * 1000;
       bucket.tokens = Math.min(burst, bucket.tokens + ((time - bucket.updatedAt) / 1000) * ratePerSecond);
       bucket.updatedAt = time;
       buckets.delete(key);
@@ -84,14 +92,14 @@ return math.max(1, math.ceil((1 - tokens) / rate))
  * The shared bucket: one Lua script per request, atomic in Redis, timed by Redis's own clock so the
  * processes' clocks need not agree. `keyPrefix` separates deployments (or test runs) sharing a Redis.
  */
-export function createRedisRateLimiter(url: string, ratePerSecond: number, burst: number, options: { keyPrefix?: string } = {}): RateLimiter {
+export function createRedisRateLimiter(url: string, defaultRate: number, defaultBurst: number, options: { keyPrefix?: string } = {}): RateLimiter {
   const keyPrefix = options.keyPrefix ?? 'paysail:ratelimit:';
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
   redis.on('error', () => undefined);
   return {
-    async take(key) {
+    async take(key, limit) {
       try {
-        const wait = (await redis.eval(tokenBucketScript, 1, `${keyPrefix}${key}`, ratePerSecond, burst)) as number;
+        const wait = (await redis.eval(tokenBucketScript, 1, `${keyPrefix}${key}`, limit?.ratePerSecond ?? defaultRate, limit?.burst ?? defaultBurst)) as number;
         return Number(wait);
       } catch {
         // Redis down: fail open rather than refuse every request; the outage is visible in logs/metrics.
@@ -104,14 +112,29 @@ export function createRedisRateLimiter(url: string, ratePerSecond: number, burst
   };
 }
 
-export function createRateLimitHook(limiter: RateLimiter) {
+/**
+ * Two buckets per request: the API key's, then the merchant's (all its keys together, so more keys do
+ * not multiply the limit). The merchant's size is the operator's override on the merchant row, else
+ * `merchantDefault`. A request refused by the merchant's bucket has spent its key's token: both limits
+ * count attempts, as the key's alone did.
+ */
+export function createRateLimitHook(limiter: RateLimiter, merchantDefault: BucketLimit) {
   return async function rateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (!request.auth) {
       return;
     }
-    const wait = await limiter.take(request.auth.apiKeyId);
-    if (wait > 0) {
-      throw new AppError('RATE_LIMITED', `Too many requests for this API key; retry after ${wait} s`, {}, { 'Retry-After': String(wait) });
+    const keyWait = await limiter.take(request.auth.apiKeyId);
+    if (keyWait > 0) {
+      throw new AppError('RATE_LIMITED', `Too many requests for this API key; retry after ${keyWait} s`, {}, { 'Retry-After': String(keyWait) });
+    }
+    const { merchant } = request.auth;
+    const merchantLimit = {
+      ratePerSecond: merchant.rateLimitPerSecond ?? merchantDefault.ratePerSecond,
+      burst: merchant.rateLimitBurst ?? merchantDefault.burst,
+    };
+    const merchantWait = await limiter.take(`merchant:${merchant.id}`, merchantLimit);
+    if (merchantWait > 0) {
+      throw new AppError('RATE_LIMITED', `Too many requests for this merchant (all its API keys together); retry after ${merchantWait} s`, {}, { 'Retry-After': String(merchantWait) });
     }
   };
 }

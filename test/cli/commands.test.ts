@@ -238,6 +238,31 @@ describe('paysail CLI commands (in process, real platform)', () => {
     assert.equal(await stored(), false, 'usage errors change nothing');
   });
 
+  test('merchants settings --rate-limit sizes the merchant-wide limit, and default resets it', async () => {
+    const merchant = await context.createMerchant();
+    const stored = async () => {
+      const [row] = await context.database.db.select().from(merchants).where(eq(merchants.id, merchant.id));
+      return [row?.rateLimitPerSecond, row?.rateLimitBurst];
+    };
+    const shown = await cli('merchants', 'settings', merchant.id);
+    assert.match(shown.stdout, /\n {2}rate-limit {13}default {2}\(requests per second \/ burst over all the merchant's API keys\)/);
+    const set = await cli('merchants', 'settings', merchant.id, '--rate-limit', '50/100');
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /updated:[\s\S]*rate-limit {13}50\/100/);
+    assert.deepEqual(await stored(), [50, 100]);
+    const refused = await cli('merchants', 'settings', merchant.id, '--rate-limit', '100/50');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /rateLimitBurst/);
+    assert.deepEqual(await stored(), [50, 100], 'a refused change changes nothing');
+    const usage = await cli('merchants', 'settings', merchant.id, '--rate-limit', 'fast');
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--rate-limit must be RATE\/BURST/);
+    const reset = await cli('merchants', 'settings', merchant.id, '--rate-limit', 'default', '--json');
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.deepEqual((({ rateLimitPerSecond, rateLimitBurst }) => [rateLimitPerSecond, rateLimitBurst])(JSON.parse(reset.stdout) as { rateLimitPerSecond: null; rateLimitBurst: null }), [null, null]);
+    assert.deepEqual(await stored(), [null, null]);
+  });
+
   test('customers set-payout-methods replaces supportedPayoutMethods, through the same service as the admin API', async () => {
     assert.deepEqual([...cliPayoutMethods], [...payoutMethods], "the CLI's list is the service's");
     const merchant = await context.createMerchant();

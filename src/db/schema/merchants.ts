@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -8,6 +8,9 @@ export const merchants = pgTable('merchants', {
   email: text('email').notNull(),
   liveEnabled: boolean('live_enabled').notNull().default(false),
   fraudReportWebhooksEnabled: boolean('fraud_report_webhooks_enabled').notNull().default(false),
+  /** The operator's override of the merchant-wide rate limit (all its keys together); null = the configured default. */
+  rateLimitPerSecond: integer('rate_limit_per_second'),
+  rateLimitBurst: integer('rate_limit_burst'),
   createdAt: timestamptz('created_at').notNull(),
   updatedAt: timestamptz('updated_at').notNull(),
 });

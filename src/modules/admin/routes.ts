@@ -15,6 +15,8 @@ const MerchantSchema = Type.Object({
   email: Type.String(),
   liveEnabled: Type.Boolean(),
   fraudReportWebhooksEnabled: Type.Boolean(),
+  rateLimitPerSecond: Type.Union([Type.Integer(), Type.Null()], { description: "The merchant-wide limit (requests per second over all its API keys); null = the server's MERCHANT_RATE_LIMIT_PER_SECOND." }),
+  rateLimitBurst: Type.Union([Type.Integer(), Type.Null()], { description: "The merchant-wide burst; null = the server's MERCHANT_RATE_LIMIT_BURST." }),
   createdAt: Type.Integer(),
 });
 
@@ -36,6 +38,8 @@ function merchantView(merchant: Merchant) {
     email: merchant.email,
     liveEnabled: merchant.liveEnabled,
     fraudReportWebhooksEnabled: merchant.fraudReportWebhooksEnabled,
+    rateLimitPerSecond: merchant.rateLimitPerSecond,
+    rateLimitBurst: merchant.rateLimitBurst,
     createdAt: merchant.createdAt.getTime(),
   };
 }
@@ -114,8 +118,17 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
         security,
         summary: 'Change merchant settings',
         params: MerchantParams,
-        body: Type.Object({ fraudReportWebhooksEnabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-        response: { 200: Envelope(MerchantSchema), ...errorResponses(404) },
+        description:
+          'Every field is optional; what is left out is unchanged. `rateLimitPerSecond` and `rateLimitBurst` (set together, burst ≥ rate; `null` for both returns to the server default) size the merchant-wide rate limit: all its API keys share it, on top of each key\'s own limit. A change reaches every API process within 2 s.',
+        body: Type.Object(
+          {
+            fraudReportWebhooksEnabled: Type.Optional(Type.Boolean()),
+            rateLimitPerSecond: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+            rateLimitBurst: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(MerchantSchema), ...errorResponses(400, 404) },
       },
     },
     async (request) => succeeded(merchantView(await merchants.updateSettings(request.params.merchantId, request.body))),

@@ -17,6 +17,12 @@ export interface AuthenticatedKey {
   apiKeyId: string;
 }
 
+export interface MerchantSettings {
+  fraudReportWebhooksEnabled?: boolean;
+  rateLimitPerSecond?: number | null;
+  rateLimitBurst?: number | null;
+}
+
 export interface CreatedMerchant {
   merchant: { id: string; name: string; liveEnabled: boolean };
   apiKey: string;
@@ -167,16 +173,38 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
       return merchant;
     },
 
-    async updateSettings(merchantId: string, settings: { fraudReportWebhooksEnabled?: boolean }): Promise<Merchant> {
-      const changes: Partial<Merchant> = { updatedAt: clock.now() };
-      if (settings.fraudReportWebhooksEnabled !== undefined) {
-        changes.fraudReportWebhooksEnabled = settings.fraudReportWebhooksEnabled;
-      }
-      const [merchant] = await database.db.update(merchants).set(changes).where(eq(merchants.id, merchantId)).returning();
+    /**
+     * `rateLimitPerSecond` / `rateLimitBurst`: the merchant-wide limit (all its keys together); null
+     * returns to the configured default. The burst must hold at least a second's worth.
+     */
+    async updateSettings(merchantId: string, settings: MerchantSettings): Promise<Merchant> {
+      const merchant = await database.transaction(async (tx) => {
+        const [current] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for('update');
+        if (!current) {
+          throw notFound('merchant', merchantId);
+        }
+        const changes: Partial<Merchant> = { updatedAt: clock.now() };
+        if (settings.fraudReportWebhooksEnabled !== undefined) {
+          changes.fraudReportWebhooksEnabled = settings.fraudReportWebhooksEnabled;
+        }
+        if (settings.rateLimitPerSecond !== undefined) {
+          changes.rateLimitPerSecond = settings.rateLimitPerSecond;
+        }
+        if (settings.rateLimitBurst !== undefined) {
+          changes.rateLimitBurst = settings.rateLimitBurst;
+        }
+        const rate = changes.rateLimitPerSecond !== undefined ? changes.rateLimitPerSecond : current.rateLimitPerSecond;
+        const burst = changes.rateLimitBurst !== undefined ? changes.rateLimitBurst : current.rateLimitBurst;
+        if ((rate === null) !== (burst === null)) {
+          throw wrongParameter(settings.rateLimitBurst === undefined ? 'rateLimitBurst' : 'rateLimitPerSecond', 'rateLimitPerSecond and rateLimitBurst are set (or reset with null) together');
+        }
+        if (rate !== null && burst !== null && burst < rate) {
+          throw wrongParameter('rateLimitBurst', `must be at least rateLimitPerSecond (${rate})`);
+        }
+        const [updated] = await tx.update(merchants).set(changes).where(eq(merchants.id, merchantId)).returning();
+        return updated as Merchant;
+      });
       invalidateAuthCache();
-      if (!merchant) {
-        throw notFound('merchant', merchantId);
-      }
       return merchant;
     },
 

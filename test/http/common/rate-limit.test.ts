@@ -9,7 +9,10 @@ import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ht
 
 const redisUrl = process.env.REDIS_URL_FOR_TESTS ?? 'redis://127.0.0.1:6379';
 const burst = 4;
-const limits = { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: String(burst) };
+// The merchant-wide bucket is made large here: these tests are about the key's.
+const limits = { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: String(burst), MERCHANT_RATE_LIMIT_PER_SECOND: '1000', MERCHANT_RATE_LIMIT_BURST: '1000' };
+// And the key's bucket large here: these are about the merchant's.
+const merchantLimits = { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000', MERCHANT_RATE_LIMIT_PER_SECOND: '1', MERCHANT_RATE_LIMIT_BURST: String(burst) };
 
 function read(context: TestContext, apiKey: string): Promise<LightMyRequestResponse> {
   return context.request({ method: 'GET', url: `/v1/customers/cus_${'0'.repeat(36)}`, apiKey });
@@ -57,6 +60,7 @@ describe('rate limit, in process (contract §4)', () => {
     const limitedMerchant = await context.createMerchant();
     const { limited } = await exhaust(() => read(context, limitedMerchant.apiKey));
     assert.ok(limited);
+    assert.match(assertError(limited, 429, 'RATE_LIMITED').errorMessage, /API key/);
     const secondKey = assertSucceeded<{ apiKey: string }>(await context.admin('POST', `/admin/v1/merchants/${limitedMerchant.id}/api_keys`, { name: 'second' }));
     assertError(await read(context, secondKey.apiKey), 404, 'NOT_FOUND');
     const other = await context.createMerchant();
@@ -84,6 +88,81 @@ describe('rate limit, in process (contract §4)', () => {
     assert.deepEqual([await limiter.take('k'), await limiter.take('k'), await limiter.take('k'), await limiter.take('k') > 0], [0, 0, 0, true], 'refill is capped at the burst');
     assert.equal(await limiter.take('other'), 0, 'buckets are per key');
   });
+});
+
+describe('rate limit per merchant, over all its API keys (in process)', () => {
+  let context: TestContext;
+
+  before(async () => {
+    context = await createTestContext({ env: merchantLimits });
+  });
+  after(async () => context.close());
+
+  async function keysOf(merchant: TestMerchant, count: number): Promise<string[]> {
+    const keys = [merchant.apiKey];
+    for (let index = 1; index < count; index += 1) {
+      keys.push(assertSucceeded<{ apiKey: string }>(await context.admin('POST', `/admin/v1/merchants/${merchant.id}/api_keys`, { name: `key ${index}` })).apiKey);
+    }
+    return keys;
+  }
+
+  /** Reads round-robin over `keys`. */
+  function rotating(keys: string[]): () => Promise<LightMyRequestResponse> {
+    let next = 0;
+    return () => read(context, keys[next++ % keys.length] as string);
+  }
+
+  test('more keys do not multiply the limit: three keys together get one merchant bucket; other merchants are unaffected', async () => {
+    const merchant = await context.createMerchant();
+    const keys = await keysOf(merchant, 3);
+    const { allowed, limited, elapsedMs } = await exhaust(rotating(keys));
+    assert.ok(limited, 'three keys, each far below its own limit, are refused together');
+    const error = assertError(limited, 429, 'RATE_LIMITED');
+    assert.match(error.errorMessage, /merchant/);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    assert.ok(allowed >= burst, `the merchant's burst of ${burst} is served (got ${allowed})`);
+    assert.ok(allowed <= ceiling(elapsedMs), `no more than one bucket's burst plus its refill over all keys (${allowed} in ${elapsedMs} ms)`);
+    const other = await context.createMerchant();
+    assertError(await read(context, other.apiKey), 404, 'NOT_FOUND');
+  });
+
+  test('the operator sizes one merchant\'s bucket (admin settings); null returns to the default', async () => {
+    const merchant = await context.createMerchant();
+    const keys = await keysOf(merchant, 2);
+    const settings = assertSucceeded<{ rateLimitPerSecond: number | null; rateLimitBurst: number | null }>(
+      await context.admin('POST', `/admin/v1/merchants/${merchant.id}/settings`, { rateLimitPerSecond: 1, rateLimitBurst: burst * 3 }),
+    );
+    assert.deepEqual([settings.rateLimitPerSecond, settings.rateLimitBurst], [1, burst * 3]);
+    const larger = await exhaust(rotating(keys));
+    assert.ok(larger.limited);
+    assert.ok(larger.allowed >= burst * 3, `the larger bucket serves ${burst * 3} (got ${larger.allowed})`);
+    assert.ok(larger.allowed <= burst * 3 + Math.ceil(larger.elapsedMs / 1000), `and no more than it plus its refill (${larger.allowed} in ${larger.elapsedMs} ms)`);
+    const reset = assertSucceeded<{ rateLimitPerSecond: number | null; rateLimitBurst: number | null }>(
+      await context.admin('POST', `/admin/v1/merchants/${merchant.id}/settings`, { rateLimitPerSecond: null, rateLimitBurst: null }),
+    );
+    assert.deepEqual([reset.rateLimitPerSecond, reset.rateLimitBurst], [null, null]);
+    const stored = assertSucceeded<{ rateLimitPerSecond: number | null }>(await context.admin('GET', `/admin/v1/merchants/${merchant.id}`));
+    assert.equal(stored.rateLimitPerSecond, null);
+  });
+
+  test('merchant limit settings: bad values are 400 WRONG_PARAMETER naming the field, and nothing changes', async () => {
+    const merchant = await context.createMerchant();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ rateLimitPerSecond: 0, rateLimitBurst: 5 }, 'rateLimitPerSecond'],
+      [{ rateLimitPerSecond: 5, rateLimitBurst: 1.5 }, 'rateLimitBurst'],
+      [{ rateLimitPerSecond: '5', rateLimitBurst: 5 }, 'rateLimitPerSecond'],
+      [{ rateLimitPerSecond: 10, rateLimitBurst: 5 }, 'rateLimitBurst'],
+      [{ rateLimitPerSecond: 10 }, 'rateLimitBurst'],
+      [{ rateLimitPerSecond: 2_000_000, rateLimitBurst: 2_000_000 }, 'rateLimitPerSecond'],
+    ];
+    for (const [body, field] of cases) {
+      const error = assertError(await context.admin('POST', `/admin/v1/merchants/${merchant.id}/settings`, body), 400, 'WRONG_PARAMETER');
+      assert.match(JSON.stringify(error), new RegExp(field), `${JSON.stringify(body)} names ${field}`);
+    }
+    const read = assertSucceeded<{ rateLimitPerSecond: number | null; rateLimitBurst: number | null }>(await context.admin('GET', `/admin/v1/merchants/${merchant.id}`));
+    assert.deepEqual([read.rateLimitPerSecond, read.rateLimitBurst], [null, null]);
+  });
+
 });
 
 /** The shared-bucket test: a bucket much larger than its refill (one token a second). */
