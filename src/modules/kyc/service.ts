@@ -18,11 +18,13 @@ export interface KycStartPlan {
 }
 
 /**
- * The fields a verification checks (contract §6's completeness list: the provider receives exactly
- * these); a change of one after approval calls for a new verification. `middleName` and
- * `address.line2` are neither sent nor checked, so changing them does not.
+ * The fields a verification checks: exactly those a provider receives (the Onfido applicant: names,
+ * date of birth, the address; the sandbox rules look at a subset). A change of one after approval
+ * calls for a new verification. The phone number, middle name and `address.line2` are required or
+ * kept for other reasons but neither sent nor checked, so changing them does not
+ * (src/modules/kyc/verified-fields.test.ts holds this list to what the Onfido adapter sends).
  */
-export const verifiedIdentityFields: ReadonlyArray<keyof KycData> = ['firstName', 'lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.city', 'address.state', 'address.postalCode', 'address.country'];
+export const verifiedIdentityFields: ReadonlyArray<keyof KycData> = ['firstName', 'lastName', 'dateOfBirth', 'address.line1', 'address.city', 'address.state', 'address.postalCode', 'address.country'];
 
 export const noLiveProviderReason = 'No live KYC provider is configured: live verifications stay PENDING until the operator configures one.';
 
