@@ -11,6 +11,8 @@ import { createKycReviews } from './review.ts';
 
 export { kycVerifyQueue, type KycDecisionHook };
 
+export type KycReverificationHook = (tx: Executor, customer: { customerId: string }, now: Date) => Promise<void>;
+
 /** A verification about to start: its row, and the job that submits it (none without a provider). */
 export interface KycStartPlan {
   verification: typeof kycVerifications.$inferInsert & { id: string; status: 'PENDING'; createdAt: Date };
@@ -42,6 +44,7 @@ export function createKycService(deps: {
 }) {
   const { database, clock, sandboxProvider, liveProvider, readKycData } = deps;
   const decisionHooks: KycDecisionHook[] = [];
+  const reverificationHooks: KycReverificationHook[] = [];
 
   function providerFor(livemode: boolean): KycProvider | null {
     return livemode ? liveProvider : sandboxProvider;
@@ -88,12 +91,22 @@ export function createKycService(deps: {
     if (plan.job) {
       await enqueueJob(tx, now, plan.job.queue, plan.job.payload, plan.job.options);
     }
+    if (options.again) {
+      for (const hook of reverificationHooks) {
+        await hook(tx, { customerId: customer.id }, now);
+      }
+    }
     return 'PENDING';
   }
 
   return {
     onDecision(hook: KycDecisionHook): void {
       decisionHooks.push(hook);
+    },
+
+    /** Called in the transaction that starts a re-verification (the approval is no longer current). */
+    onReverification(hook: KycReverificationHook): void {
+      reverificationHooks.push(hook);
     },
 
     planStart,
