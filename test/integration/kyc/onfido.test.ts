@@ -150,6 +150,31 @@ describe('KYC through Onfido (live mode, replica)', () => {
     assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
   });
 
+  test('the answer to the applicant creation is lost (the process may as well have died): the retry finds the applicant, exactly one exists', async () => {
+    replica.loseNextAnswer('POST', '/applicants');
+    const customer = await createCustomer(context, merchant.apiKey, { ...completeKyc, lastName: 'Turing' }, true);
+    await context.drainJobs();
+    const lost = await context.platform.services.kyc.latestVerification(customer.id);
+    assert.equal(lost?.providerApplicantId, null, 'the outcome of the call is unknown');
+    assert.ok(lost?.applicantRequestedAt, 'the attempt is recorded before the call');
+    const turings = () => [...replica.applicants.values()].filter((applicant) => applicant.last_name === 'Turing');
+    assert.equal(turings().length, 1, 'Onfido did create it');
+    for (let round = 0; round < 10 && !(await context.platform.services.kyc.latestVerification(customer.id))?.providerReference; round += 1) {
+      context.clock.advance(10 * 60 * 1000);
+      await context.drainJobs();
+    }
+    const found = await context.platform.services.kyc.latestVerification(customer.id);
+    assert.equal(turings().length, 1, 'exactly one applicant');
+    assert.equal(found?.providerApplicantId, turings()[0]?.id, 'the retry adopted it');
+    assert.equal(replica.requests.filter((request) => request.method === 'POST' && request.path === '/v3.6/applicants' && (request.body as { last_name?: string }).last_name === 'Turing').length, 1, 'created once, then looked up');
+    assert.ok(replica.requests.some((request) => request.method === 'GET' && request.path.startsWith('/v3.6/applicants?')), 'looked up by listing the applicants');
+    assert.equal([...replica.checks.values()].filter((check) => check.applicant_id === found?.providerApplicantId).length, 1, 'its check was started on it');
+    replica.complete(String(found?.providerReference));
+    await deliver(replica.webhook('check.completed', { type: 'check', id: String(found?.providerReference) }));
+    await context.drainJobs();
+    assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
+  });
+
   test('PII canary: Onfido receives only the fields the check needs; our logs hold no PII', async () => {
     await submitted('Canary');
     const creations = replica.requests.filter((request) => request.method === 'POST' && request.path === '/v3.6/applicants');

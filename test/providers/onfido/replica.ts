@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Applicant, ApplicantBuilder, Check, CheckBuilder, ChecksList, Report, ReportsList, SdkToken, SdkTokenBuilder, WebhookEvent, WebhookEventType, WebhooksList } from '@onfido/api';
+import type { Address, Applicant, ApplicantBuilder, ApplicantsList, Check, CheckBuilder, ChecksList, Report, ReportsList, SdkToken, SdkTokenBuilder, WebhookEvent, WebhookEventType, WebhooksList } from '@onfido/api';
 
 /**
  * A replica of Onfido's API v3.6 for the calls Paysail makes, speaking its wire format: applicants,
@@ -59,9 +59,27 @@ export async function startOnfidoReplica(options: { apiToken?: string; webhookTo
   function handle(method: string, path: string, query: URLSearchParams, body: unknown): { status: number; body: unknown } {
     if (method === 'POST' && path === '/applicants') {
       const input = body as ApplicantBuilder;
-      const applicant: Applicant = { id: randomUUID(), created_at: new Date().toISOString(), href: `${version}/applicants/x`, sandbox: false, first_name: input.first_name, last_name: input.last_name, ...(input.dob ? { dob: input.dob } : {}) };
+      const id = randomUUID();
+      const applicant: Applicant = {
+        id,
+        created_at: new Date().toISOString(),
+        href: `${version}/applicants/${id}`,
+        sandbox: false,
+        first_name: input.first_name,
+        last_name: input.last_name,
+        ...(input.dob ? { dob: input.dob } : {}),
+        ...(input.address ? { address: { ...input.address } as Address } : {}),
+      };
       applicants.set(applicant.id, applicant);
       return { status: 201, body: applicant };
+    }
+    if (method === 'GET' && path === '/applicants') {
+      // Newest first, paged (`page` from 1, `per_page` default 20), as Onfido lists them.
+      const page = Number(query.get('page') ?? '1');
+      const perPage = Number(query.get('per_page') ?? '20');
+      const newestFirst = [...applicants.values()].reverse();
+      const list: ApplicantsList = { applicants: newestFirst.slice((page - 1) * perPage, page * perPage) };
+      return { status: 200, body: list };
     }
     if (method === 'GET' && path === '/checks') {
       const list: ChecksList = { checks: [...checks.values()].filter((check) => check.applicant_id === query.get('applicant_id')) };

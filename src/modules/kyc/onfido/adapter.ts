@@ -1,4 +1,4 @@
-import { Configuration, DefaultApi, Region, type ApplicantBuilder, type CountryCodes, type Report } from '@onfido/api';
+import { Configuration, DefaultApi, Region, type Applicant, type ApplicantBuilder, type CountryCodes, type Report } from '@onfido/api';
 import countries from 'i18n-iso-countries';
 import type { Logger } from 'pino';
 import type { KycData } from '../../customers/rules.ts';
@@ -62,6 +62,27 @@ export function applicantFor(data: KycData): ApplicantBuilder {
   };
 }
 
+const applicantSearchPages = 5;
+const applicantSearchPageSize = 100;
+
+/** Whether Onfido's applicant holds exactly what we would send (what `applicantFor` builds). */
+export function sameApplicant(applicant: Applicant, wanted: ApplicantBuilder): boolean {
+  const address = applicant.address;
+  const sent = wanted.address;
+  return (
+    applicant.first_name === wanted.first_name &&
+    applicant.last_name === wanted.last_name &&
+    (applicant.dob ?? null) === (wanted.dob ?? null) &&
+    address !== undefined &&
+    sent !== undefined &&
+    (address.line1 ?? null) === (sent.line1 ?? null) &&
+    (address.town ?? '') === (sent.town ?? '') &&
+    address.postcode === sent.postcode &&
+    address.country === sent.country &&
+    (address.state ?? null) === (sent.state ?? null)
+  );
+}
+
 /**
  * An Onfido call whose failure is re-thrown as a plain error naming the call and the HTTP status or
  * network code only: the package's (axios) errors carry the request, its Authorization header and
@@ -98,13 +119,42 @@ export function createOnfidoKycProvider(options: OnfidoOptions & { logger: Logge
   const client = createOnfidoClient(options);
   const logger = options.logger.child({ provider: 'onfido' });
 
+  /**
+   * The applicant a lost `createApplicant` made, or null. Onfido applicants carry no reference of
+   * ours and cannot be searched, so the most recent ones (listed newest first) are compared on
+   * exactly the fields we send; a few pages cover any retry of the `kyc.verify` job. Two
+   * verifications of the same person could adopt one applicant: harmless, as checks are tagged by
+   * verification and an applicant holds only these fields.
+   */
+  async function findApplicant(wanted: ApplicantBuilder): Promise<string | null> {
+    for (let page = 1; page <= applicantSearchPages; page += 1) {
+      const { data } = await onfidoCall('listApplicants', () => client.listApplicants(page, applicantSearchPageSize, false));
+      const match = data.applicants.find((candidate) => sameApplicant(candidate, wanted));
+      if (match) {
+        return match.id;
+      }
+      if (data.applicants.length < applicantSearchPageSize) {
+        return null;
+      }
+    }
+    return null;
+  }
+
   return {
     name: options.name,
     client,
     pollIntervalMs: options.pollIntervalMs ?? 15 * 60 * 1000,
 
-    async createApplicant({ verificationId, data }) {
-      const { data: applicant } = await onfidoCall('createApplicant', () => client.createApplicant(applicantFor(data)));
+    async createApplicant({ verificationId, data, attemptedBefore }) {
+      const wanted = applicantFor(data);
+      if (attemptedBefore) {
+        const found = await findApplicant(wanted);
+        if (found) {
+          logger.info({ verificationId, applicantId: found }, 'onfido applicant found (created before, its answer lost)');
+          return found;
+        }
+      }
+      const { data: applicant } = await onfidoCall('createApplicant', () => client.createApplicant(wanted));
       logger.info({ verificationId, applicantId: applicant.id }, 'onfido applicant created');
       return applicant.id;
     },

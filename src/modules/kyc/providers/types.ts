@@ -30,8 +30,13 @@ export interface KycProvider {
    * that pushes outcomes (webhooks) polls rarely: the poll only settles lost answers.
    */
   readonly pollIntervalMs: number;
-  /** Creates the person to verify with exactly the fields the check needs; returns the provider's id for them. */
-  createApplicant(input: { verificationId: string; livemode: boolean; data: KycData }): Promise<string>;
+  /**
+   * Creates the person to verify with exactly the fields the check needs, once per verification;
+   * returns the provider's id for them. `attemptedBefore`: an earlier call's answer was lost (the
+   * process died, the connection dropped), so the provider may hold the applicant already: it is
+   * looked for first and reused, never created twice.
+   */
+  createApplicant(input: { verificationId: string; livemode: boolean; data: KycData; attemptedBefore: boolean }): Promise<string>;
   /**
    * Starts the check of `kind` for the applicant, exactly once per (verification, kind): it first
    * looks up a check already started for them (a retry after a lost answer finds it) and only
