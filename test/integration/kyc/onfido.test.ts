@@ -80,9 +80,14 @@ describe('KYC through Onfido (live mode, replica)', () => {
     await completeAndNotify(stepUp.checkId);
     const waiting = await context.platform.services.kyc.awaitingDocuments(stepUp.customer.id);
     assert.ok(waiting, 'documents are asked for');
-    const token = await context.platform.services.kyc.stepUpToken(waiting, 'http://paysail.test/*');
-    assert.match(String(token), new RegExp(`^sdk-${String(waiting.providerApplicantId)}-`), 'the SDK token is made by Onfido for the applicant');
-    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id), true);
+    const capture = await context.platform.services.kyc.stepUpCapture(waiting, 'http://paysail.test/*');
+    assert.equal(capture?.kind, 'SDK');
+    const token = capture?.kind === 'SDK' ? capture.token : '';
+    assert.match(token, new RegExp(`^sdk-${String(waiting.providerApplicantId)}-`), 'the SDK token is made by Onfido for the applicant');
+    assert.equal(capture?.kind === 'SDK' ? capture.scriptUrl : '', 'https://sdk.onfido.com/v14', 'Onfido\'s own SDK by default');
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, { documentId: 'not-uploaded', faceId: 'not-uploaded' }), 'CAPTURE_MISSING', 'Onfido holds no such upload');
+    const uploaded = replica.captureAsSdk(token);
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, uploaded), 'SUBMITTED');
     await context.drainJobs();
     const documents = await context.platform.services.kyc.latestVerification(stepUp.customer.id);
     const documentCheck = replica.checks.get(String(documents?.providerReference));

@@ -2,7 +2,7 @@ import { Configuration, DefaultApi, Region, type Applicant, type ApplicantBuilde
 import countries from 'i18n-iso-countries';
 import type { Logger } from 'pino';
 import type { KycData } from '../../customers/rules.ts';
-import type { KycCheckKind, KycProvider } from '../providers/types.ts';
+import type { CaptureSources, KycCheckKind, KycProvider } from '../providers/types.ts';
 import { dataReport, documentReports, mapOnfidoResult } from './mapping.ts';
 
 export type OnfidoRegion = 'EU' | 'US' | 'CA';
@@ -14,6 +14,8 @@ export interface OnfidoOptions {
   region: OnfidoRegion;
   /** Tests only: the replica's address (the package's own `basePath` option). */
   basePath?: string;
+  /** Where the hosted payout page loads Onfido's web SDK from (ONFIDO_SDK_URL). */
+  sdkUrl: string;
   /** The reconciliation poll for checks whose webhook has not come (default 15 minutes). */
   pollIntervalMs?: number;
   timeoutMs?: number;
@@ -21,6 +23,26 @@ export interface OnfidoOptions {
 
 const regions: Record<OnfidoRegion, Region> = { EU: Region.EU, US: Region.US, CA: Region.CA };
 const dashboards: Record<OnfidoRegion, string> = { EU: 'https://dashboard.onfido.com', US: 'https://dashboard.us.onfido.com', CA: 'https://dashboard.ca.onfido.com' };
+
+/**
+ * The origins Onfido documents for its web SDK, per CSP directive (Onfido's CSP guide,
+ * documentation.onfido.com/sdk/sdk-csp-guide): scripts and styles from sdk.onfido.com and
+ * assets.onfido.com, its frame, and the regional APIs it uploads to. The guide's plain
+ * `http://onfido.com` is left out (a page served over https would never need it). The configured
+ * SDK URL's origin is added to `script` and `connect` (a self-hosted copy, or a test stand-in).
+ */
+export function onfidoCaptureSources(sdkUrl: string): CaptureSources {
+  const sdkOrigin = new URL(sdkUrl).origin;
+  const withSdk = (origins: readonly string[]) => [...new Set([...origins, sdkOrigin])];
+  return {
+    script: withSdk(['https://sdk.onfido.com', 'https://assets.onfido.com']),
+    style: ['https://sdk.onfido.com', 'https://assets.onfido.com'],
+    font: ['https://sdk.onfido.com'],
+    connect: withSdk(['https://api.onfido.com', 'https://api.eu.onfido.com', 'https://api.us.onfido.com', 'https://api.ca.onfido.com']),
+    frame: ['https://sdk.onfido.com'],
+    img: ['https://assets.onfido.com', 'blob:'],
+  };
+}
 
 /** The tag that ties an Onfido check to our verification: how a check whose creation answer was lost is found again. */
 export function checkTag(verificationId: string, kind: KycCheckKind): string {
@@ -185,9 +207,21 @@ export function createOnfidoKycProvider(options: OnfidoOptions & { logger: Logge
       return mapOnfidoResult({ check, reports, kind });
     },
 
-    async stepUpToken({ applicantId, referrer }) {
+    async stepUpCapture({ applicantId, referrer }) {
       const { data } = await onfidoCall('generateSdkToken', () => client.generateSdkToken({ applicant_id: applicantId, referrer }));
-      return data.token;
+      return { kind: 'SDK', token: data.token, scriptUrl: options.sdkUrl, sources: onfidoCaptureSources(options.sdkUrl) };
+    },
+
+    async receiveCapture({ applicantId, captured }) {
+      if (!('documentId' in captured)) {
+        return false;
+      }
+      // The SDK uploaded them from the browser: Onfido must hold both for this applicant.
+      const [{ data: documents }, { data: photos }] = await Promise.all([
+        onfidoCall('listDocuments', () => client.listDocuments(applicantId)),
+        onfidoCall('listLivePhotos', () => client.listLivePhotos(applicantId)),
+      ]);
+      return documents.documents.some((document) => document.id === captured.documentId) && photos.live_photos.some((photo) => photo.id === captured.faceId);
     },
 
     checkUrl(checkId) {
