@@ -70,7 +70,7 @@ describe('hosted payout page: document step-up (sandbox test documents)', () => 
     const client = await verifiedClient(context, page);
     await client.get(`/payout-page/${page.id}`);
     assert.equal((await client.post(`/payout-page/${page.id}/documents`, { testDocument: 'passport_genuine' }, { csrf: false })).statusCode, 403);
-    for (const body of [{}, { testDocument: 'my-passport.jpg' }, { testDocument: '<script>' }, { documentId: 'a', faceId: 'b' }]) {
+    for (const body of [{}, { testDocument: 'my-passport.jpg' }, { testDocument: '<script>' }, { documentId: 'a', faceId: 'b' }] as Array<Record<string, string>>) {
       await client.get(`/payout-page/${page.id}`);
       const refused = await client.post(`/payout-page/${page.id}/documents`, body);
       assert.equal(refused.statusCode, 400, JSON.stringify(body));

@@ -9,9 +9,9 @@ import type { Address, Applicant, ApplicantBuilder, ApplicantsList, Document, Do
  * checks (with tags), reports, SDK tokens, webhooks; signed webhook events (`X-SHA2-Signature`:
  * HMAC-SHA256 of the body with the webhook token). Every object it returns is typed with
  * `@onfido/api`'s own types. Outcomes follow Onfido's sandbox convention, by the applicant's last
- * name: `Consider` → consider; `Rejected` → consider with sub-result `rejected`; `Unidentified` → the identity report cannot identify them; otherwise
- * clear. A document check (document + facial similarity) is clear unless the last name is
- * `Forged` (document `rejected`). Checks stay `in_progress` until the test completes them.
+ * name: `Consider` → consider; `Rejected` → consider with sub-result `rejected`; a last name starting `Unidentified` → the identity report cannot identify them; otherwise
+ * clear. A document check (document + facial similarity) is clear unless the last name ends
+ * in `Forged` (document `rejected`; `UnidentifiedForged`: step-up, then rejected). Checks stay `in_progress` until the test completes them.
  */
 export interface OnfidoReplica {
   readonly url: string;
@@ -289,9 +289,9 @@ export async function startOnfidoReplica(options: { apiToken?: string; webhookTo
           outcome = { result: 'consider', sub_result: 'rejected' };
         } else if (lastName === 'Consider') {
           outcome = { result: 'consider' };
-        } else if (lastName === 'Unidentified' && report.name === 'identity_enhanced') {
+        } else if (lastName?.startsWith('Unidentified') && report.name === 'identity_enhanced') {
           outcome = { result: 'unidentified' };
-        } else if (lastName === 'Forged' && report.name === 'document') {
+        } else if (lastName?.endsWith('Forged') && report.name === 'document') {
           outcome = { result: 'consider', sub_result: 'rejected' };
         }
         if (outcome.result !== 'clear') {

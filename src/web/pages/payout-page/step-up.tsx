@@ -145,7 +145,7 @@ export function SdkCapturePage(props: { nonce: string; summary: PageSummary; csr
       <noscript>
         <p class="notice">Taking the photos needs JavaScript: your camera is used in this browser and the photos go straight to Onfido, our identity verification partner. Please turn JavaScript on and reload this page, or open the link on your phone.</p>
       </noscript>
-      <div class="card capture">
+      <div id="step-up-capture" class="card capture" hidden>
         <p id="step-up-loading" class="muted">
           Loading the camera step…
         </p>
@@ -172,6 +172,7 @@ const sdkBootstrap = `(function () {
   var form = document.getElementById('step-up-done');
   var loading = document.getElementById('step-up-loading');
   var failure = document.getElementById('step-up-error');
+  document.getElementById('step-up-capture').hidden = false;
   function fail() { loading.hidden = true; failure.hidden = false; }
   if (!window.Onfido || !mount || !form) { fail(); return; }
   loading.hidden = true;
