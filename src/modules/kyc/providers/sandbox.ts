@@ -42,7 +42,7 @@ export function sandboxDataOutcome(data: KycData): DataRule {
  * The sandbox KYC provider: a real, deterministic provider behind the same port as Onfido. It keeps
  * its own records (as an outside provider would): the applicant holds only the rule that matched
  * (never the identity data), each check decides `delayMs` after it starts. A document check (after
- * a step-up) is approved.
+ * a step-up) is decided by the test document the customer picked (`sandboxTestDocuments`).
  */
 export function createSandboxKycProvider(deps: { database: Database; clock: Clock; delayMs: number }): KycProvider {
   const { database, clock, delayMs } = deps;

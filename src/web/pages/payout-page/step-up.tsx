@@ -34,7 +34,9 @@ const stepUpStyles = `
 .choices li { border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; margin: 0.5rem 0; }
 .choices label { display: flex; gap: 0.75rem; align-items: flex-start; margin: 0; font-weight: 600; cursor: pointer; }
 .choices input { width: auto; margin-top: 0.3rem; }
-.choices .hint { font-weight: 400; }
+.choices .hint { display: block; font-weight: 400; }
+.test-documents fieldset { border: 0; margin: 0; padding: 0; }
+.test-documents legend { padding: 0; font-size: 1.05rem; }
 .steps { padding-left: 1.25rem; }
 .steps li { margin: 0.25rem 0; }
 .spinner { width: 2.5rem; height: 2.5rem; border-radius: 50%; border: 4px solid #bfdbfe; border-top-color: var(--accent); margin: 0.5rem auto 1rem; animation: spin 1s linear infinite; }
@@ -98,7 +100,7 @@ export function TestDocumentsPage(props: { nonce: string; summary: PageSummary; 
     <StepUpShell nonce={props.nonce} title="Verify your identity" summary={summary}>
       <Intro summary={summary} />
       <ErrorNote error={props.error} />
-      <form method="post" action={`/payout-page/${summary.id}/documents`} class="card">
+      <form method="post" action={`/payout-page/${summary.id}/documents`} class="card test-documents">
         <input type="hidden" name="_csrf" value={props.csrfToken} />
         <fieldset>
           <legend>Sandbox: choose a test document</legend>
@@ -110,10 +112,7 @@ export function TestDocumentsPage(props: { nonce: string; summary: PageSummary; 
                   <input type="radio" name="testDocument" value={document.value} required {...(index === 0 ? { checked: true } : {})} />
                   <span>
                     {document.label}
-                    <span class="hint">
-                      {' '}
-                      — {document.hint}
-                    </span>
+                    <span class="hint">{document.hint}</span>
                   </span>
                 </label>
               </li>
