@@ -202,7 +202,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   // Hosted payout page: /payout-page/<id> (HTML, e-mailed access code, CSRF, strict CSP).
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
-    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
+    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, kyc: services.kyc, publicUrl: config.publicUrl, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
   );
 
   await registerDashboard(app, platform);

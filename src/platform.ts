@@ -124,6 +124,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     reconcileAfterMs: config.payoutReconcileAfterMs,
   });
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
+  kyc.onReverification((tx, { customerId }, now) => payoutPages.onKycRestarted(tx, customerId, now));
   registry.register(payoutPages.expireJob());
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());

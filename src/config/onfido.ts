@@ -14,7 +14,12 @@ export interface OnfidoCredentials {
 export interface OnfidoSettings {
   readonly live: OnfidoCredentials | null;
   readonly test: OnfidoCredentials | null;
+  /** Onfido's web SDK script, loaded by the hosted payout page for a document step-up. */
+  readonly sdkUrl: string;
 }
+
+/** Onfido's own hosted web SDK (v14, the major this integration is written for). */
+export const defaultOnfidoSdkUrl = 'https://sdk.onfido.com/v14';
 
 type Env = Record<string, string | undefined>;
 type Fail = (variable: string, message: string) => never;
@@ -56,8 +61,33 @@ function readCredentials(env: Env, prefix: 'ONFIDO_' | 'ONFIDO_TEST_', fail: Fai
   return { apiToken, webhookToken, region: region as OnfidoCredentials['region'], apiUrl: apiUrl?.replace(/\/+$/, '') };
 }
 
+/**
+ * ONFIDO_SDK_URL: https, or http on a loopback host only (a test stand-in): the script runs on the
+ * page where the customer shows their identity document.
+ */
+function readSdkUrl(env: Env, fail: Fail): string {
+  const value = set(env, 'ONFIDO_SDK_URL');
+  if (value === undefined) {
+    return defaultOnfidoSdkUrl;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('ONFIDO_SDK_URL', 'must be an absolute URL (Onfido\'s web SDK script)');
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    fail('ONFIDO_SDK_URL', 'must be an https URL (plain http only on a loopback host, for tests)');
+  }
+  if (url.username || url.password || url.hash) {
+    fail('ONFIDO_SDK_URL', 'must not carry credentials or a fragment');
+  }
+  return url.href;
+}
+
 export function readOnfidoSettings(env: Env, fail: Fail): OnfidoSettings {
-  return { live: readCredentials(env, 'ONFIDO_', fail), test: readCredentials(env, 'ONFIDO_TEST_', fail) };
+  return { live: readCredentials(env, 'ONFIDO_', fail), test: readCredentials(env, 'ONFIDO_TEST_', fail), sdkUrl: readSdkUrl(env, fail) };
 }
 
 export const onfidoConfigDocumentation: ReadonlyArray<{ name: string; fallback: string; meaning: string }> = [
@@ -67,6 +97,11 @@ export const onfidoConfigDocumentation: ReadonlyArray<{ name: string; fallback: 
   { name: 'ONFIDO_TEST_API_TOKEN', fallback: '(unset)', meaning: 'Onfido sandbox token: sandbox mode verifies through Onfido\'s sandbox instead of the built-in provider.' },
   { name: 'ONFIDO_TEST_WEBHOOK_TOKEN', fallback: '(required with ONFIDO_TEST_API_TOKEN)', meaning: 'Token of the sandbox account\'s webhook.' },
   { name: 'ONFIDO_TEST_REGION', fallback: '(required with ONFIDO_TEST_API_TOKEN)', meaning: 'Region of the Onfido sandbox account.' },
+  {
+    name: 'ONFIDO_SDK_URL',
+    fallback: defaultOnfidoSdkUrl,
+    meaning: "Onfido's web SDK script, loaded by the hosted payout page when a customer must show documents (step-up); its origin joins that page's CSP. https only (http on a loopback host, for tests).",
+  },
   { name: 'ONFIDO_API_URL', fallback: 'the region\'s API', meaning: 'Testing only: the Onfido API base (a replica). Never set in production.' },
   { name: 'ONFIDO_TEST_API_URL', fallback: 'the region\'s API', meaning: 'Testing only: the API base for the test credentials (a replica).' },
 ];

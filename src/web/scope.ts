@@ -6,13 +6,20 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Api } from '../http/types.ts';
 import { toAppError } from '../http/core.ts';
 import { isExpected } from '../http/errors.ts';
-import { createCsrf, createNonce, setPageSecurityHeaders, type Csrf } from './security.ts';
+import { createCsrf, createNonce, setPageSecurityHeaders, type Csrf, type ExtraSources } from './security.ts';
 import { ErrorPage } from './error-page.tsx';
 
 export interface RenderOptions {
   status?: number;
   /** Origins forms on this page may post or redirect to (the merchant's return URLs). */
   formActions?: readonly string[];
+  /** Origins this page state may also load from (a provider's SDK); see `ExtraSources`. */
+  sources?: ExtraSources;
+  /**
+   * `strict-origin`: send our origin (never the path, which holds the page's link) as Referer,
+   * for SDKs whose tokens are bound to a referrer pattern. Default: no referrer.
+   */
+  referrerPolicy?: 'strict-origin';
 }
 
 export interface WebTools {
@@ -23,7 +30,7 @@ export interface WebTools {
 
 export async function renderHtml(reply: FastifyReply, page: (nonce: string) => JSX.Element, options: RenderOptions = {}): Promise<FastifyReply> {
   const nonce = createNonce();
-  setPageSecurityHeaders(reply, nonce, options.formActions);
+  setPageSecurityHeaders(reply, nonce, options.formActions, { ...(options.sources ? { sources: options.sources } : {}), ...(options.referrerPolicy ? { referrerPolicy: options.referrerPolicy } : {}) });
   const html = `<!doctype html>${String(await page(nonce).toString())}`;
   return reply
     .code(options.status ?? 200)

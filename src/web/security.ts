@@ -14,8 +14,21 @@ export function createNonce(): string {
  * comes from us; forms post only to us (and to `formActions`, e.g. the merchant's return URLs,
  * because browsers apply form-action to redirects after a POST too).
  */
-export function contentSecurityPolicy(nonce: string, formActions: readonly string[] = []): string {
-  return policyFor(`'nonce-${nonce}'`, formActions);
+export function contentSecurityPolicy(nonce: string, formActions: readonly string[] = [], sources: ExtraSources = {}): string {
+  return policyFor(`'nonce-${nonce}'`, formActions, [], sources);
+}
+
+/**
+ * Origins one page state may load from beyond its own, per directive (an identity provider's
+ * capture SDK on the step-up page); every other page keeps the strict policy.
+ */
+export interface ExtraSources {
+  readonly script?: readonly string[];
+  readonly style?: readonly string[];
+  readonly font?: readonly string[];
+  readonly connect?: readonly string[];
+  readonly frame?: readonly string[];
+  readonly img?: readonly string[];
 }
 
 /**
@@ -25,14 +38,17 @@ export function contentSecurityPolicy(nonce: string, formActions: readonly strin
  */
 export const staticPageContentSecurityPolicy = policyFor("'self'", [], ["font-src 'self' data:"]);
 
-function policyFor(scriptAndStyleSource: string, formActions: readonly string[], extra: readonly string[] = []): string {
+function policyFor(scriptAndStyleSource: string, formActions: readonly string[], extra: readonly string[] = [], sources: ExtraSources = {}): string {
+  const more = (origins: readonly string[] | undefined) => (origins ?? []).map((origin) => ` ${origin}`).join('');
   return [
     "default-src 'none'",
-    `script-src ${scriptAndStyleSource}`,
-    `style-src ${scriptAndStyleSource}`,
-    "img-src 'self' data:",
+    `script-src ${scriptAndStyleSource}${more(sources.script)}`,
+    `style-src ${scriptAndStyleSource}${more(sources.style)}`,
+    `img-src 'self' data:${more(sources.img)}`,
+    ...(sources.font?.length ? [`font-src${more(sources.font)}`] : []),
+    ...(sources.frame?.length ? [`frame-src${more(sources.frame)}`] : []),
     ...extra,
-    "connect-src 'self'",
+    `connect-src 'self'${more(sources.connect)}`,
     `form-action 'self'${formActions.map((origin) => ` ${origin}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -46,9 +62,12 @@ export function setFrameHeaders(reply: FastifyReply): void {
   reply.header('Referrer-Policy', 'no-referrer');
 }
 
-export function setPageSecurityHeaders(reply: FastifyReply, nonce: string, formActions: readonly string[] = []): void {
-  reply.header('Content-Security-Policy', contentSecurityPolicy(nonce, formActions));
+export function setPageSecurityHeaders(reply: FastifyReply, nonce: string, formActions: readonly string[] = [], options: { sources?: ExtraSources; referrerPolicy?: 'strict-origin' } = {}): void {
+  reply.header('Content-Security-Policy', contentSecurityPolicy(nonce, formActions, options.sources));
   setFrameHeaders(reply);
+  if (options.referrerPolicy) {
+    reply.header('Referrer-Policy', options.referrerPolicy);
+  }
   reply.header('Cache-Control', 'no-store');
 }
 

@@ -65,6 +65,8 @@ export const kycVerifications = pgTable(
     stage: text('stage', { enum: kycCheckKinds }).notNull().default('DATA'),
     /** The current check's outcome as last read (REVIEW: the merchant decides; STEP_UP: documents are asked for). */
     providerOutcome: text('provider_outcome', { enum: kycOutcomes }),
+    /** Set just before the applicant is created: with no `providerApplicantId` yet, a retry looks for the applicant that call may have made. */
+    applicantRequestedAt: timestamptz('applicant_requested_at'),
     /** Set just before a check is started: with no `providerReference` yet, the outcome of that call is unknown and is looked up, never redone blind. */
     checkRequestedAt: timestamptz('check_requested_at'),
     /** Non-PII result per report or rule (`identity_enhanced` → `consider`), for the review queue. */

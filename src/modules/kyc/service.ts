@@ -4,12 +4,14 @@ import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { enqueueJob, type EnqueueOptions } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
-import type { KycProvider } from './providers/types.ts';
+import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/types.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
 import { createKycReviews } from './review.ts';
 
 export { kycVerifyQueue, type KycDecisionHook };
+
+export type KycReverificationHook = (tx: Executor, customer: { customerId: string }, now: Date) => Promise<void>;
 
 /** A verification about to start: its row, and the job that submits it (none without a provider). */
 export interface KycStartPlan {
@@ -18,11 +20,13 @@ export interface KycStartPlan {
 }
 
 /**
- * The fields a verification checks (contract §6's completeness list: the provider receives exactly
- * these); a change of one after approval calls for a new verification. `middleName` and
- * `address.line2` are neither sent nor checked, so changing them does not.
+ * The fields a verification checks: exactly those a provider receives (the Onfido applicant: names,
+ * date of birth, the address; the sandbox rules look at a subset). A change of one after approval
+ * calls for a new verification. The phone number, middle name and `address.line2` are required or
+ * kept for other reasons but neither sent nor checked, so changing them does not
+ * (src/modules/kyc/verified-fields.test.ts holds this list to what the Onfido adapter sends).
  */
-export const verifiedIdentityFields: ReadonlyArray<keyof KycData> = ['firstName', 'lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.city', 'address.state', 'address.postalCode', 'address.country'];
+export const verifiedIdentityFields: ReadonlyArray<keyof KycData> = ['firstName', 'lastName', 'dateOfBirth', 'address.line1', 'address.city', 'address.state', 'address.postalCode', 'address.country'];
 
 export const noLiveProviderReason = 'No live KYC provider is configured: live verifications stay PENDING until the operator configures one.';
 
@@ -40,6 +44,7 @@ export function createKycService(deps: {
 }) {
   const { database, clock, sandboxProvider, liveProvider, readKycData } = deps;
   const decisionHooks: KycDecisionHook[] = [];
+  const reverificationHooks: KycReverificationHook[] = [];
 
   function providerFor(livemode: boolean): KycProvider | null {
     return livemode ? liveProvider : sandboxProvider;
@@ -86,12 +91,22 @@ export function createKycService(deps: {
     if (plan.job) {
       await enqueueJob(tx, now, plan.job.queue, plan.job.payload, plan.job.options);
     }
+    if (options.again) {
+      for (const hook of reverificationHooks) {
+        await hook(tx, { customerId: customer.id }, now);
+      }
+    }
     return 'PENDING';
   }
 
   return {
     onDecision(hook: KycDecisionHook): void {
       decisionHooks.push(hook);
+    },
+
+    /** Called in the transaction that starts a re-verification (the approval is no longer current). */
+    onReverification(hook: KycReverificationHook): void {
+      reverificationHooks.push(hook);
     },
 
     planStart,
@@ -125,18 +140,43 @@ export function createKycService(deps: {
       return row && row.status === 'PENDING' && row.providerOutcome === 'STEP_UP' ? row : null;
     },
 
-    /** A token for the provider's browser SDK, for the customer of a verification waiting for documents. */
-    async stepUpToken(verification: { livemode: boolean; providerApplicantId: string | null }, referrer: string): Promise<string | null> {
+    /**
+     * Where the customer's document step-up stands: `CAPTURE` (documents are asked for), `CHECKING`
+     * (captured; the document check runs), or null (no step-up under way).
+     */
+    async stepUpStage(customerId: string): Promise<{ stage: 'CAPTURE' | 'CHECKING'; verification: typeof kycVerifications.$inferSelect } | null> {
+      const [row] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId)).orderBy(...latestVerificationFirst).limit(1);
+      if (!row || row.status !== 'PENDING') {
+        return null;
+      }
+      if (row.providerOutcome === 'STEP_UP') {
+        return { stage: 'CAPTURE', verification: row };
+      }
+      return row.stage === 'DOCUMENTS' && row.providerOutcome !== 'REVIEW' ? { stage: 'CHECKING', verification: row } : null;
+    },
+
+    /** How the customer of a verification waiting for documents captures them (the provider's SDK, or the sandbox's test documents). */
+    async stepUpCapture(verification: { livemode: boolean; providerApplicantId: string | null }, referrer: string): Promise<StepUpCapture | null> {
       const provider = providerFor(verification.livemode);
-      return provider && verification.providerApplicantId ? provider.stepUpToken({ applicantId: verification.providerApplicantId, referrer }) : null;
+      return provider && verification.providerApplicantId ? provider.stepUpCapture({ applicantId: verification.providerApplicantId, referrer }) : null;
     },
 
     /**
-     * The customer captured their documents: the verification moves to the document check (started
-     * by the job, exactly once). Conditional on it still waiting for documents; false otherwise.
+     * The customer captured their documents: the provider confirms it holds them, then the
+     * verification moves to the document check (started by the job, exactly once). Conditional on
+     * it still waiting for documents. `CAPTURE_MISSING`: the provider holds no such capture (nothing
+     * changed); `NOT_WAITING`: it was submitted already or is not waiting.
      */
-    async submitDocuments(verificationId: string): Promise<boolean> {
-      return database.transaction(async (tx) => {
+    async submitDocuments(verificationId: string, captured: CapturedDocuments): Promise<'SUBMITTED' | 'CAPTURE_MISSING' | 'NOT_WAITING'> {
+      const [waiting] = await database.db.select().from(kycVerifications).where(eq(kycVerifications.id, verificationId));
+      const provider = waiting ? providerFor(waiting.livemode) : null;
+      if (!waiting || !provider || !waiting.providerApplicantId || waiting.status !== 'PENDING' || waiting.providerOutcome !== 'STEP_UP') {
+        return 'NOT_WAITING';
+      }
+      if (!(await provider.receiveCapture({ applicantId: waiting.providerApplicantId, captured }))) {
+        return 'CAPTURE_MISSING';
+      }
+      const moved = await database.transaction(async (tx) => {
         const now = clock.now();
         const moved = await tx
           .update(kycVerifications)
@@ -150,6 +190,7 @@ export function createKycService(deps: {
         await enqueueJob(tx, now, kycVerifyQueue, { verificationId }, { dedupeKey: `kyc.verify:${verificationId}:documents`, maxAttempts: 20 });
         return true;
       });
+      return moved ? 'SUBMITTED' : 'NOT_WAITING';
     },
 
     /** The job that submits to the provider, applies its outcome and reconciles lost answers. */

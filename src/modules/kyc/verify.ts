@@ -127,7 +127,10 @@ export function createVerificationDriver(deps: {
     let applicantId = verification.providerApplicantId;
     if (!applicantId) {
       const data = await readKycData(database.db, verification.customerId);
-      applicantId = await provider.createApplicant({ verificationId, livemode: verification.livemode, data });
+      // Recorded before the call: if its answer is lost (or the process dies), the next run knows the
+      // applicant may exist and has the provider look for it instead of creating a second one.
+      await database.db.update(kycVerifications).set({ applicantRequestedAt: clock.now() }).where(and(eq(kycVerifications.id, verificationId), isNull(kycVerifications.applicantRequestedAt)));
+      applicantId = await provider.createApplicant({ verificationId, livemode: verification.livemode, data, attemptedBefore: verification.applicantRequestedAt !== null });
       await database.db.update(kycVerifications).set({ providerApplicantId: applicantId }).where(and(eq(kycVerifications.id, verificationId), isNull(kycVerifications.providerApplicantId)));
     }
     let checkId = verification.providerReference;

@@ -192,6 +192,17 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       return toResponse(page);
     },
 
+    /**
+     * kyc.onReverification: the customer is verified again (identity data changed after approval).
+     * Pages waiting for their release on the old approval wait in KYC_IN_REVIEW for the new
+     * decision (which moves them as any decision does), in the transaction that started it.
+     */
+    async onKycRestarted(tx: Executor, customerId: string, now: Date): Promise<void> {
+      for (const waiting of await repository.awaitingRelease(tx, customerId)) {
+        await act(tx, () => repository.findById(tx, waiting.id), 'kycRestarted', { actor: 'kyc', now });
+      }
+    },
+
     /** kyc.onDecision: moves the customer's pages waiting on KYC, in the decision's transaction. */
     async onKycDecision(tx: Executor, decision: { customerId: string; status: 'APPROVED' | 'REJECTED' }, now: Date): Promise<void> {
       for (const waiting of await repository.waitingOnKyc(tx, decision.customerId)) {

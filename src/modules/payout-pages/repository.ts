@@ -79,6 +79,15 @@ export const payoutPagesRepository = {
       .orderBy(asc(payoutPages.id));
   },
 
+  /** Pages of a customer waiting for their release, in id order. */
+  async awaitingRelease(executor: Executor, customerId: string): Promise<PayoutPageRow[]> {
+    return executor
+      .select()
+      .from(payoutPages)
+      .where(and(eq(payoutPages.customerId, customerId), eq(payoutPages.status, 'PENDING'), eq(payoutPages.subStatus, 'AWAITING_RELEASE')))
+      .orderBy(asc(payoutPages.id));
+  },
+
   /**
    * Locks the customer row and reads what a confirmation depends on. The KYC decision updates the
    * same row, so a confirmation and a decision serialize: either the confirmation sees the

@@ -37,6 +37,8 @@ export const initialState: PayoutPageState = { status: 'CREATED', subStatus: 'AW
  * - confirm: the customer confirmed method and destination (hosted page or test helper);
  * - kycSubmitted: the hosted KYC form completed the customer's identity data;
  * - kycApproved / kycRejected: the KYC provider decided;
+ * - kycRestarted: the customer's identity is verified again (identity data changed after approval):
+ *   an approval that is no longer current must not release the payout;
  * - release: the merchant releases a MANUAL payout; autoRelease: the same, done by the system at
  *   once for AUTOMATIC payouts;
  * - cancel (merchant), decline (customer), expire (the expiry job at `expiresAt`);
@@ -49,6 +51,7 @@ export const payoutPageActions = [
   'kycSubmitted',
   'kycApproved',
   'kycRejected',
+  'kycRestarted',
   'release',
   'autoRelease',
   'cancel',
@@ -128,6 +131,8 @@ export const transitions: readonly Transition[] = [
   row(kycInReview, 'kycApproved', awaitingRelease),
   row(kycRequired, 'kycRejected', state('FAILED', 'KYC_REJECTED'), { ledger: 'release', email: 'failed' }),
   row(kycInReview, 'kycRejected', state('FAILED', 'KYC_REJECTED'), { ledger: 'release', email: 'failed' }),
+  // Re-verification: a page waiting for its (MANUAL) release waits for the new decision instead.
+  row(awaitingRelease, 'kycRestarted', kycInReview),
   // Release: by the merchant (MANUAL) or at once by the system (AUTOMATIC).
   row(awaitingRelease, 'release', submitted, { when: { releaseMethod: 'MANUAL' }, ledger: 'submit', email: 'processing', submitsPayout: true }),
   row(awaitingRelease, 'autoRelease', submitted, { when: { releaseMethod: 'AUTOMATIC' }, ledger: 'submit', email: 'processing', submitsPayout: true }),

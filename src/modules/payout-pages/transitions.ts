@@ -31,6 +31,7 @@ const verbs: Record<PayoutPageAction, string> = {
   kycSubmitted: 'submit identity data for',
   kycApproved: 'approve',
   kycRejected: 'reject',
+  kycRestarted: 'verify again',
   release: 'release',
   autoRelease: 'release',
   cancel: 'cancel',

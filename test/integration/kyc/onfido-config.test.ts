@@ -17,10 +17,15 @@ function failure(env: Record<string, string>): ConfigError {
 
 describe('Onfido configuration (validated at boot, naming the variable)', () => {
   test('unset: no Onfido; set: live credentials, region and (tests only) API URL', () => {
-    assert.deepEqual(loadConfig(base, []).onfido, { live: null, test: null });
+    assert.deepEqual(loadConfig(base, []).onfido, { live: null, test: null, sdkUrl: 'https://sdk.onfido.com/v14' });
     const config = loadConfig({ ...base, ...live, ONFIDO_TEST_API_TOKEN: 'api_sandbox.xyz', ONFIDO_TEST_WEBHOOK_TOKEN: 'w2', ONFIDO_TEST_REGION: 'EU', ONFIDO_TEST_API_URL: 'http://127.0.0.1:9/v3.6/' }, []);
     assert.deepEqual(config.onfido.live, { apiToken: 'api_live.abc', webhookToken: 'whk', region: 'US', apiUrl: undefined });
     assert.deepEqual(config.onfido.test, { apiToken: 'api_sandbox.xyz', webhookToken: 'w2', region: 'EU', apiUrl: 'http://127.0.0.1:9/v3.6' });
+  });
+
+  test('ONFIDO_SDK_URL: Onfido\'s by default; https, or http on a loopback host (a test stand-in)', () => {
+    assert.equal(loadConfig({ ...base, ONFIDO_SDK_URL: 'https://cdn.example.com/onfido/v14.js' }, []).onfido.sdkUrl, 'https://cdn.example.com/onfido/v14.js');
+    assert.equal(loadConfig({ ...base, ONFIDO_SDK_URL: 'http://127.0.0.1:4010/web-sdk/onfido.js' }, []).onfido.sdkUrl, 'http://127.0.0.1:4010/web-sdk/onfido.js');
   });
 
   test('each mistake names its variable', () => {
@@ -33,6 +38,10 @@ describe('Onfido configuration (validated at boot, naming the variable)', () => 
       [{ ...live, ONFIDO_API_URL: 'ftp://x' }, 'ONFIDO_API_URL', /http/],
       [{ ONFIDO_TEST_API_TOKEN: 'api_live.abc', ONFIDO_TEST_WEBHOOK_TOKEN: 'w', ONFIDO_TEST_REGION: 'EU' }, 'ONFIDO_TEST_API_TOKEN', /live token/],
       [{ ONFIDO_TEST_API_TOKEN: 'api_sandbox.abc', ONFIDO_TEST_REGION: 'EU' }, 'ONFIDO_TEST_WEBHOOK_TOKEN', /is required/],
+      [{ ONFIDO_SDK_URL: 'sdk.onfido.com/v14' }, 'ONFIDO_SDK_URL', /absolute URL/],
+      [{ ONFIDO_SDK_URL: 'http://sdk.example.com/onfido.js' }, 'ONFIDO_SDK_URL', /https/],
+      [{ ONFIDO_SDK_URL: 'javascript:alert(1)' }, 'ONFIDO_SDK_URL', /https/],
+      [{ ONFIDO_SDK_URL: 'https://user:secret@sdk.example.com/onfido.js' }, 'ONFIDO_SDK_URL', /credentials/],
     ];
     for (const [env, variable, message] of cases) {
       const error = failure(env);

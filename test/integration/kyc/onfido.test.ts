@@ -80,9 +80,14 @@ describe('KYC through Onfido (live mode, replica)', () => {
     await completeAndNotify(stepUp.checkId);
     const waiting = await context.platform.services.kyc.awaitingDocuments(stepUp.customer.id);
     assert.ok(waiting, 'documents are asked for');
-    const token = await context.platform.services.kyc.stepUpToken(waiting, 'http://paysail.test/*');
-    assert.match(String(token), new RegExp(`^sdk-${String(waiting.providerApplicantId)}-`), 'the SDK token is made by Onfido for the applicant');
-    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id), true);
+    const capture = await context.platform.services.kyc.stepUpCapture(waiting, 'http://paysail.test/*');
+    assert.equal(capture?.kind, 'SDK');
+    const token = capture?.kind === 'SDK' ? capture.token : '';
+    assert.match(token, new RegExp(`^sdk-${String(waiting.providerApplicantId)}-`), 'the SDK token is made by Onfido for the applicant');
+    assert.equal(capture?.kind === 'SDK' ? capture.scriptUrl : '', 'https://sdk.onfido.com/v14', 'Onfido\'s own SDK by default');
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, { documentId: 'not-uploaded', faceId: 'not-uploaded' }), 'CAPTURE_MISSING', 'Onfido holds no such upload');
+    const uploaded = replica.captureAsSdk(token);
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, uploaded), 'SUBMITTED');
     await context.drainJobs();
     const documents = await context.platform.services.kyc.latestVerification(stepUp.customer.id);
     const documentCheck = replica.checks.get(String(documents?.providerReference));
@@ -146,6 +151,31 @@ describe('KYC through Onfido (live mode, replica)', () => {
     // The webhook is lost too: the reconciliation poll settles it.
     replica.complete(String(found?.providerReference));
     context.clock.advance(15 * 60 * 1000);
+    await context.drainJobs();
+    assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
+  });
+
+  test('the answer to the applicant creation is lost (the process may as well have died): the retry finds the applicant, exactly one exists', async () => {
+    replica.loseNextAnswer('POST', '/applicants');
+    const customer = await createCustomer(context, merchant.apiKey, { ...completeKyc, lastName: 'Turing' }, true);
+    await context.drainJobs();
+    const lost = await context.platform.services.kyc.latestVerification(customer.id);
+    assert.equal(lost?.providerApplicantId, null, 'the outcome of the call is unknown');
+    assert.ok(lost?.applicantRequestedAt, 'the attempt is recorded before the call');
+    const turings = () => [...replica.applicants.values()].filter((applicant) => applicant.last_name === 'Turing');
+    assert.equal(turings().length, 1, 'Onfido did create it');
+    for (let round = 0; round < 10 && !(await context.platform.services.kyc.latestVerification(customer.id))?.providerReference; round += 1) {
+      context.clock.advance(10 * 60 * 1000);
+      await context.drainJobs();
+    }
+    const found = await context.platform.services.kyc.latestVerification(customer.id);
+    assert.equal(turings().length, 1, 'exactly one applicant');
+    assert.equal(found?.providerApplicantId, turings()[0]?.id, 'the retry adopted it');
+    assert.equal(replica.requests.filter((request) => request.method === 'POST' && request.path === '/v3.6/applicants' && (request.body as { last_name?: string }).last_name === 'Turing').length, 1, 'created once, then looked up');
+    assert.ok(replica.requests.some((request) => request.method === 'GET' && request.path.startsWith('/v3.6/applicants?')), 'looked up by listing the applicants');
+    assert.equal([...replica.checks.values()].filter((check) => check.applicant_id === found?.providerApplicantId).length, 1, 'its check was started on it');
+    replica.complete(String(found?.providerReference));
+    await deliver(replica.webhook('check.completed', { type: 'check', id: String(found?.providerReference) }));
     await context.drainJobs();
     assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
   });

@@ -54,10 +54,15 @@ describe('Sandbox KYC: review, document step-up and re-verification (contract §
     assert.equal(waiting.stage, 'DATA');
     assert.equal((await read(customer.id)).kycStatus, 'PENDING');
     assert.match(String((await read(customer.id)).kycReason), /documents/);
-    assert.equal(await context.platform.services.kyc.stepUpToken(waiting, 'http://paysail.test/*'), `sandbox-sdk-token:${String(waiting.providerApplicantId)}`);
+    const capture = await context.platform.services.kyc.stepUpCapture(waiting, 'http://paysail.test/*');
+    assert.equal(capture?.kind, 'TEST_DOCUMENTS');
+    assert.deepEqual(capture?.kind === 'TEST_DOCUMENTS' ? capture.documents.map((document) => document.value) : [], ['passport_genuine', 'passport_tampered', 'passport_blurred']);
 
-    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id), true);
-    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id), false, 'documents are submitted once');
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, { testDocument: 'a-real-passport.jpg' }), 'CAPTURE_MISSING', 'only the test documents exist');
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, { documentId: 'x', faceId: 'y' }), 'CAPTURE_MISSING', 'the sandbox has no SDK uploads');
+    assert.ok(await context.platform.services.kyc.awaitingDocuments(customer.id), 'still waiting');
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, { testDocument: 'passport_genuine' }), 'SUBMITTED');
+    assert.equal(await context.platform.services.kyc.submitDocuments(waiting.id, { testDocument: 'passport_tampered' }), 'NOT_WAITING', 'documents are submitted once');
     assert.equal(await context.platform.services.kyc.awaitingDocuments(customer.id), null);
     await context.drainJobs();
     assert.equal((await read(customer.id)).kycStatus, 'PENDING', 'the document check takes the sandbox delay');
@@ -77,8 +82,28 @@ describe('Sandbox KYC: review, document step-up and re-verification (contract §
   test('submitDocuments on a verification not waiting for documents changes nothing', async () => {
     const customer = await createCustomer(context, merchant.apiKey, completeKyc);
     const verification = await context.platform.services.kyc.latestVerification(customer.id);
-    assert.equal(await context.platform.services.kyc.submitDocuments(String(verification?.id)), false);
+    assert.equal(await context.platform.services.kyc.submitDocuments(String(verification?.id), { testDocument: 'passport_genuine' }), 'NOT_WAITING');
     assert.equal((await context.platform.services.kyc.latestVerification(customer.id))?.stage, 'DATA');
+  });
+
+  test('step-up with the tampered test document → REJECTED; with the blurred one → review by the merchant', async () => {
+    for (const [testDocument, expected] of [['passport_tampered', 'REJECTED'], ['passport_blurred', 'REVIEW']] as const) {
+      const customer = await createCustomer(context, merchant.apiKey, { ...completeKyc, lastName: 'Documents' });
+      await settle();
+      const waiting = await context.platform.services.kyc.awaitingDocuments(customer.id);
+      assert.equal(await context.platform.services.kyc.submitDocuments(String(waiting?.id), { testDocument }), 'SUBMITTED');
+      assert.equal((await context.platform.services.kyc.stepUpStage(customer.id))?.stage, 'CHECKING');
+      await settle();
+      const verification = await context.platform.services.kyc.latestVerification(customer.id);
+      if (expected === 'REJECTED') {
+        assert.equal((await read(customer.id)).kycStatus, 'REJECTED');
+        assert.match(String((await read(customer.id)).kycReason), /tampered passport/);
+      } else {
+        assert.equal((await read(customer.id)).kycStatus, 'PENDING');
+        assert.equal(verification?.providerOutcome, 'REVIEW');
+      }
+      assert.equal(await context.platform.services.kyc.stepUpStage(customer.id), null, 'the step-up is over');
+    }
   });
 
   test('a rejected customer carries the rule as kycReason', async () => {

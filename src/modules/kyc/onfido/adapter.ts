@@ -1,8 +1,8 @@
-import { Configuration, DefaultApi, Region, type ApplicantBuilder, type CountryCodes, type Report } from '@onfido/api';
+import { Configuration, DefaultApi, Region, type Applicant, type ApplicantBuilder, type CountryCodes, type Report } from '@onfido/api';
 import countries from 'i18n-iso-countries';
 import type { Logger } from 'pino';
 import type { KycData } from '../../customers/rules.ts';
-import type { KycCheckKind, KycProvider } from '../providers/types.ts';
+import type { CaptureSources, KycCheckKind, KycProvider } from '../providers/types.ts';
 import { dataReport, documentReports, mapOnfidoResult } from './mapping.ts';
 
 export type OnfidoRegion = 'EU' | 'US' | 'CA';
@@ -14,6 +14,8 @@ export interface OnfidoOptions {
   region: OnfidoRegion;
   /** Tests only: the replica's address (the package's own `basePath` option). */
   basePath?: string;
+  /** Where the hosted payout page loads Onfido's web SDK from (ONFIDO_SDK_URL). */
+  sdkUrl: string;
   /** The reconciliation poll for checks whose webhook has not come (default 15 minutes). */
   pollIntervalMs?: number;
   timeoutMs?: number;
@@ -21,6 +23,26 @@ export interface OnfidoOptions {
 
 const regions: Record<OnfidoRegion, Region> = { EU: Region.EU, US: Region.US, CA: Region.CA };
 const dashboards: Record<OnfidoRegion, string> = { EU: 'https://dashboard.onfido.com', US: 'https://dashboard.us.onfido.com', CA: 'https://dashboard.ca.onfido.com' };
+
+/**
+ * The origins Onfido documents for its web SDK, per CSP directive (Onfido's CSP guide,
+ * documentation.onfido.com/sdk/sdk-csp-guide): scripts and styles from sdk.onfido.com and
+ * assets.onfido.com, its frame, and the regional APIs it uploads to. The guide's plain
+ * `http://onfido.com` is left out (a page served over https would never need it). The configured
+ * SDK URL's origin is added to `script` and `connect` (a self-hosted copy, or a test stand-in).
+ */
+export function onfidoCaptureSources(sdkUrl: string): CaptureSources {
+  const sdkOrigin = new URL(sdkUrl).origin;
+  const withSdk = (origins: readonly string[]) => [...new Set([...origins, sdkOrigin])];
+  return {
+    script: withSdk(['https://sdk.onfido.com', 'https://assets.onfido.com']),
+    style: ['https://sdk.onfido.com', 'https://assets.onfido.com'],
+    font: ['https://sdk.onfido.com'],
+    connect: withSdk(['https://api.onfido.com', 'https://api.eu.onfido.com', 'https://api.us.onfido.com', 'https://api.ca.onfido.com']),
+    frame: ['https://sdk.onfido.com'],
+    img: ['https://assets.onfido.com', 'blob:'],
+  };
+}
 
 /** The tag that ties an Onfido check to our verification: how a check whose creation answer was lost is found again. */
 export function checkTag(verificationId: string, kind: KycCheckKind): string {
@@ -62,6 +84,27 @@ export function applicantFor(data: KycData): ApplicantBuilder {
   };
 }
 
+const applicantSearchPages = 5;
+const applicantSearchPageSize = 100;
+
+/** Whether Onfido's applicant holds exactly what we would send (what `applicantFor` builds). */
+export function sameApplicant(applicant: Applicant, wanted: ApplicantBuilder): boolean {
+  const address = applicant.address;
+  const sent = wanted.address;
+  return (
+    applicant.first_name === wanted.first_name &&
+    applicant.last_name === wanted.last_name &&
+    (applicant.dob ?? null) === (wanted.dob ?? null) &&
+    address !== undefined &&
+    sent !== undefined &&
+    (address.line1 ?? null) === (sent.line1 ?? null) &&
+    (address.town ?? '') === (sent.town ?? '') &&
+    address.postcode === sent.postcode &&
+    address.country === sent.country &&
+    (address.state ?? null) === (sent.state ?? null)
+  );
+}
+
 /**
  * An Onfido call whose failure is re-thrown as a plain error naming the call and the HTTP status or
  * network code only: the package's (axios) errors carry the request, its Authorization header and
@@ -98,13 +141,42 @@ export function createOnfidoKycProvider(options: OnfidoOptions & { logger: Logge
   const client = createOnfidoClient(options);
   const logger = options.logger.child({ provider: 'onfido' });
 
+  /**
+   * The applicant a lost `createApplicant` made, or null. Onfido applicants carry no reference of
+   * ours and cannot be searched, so the most recent ones (listed newest first) are compared on
+   * exactly the fields we send; a few pages cover any retry of the `kyc.verify` job. Two
+   * verifications of the same person could adopt one applicant: harmless, as checks are tagged by
+   * verification and an applicant holds only these fields.
+   */
+  async function findApplicant(wanted: ApplicantBuilder): Promise<string | null> {
+    for (let page = 1; page <= applicantSearchPages; page += 1) {
+      const { data } = await onfidoCall('listApplicants', () => client.listApplicants(page, applicantSearchPageSize, false));
+      const match = data.applicants.find((candidate) => sameApplicant(candidate, wanted));
+      if (match) {
+        return match.id;
+      }
+      if (data.applicants.length < applicantSearchPageSize) {
+        return null;
+      }
+    }
+    return null;
+  }
+
   return {
     name: options.name,
     client,
     pollIntervalMs: options.pollIntervalMs ?? 15 * 60 * 1000,
 
-    async createApplicant({ verificationId, data }) {
-      const { data: applicant } = await onfidoCall('createApplicant', () => client.createApplicant(applicantFor(data)));
+    async createApplicant({ verificationId, data, attemptedBefore }) {
+      const wanted = applicantFor(data);
+      if (attemptedBefore) {
+        const found = await findApplicant(wanted);
+        if (found) {
+          logger.info({ verificationId, applicantId: found }, 'onfido applicant found (created before, its answer lost)');
+          return found;
+        }
+      }
+      const { data: applicant } = await onfidoCall('createApplicant', () => client.createApplicant(wanted));
       logger.info({ verificationId, applicantId: applicant.id }, 'onfido applicant created');
       return applicant.id;
     },
@@ -135,9 +207,21 @@ export function createOnfidoKycProvider(options: OnfidoOptions & { logger: Logge
       return mapOnfidoResult({ check, reports, kind });
     },
 
-    async stepUpToken({ applicantId, referrer }) {
+    async stepUpCapture({ applicantId, referrer }) {
       const { data } = await onfidoCall('generateSdkToken', () => client.generateSdkToken({ applicant_id: applicantId, referrer }));
-      return data.token;
+      return { kind: 'SDK', token: data.token, scriptUrl: options.sdkUrl, sources: onfidoCaptureSources(options.sdkUrl) };
+    },
+
+    async receiveCapture({ applicantId, captured }) {
+      if (!('documentId' in captured)) {
+        return false;
+      }
+      // The SDK uploaded them from the browser: Onfido must hold both for this applicant.
+      const [{ data: documents }, { data: photos }] = await Promise.all([
+        onfidoCall('listDocuments', () => client.listDocuments(applicantId)),
+        onfidoCall('listLivePhotos', () => client.listLivePhotos(applicantId)),
+      ]);
+      return documents.documents.some((document) => document.id === captured.documentId) && photos.live_photos.some((photo) => photo.id === captured.faceId);
     },
 
     checkUrl(checkId) {

@@ -26,6 +26,7 @@ export function createOnfido(deps: { settings: OnfidoSettings; logger: Logger; p
       name: environment === 'live' ? 'onfido' : 'onfido-test',
       apiToken: credentials.apiToken,
       region: credentials.region,
+      sdkUrl: deps.settings.sdkUrl,
       ...(credentials.apiUrl ? { basePath: credentials.apiUrl } : {}),
       logger: deps.logger,
     });

@@ -3,9 +3,13 @@ import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
 import type { Clock } from '../../../jobs/worker.ts';
 import type { KycData } from '../../customers/rules.ts';
-import type { KycOutcome, KycProvider } from './types.ts';
+import type { KycOutcome, KycProvider, StepUpCapture } from './types.ts';
 
 const providerName = 'sandbox-kyc';
+
+function documentsReference(applicantId: string): string {
+  return `documents_${applicantId}`;
+}
 
 type DataRule = { status: 'APPROVED' } | { status: 'REJECTED' | 'REVIEW' | 'STEP_UP'; reason: string };
 
@@ -20,6 +24,16 @@ export const sandboxKycRules: ReadonlyArray<{ readonly when: (data: KycData) => 
   { when: (data) => data.lastName === 'Documents', outcome: { status: 'STEP_UP', reason: 'sandbox: last name "Documents" needs identity documents' } },
 ];
 
+/**
+ * The sandbox's test documents for a step-up (its capture form): each decides the document check.
+ * No image is asked for; the choice is all the sandbox keeps.
+ */
+export const sandboxTestDocuments: ReadonlyArray<{ value: string; label: string; hint: string; outcome: DataRule }> = [
+  { value: 'passport_genuine', label: 'Genuine test passport', hint: 'The document check passes.', outcome: { status: 'APPROVED' } },
+  { value: 'passport_tampered', label: 'Tampered test passport', hint: 'The document check rejects it.', outcome: { status: 'REJECTED', reason: 'sandbox: the test document "tampered passport" was rejected' } },
+  { value: 'passport_blurred', label: 'Blurred test passport', hint: 'The check cannot decide: the merchant reviews it.', outcome: { status: 'REVIEW', reason: 'sandbox: the test document "blurred passport" needs a manual review' } },
+];
+
 export function sandboxDataOutcome(data: KycData): DataRule {
   return sandboxKycRules.find((rule) => rule.when(data))?.outcome ?? { status: 'APPROVED' };
 }
@@ -28,7 +42,7 @@ export function sandboxDataOutcome(data: KycData): DataRule {
  * The sandbox KYC provider: a real, deterministic provider behind the same port as Onfido. It keeps
  * its own records (as an outside provider would): the applicant holds only the rule that matched
  * (never the identity data), each check decides `delayMs` after it starts. A document check (after
- * a step-up) is approved.
+ * a step-up) is decided by the test document the customer picked (`sandboxTestDocuments`).
  */
 export function createSandboxKycProvider(deps: { database: Database; clock: Clock; delayMs: number }): KycProvider {
   const { database, clock, delayMs } = deps;
@@ -64,7 +78,17 @@ export function createSandboxKycProvider(deps: { database: Database; clock: Cloc
       if (!applicant) {
         throw new Error(`sandbox KYC has no applicant ${applicantId}`);
       }
-      const outcome: DataRule = kind === 'DATA' ? (applicant.data as { rule: DataRule }).rule : { status: 'APPROVED' };
+      let outcome: DataRule;
+      if (kind === 'DATA') {
+        outcome = (applicant.data as { rule: DataRule }).rule;
+      } else {
+        // As at Onfido, a document check needs the applicant's captured documents.
+        const captured = await record(documentsReference(applicantId));
+        if (!captured) {
+          throw new Error(`sandbox KYC: applicant ${applicantId} has no captured documents`);
+        }
+        outcome = (captured.data as { outcome: DataRule }).outcome;
+      }
       // Keyed by our verification and the kind: a retried start finds the check it already made.
       await insert(checkId, { outcome }, new Date(clock.now().getTime() + delayMs));
       return checkId;
@@ -82,8 +106,18 @@ export function createSandboxKycProvider(deps: { database: Database; clock: Cloc
       return { ...outcome, breakdown: { sandbox_rules: outcome.status.toLowerCase() } };
     },
 
-    async stepUpToken({ applicantId }) {
-      return `sandbox-sdk-token:${applicantId}`;
+    async stepUpCapture(): Promise<StepUpCapture> {
+      return { kind: 'TEST_DOCUMENTS', documents: sandboxTestDocuments.map(({ value, label, hint }) => ({ value, label, hint })) };
+    },
+
+    async receiveCapture({ applicantId, captured }) {
+      const document = 'testDocument' in captured ? sandboxTestDocuments.find((candidate) => candidate.value === captured.testDocument) : undefined;
+      if (!document || !(await record(applicantId))) {
+        return false;
+      }
+      // The first capture is the one checked (a replayed form changes nothing).
+      await insert(documentsReference(applicantId), { outcome: document.outcome }, clock.now());
+      return true;
     },
 
     checkUrl() {

@@ -25,6 +25,8 @@ import {
   type PageSummary,
   type VerifyNotice,
 } from './views.tsx';
+import { createPayoutStepUp } from './step-up.tsx';
+import type { KycService } from '../../../modules/kyc/service.ts';
 
 const PageParams = Type.Object({ payoutPageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
@@ -85,7 +87,7 @@ function ruleOf(error: AppError, field: string, prefixes: readonly string[]): st
  * e-mailed to the customer was entered. Confirm, KYC and decline call the same service functions
  * as the sandbox test helpers.
  */
-export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { payoutPages: PayoutPagesService; clock: Clock; secureCookies: boolean }): void {
+export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { payoutPages: PayoutPagesService; kyc: KycService; publicUrl: string; clock: Clock; secureCookies: boolean }): void {
   const { payoutPages, clock } = deps;
   const { access } = payoutPages;
 
@@ -125,6 +127,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
   function expiredNow(page: PayoutPageRow): boolean {
     return page.status === 'CREATED' && page.expiresAt.getTime() <= clock.now().getTime();
   }
+
+  // Document step-up (step-up.tsx): its own view and POST /payout-page/:id/documents.
+  const stepUp = createPayoutStepUp(web, tools, { kyc: deps.kyc, publicUrl: deps.publicUrl, csrfScope, load, summaryOf, renderOptions, isVerified });
 
   async function renderVerify(request: FastifyRequest, reply: FastifyReply, loaded: Loaded, notice: VerifyNotice, status = 200, attemptsLeft?: number): Promise<FastifyReply> {
     const pending = await access.pendingCode(loaded.page.id);
@@ -195,13 +200,14 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
     const verified = await isVerified(request, page.id);
     // A rejected or returned payout: the customer may choose other details (from the status page's link on).
     const retrying = isRetryable(page) && (query.step === 'retry' || isMethod(query.method) || typeof query.notice === 'string');
-    const needsCustomer = (page.status === 'CREATED' && !expiredNow(page)) || (page.status === 'PENDING' && page.subStatus === 'KYC_REQUIRED') || retrying;
+    const stepUpStage = await stepUp.stageOf(page);
+    const needsCustomer = (page.status === 'CREATED' && !expiredNow(page)) || (page.status === 'PENDING' && page.subStatus === 'KYC_REQUIRED') || retrying || stepUpStage === 'CAPTURE';
     if (!needsCustomer) {
       if (query.step === 'decline' && verified && page.status === 'PENDING') {
         const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
         return tools.render(reply, (nonce) => DeclinePage({ nonce, summary: summaryOf(loaded), csrfToken }), renderOptions(page));
       }
-      return renderStatus(request, reply, loaded, verified);
+      return (await stepUp.render(request, reply, loaded, verified)) ?? renderStatus(request, reply, loaded, verified);
     }
     if (!verified) {
       const notice = typeof query.notice === 'string' && ['sent', 'recently_sent', 'too_many', 'session_expired'].includes(query.notice) ? (query.notice as VerifyNotice) : null;
@@ -210,6 +216,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
     if (query.step === 'decline') {
       const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
       return tools.render(reply, (nonce) => DeclinePage({ nonce, summary: summaryOf(loaded), csrfToken }), renderOptions(page));
+    }
+    if (stepUpStage) {
+      return (await stepUp.render(request, reply, loaded, verified)) ?? renderStatus(request, reply, loaded, verified);
     }
     if (page.status === 'PENDING') {
       return renderKyc(request, reply, loaded, {}, {});
@@ -227,7 +236,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: { p
     const body = (request.body ?? {}) as Record<string, unknown>;
     requireCsrf(request, id, body);
     const loaded = await load(id);
-    if (loaded.page.status !== 'CREATED' && !(loaded.page.status === 'PENDING' && loaded.page.subStatus === 'KYC_REQUIRED') && !isRetryable(loaded.page)) {
+    if (loaded.page.status !== 'CREATED' && !(loaded.page.status === 'PENDING' && loaded.page.subStatus === 'KYC_REQUIRED') && !isRetryable(loaded.page) && (await stepUp.stageOf(loaded.page)) !== 'CAPTURE') {
       return reply.redirect(`/payout-page/${id}`, 303);
     }
     const outcome = await access.sendCode(id);

@@ -1,0 +1,1 @@
+ALTER TABLE "kyc_verifications" ADD COLUMN "applicant_requested_at" timestamp with time zone;
