@@ -11,6 +11,7 @@ import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
 import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
 import { adminIdempotencyScope, createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
+import { markOptionalRequestBodies } from './http/openapi.ts';
 import { createAuthFailureGuard } from './http/auth-failures.ts';
 import { createLoadShedder } from './http/load-shedding.ts';
 import { pooledRandomBytes } from './crypto/random-pool.ts';
@@ -108,6 +109,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       security: [{ basicAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
+    transformObject: ({ openapiObject }) => markOptionalRequestBodies(openapiObject),
   });
   // The API reference is static files (no per-response nonce): the same policy with 'self' in place
   // of the nonce, and the same framing, sniffing and referrer headers as every other page, on every

@@ -105,6 +105,15 @@ export function installErrorHandling(app: FastifyInstance): void {
       done(error ? new AppError('WRONG_PARAMETER', 'body is not valid JSON') : null, value);
     });
   });
+  // Any other content type: an empty body is "no body" too (clients and proxies send
+  // `text/plain` or a form type on a bodyless POST such as expire or release); anything else is 415.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if (typeof body === 'string' && body.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    done(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)'), undefined);
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);

@@ -147,6 +147,26 @@ for (const route of routes) {
         assert.match(error.errorMessage, /fieldNobodyDefined/, `${route.method} ${route.url}: ${error.errorMessage}`);
       });
 
+      if (route.operation.requestBody?.required === false) {
+        test('bodyless: no body, `{}`, and an empty body with any content type are the same request (documented optional)', async () => {
+          const headers = credentials(route.access);
+          const expected = await inject(route, { headers, payload: '{}' });
+          assert.ok(![400, 415].includes(expected.statusCode), `{}: ${expected.statusCode} ${expected.body.slice(0, 200)}`);
+          const forms: Array<[string, { payload?: string; contentType?: string; headers?: Record<string, string> }]> = [
+            ['no body, no content type', {}],
+            ['empty JSON body', { payload: '' }],
+            ['empty text/plain body', { payload: '', contentType: 'text/plain' }],
+            ['empty form body', { payload: '', contentType: 'application/x-www-form-urlencoded' }],
+            ['empty octet-stream body', { payload: '', contentType: 'application/octet-stream' }],
+          ];
+          for (const [label, form] of forms) {
+            const response = await inject(route, { ...form, headers: { ...headers, ...form.headers } });
+            assert.equal(response.statusCode, expected.statusCode, `${label}: ${response.body.slice(0, 200)}`);
+            assert.equal(json<{ errorCode?: string }>(response).errorCode, json<{ errorCode?: string }>(expected).errorCode, label);
+          }
+        });
+      }
+
       test('malformed JSON → 400 WRONG_PARAMETER; a non-JSON body → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
         assertError(await inject(route, { headers: credentials(route.access), payload: '{"unterminated": ' }), 400, 'WRONG_PARAMETER');
         assertError(await inject(route, { headers: credentials(route.access), payload: 'hello', contentType: 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
