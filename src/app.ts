@@ -109,7 +109,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       security: [{ basicAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
-    transformObject: ({ openapiObject }) => markOptionalRequestBodies(openapiObject),
+    transformObject: (documentObject) => ('openapiObject' in documentObject ? markOptionalRequestBodies(documentObject.openapiObject) : documentObject.swaggerObject),
   });
   // The API reference is static files (no per-response nonce): the same policy with 'self' in place
   // of the nonce, and the same framing, sniffing and referrer headers as every other page, on every

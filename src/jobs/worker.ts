@@ -1,97 +1,17 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Database, Executor } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
+import type { Clock } from '../clock.ts';
+import { CompletionBatcher } from './completions.ts';
+import type { BatchContext, JobContext, JobRegistry } from './definitions.ts';
 import { attemptLimit, claimJobLanes, claimJobs, completeJob, completeJobs, defaultBackoff, failJob, jobsChannel, type ClaimedJob } from './queue.ts';
 import { randomToken } from '../crypto/ids.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../db/schema/index.ts';
 
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
-
-export interface JobContext {
-  readonly jobId: string;
-  readonly attempt: number;
-  readonly now: Date;
-  /**
-   * Runs `work` in one transaction that also marks this job done: the job's effects and its
-   * completion commit together, so a crash can never apply them twice.
-   */
-  transaction<T>(work: (tx: Executor, afterCommit: (callback: () => void) => void) => Promise<T>): Promise<T>;
-}
-
-/** What a handler may return: nothing (done), or a time to look again (polling, not a failure). */
-export type JobOutcome = void | { rescheduleAt: Date };
-
-/** One job of a batch (see `JobDefinition.handleBatch`). */
-export interface BatchJob<P = unknown> {
-  readonly id: string;
-  readonly payload: P;
-  /** 1-based attempt of the job itself. */
-  readonly attempt: number;
-}
-
-export interface BatchContext<P = unknown> {
-  readonly now: Date;
-  /**
-   * One transaction that marks `jobs` done and runs `work` for them: their effects and their
-   * completions commit together, as with `JobContext.transaction`. The completion comes first, so
-   * `work` receives only the jobs this worker still holds (a job whose lease another worker took
-   * over is left out, and logged); their rows stay locked until the commit. Jobs finished already
-   * (by an earlier call) are left out too.
-   */
-  transaction<T>(jobs: readonly BatchJob<P>[], work: (tx: Executor, held: BatchJob<P>[], afterCommit: (callback: () => void) => void) => Promise<T>): Promise<T>;
-}
-
-export interface JobDefinition<P = unknown> {
-  readonly queue: string;
-  /** Attempts before the job is `dead` (default 10); an enqueue may override it per job. */
-  readonly maxAttempts?: number;
-  /** Delay in ms before attempt `attempt + 1` after a failure; default exponential with jitter. */
-  readonly backoff?: (attempt: number) => number;
-  /**
-   * Jobs of this queue in flight at once per worker, in a lane of their own (claimed in the same
-   * round trip as the others, but never waiting behind them nor holding them up). Default: the
-   * queue shares the worker's `concurrency` with every other queue that sets none.
-   */
-  readonly concurrency?: number;
-  /**
-   * At most this many jobs of the queue are claimed in one round trip (default `concurrency`); with
-   * `handleBatch` they are handed over together. Below `concurrency`, the next claim is under way
-   * while the jobs of the previous one finish.
-   */
-  readonly batchSize?: number;
-  handle(payload: P, context: JobContext): Promise<JobOutcome>;
-  /**
-   * Optional: runs several claimed jobs of this queue together (the worker then never calls
-   * `handle`), so their reads and writes can be one statement each. Jobs it does not complete
-   * through `context.transaction` are completed when it returns; when it throws, those are retried
-   * (or dead) like a failed `handle`.
-   */
-  handleBatch?(jobs: BatchJob<P>[], context: BatchContext<P>): Promise<void>;
-}
-
-export class JobRegistry {
-  private readonly definitions = new Map<string, JobDefinition>();
-
-  register<P>(definition: JobDefinition<P>): void {
-    if (this.definitions.has(definition.queue)) {
-      throw new Error(`job queue ${definition.queue} registered twice`);
-    }
-    this.definitions.set(definition.queue, definition as JobDefinition);
-  }
-
-  get(queue: string): JobDefinition | undefined {
-    return this.definitions.get(queue);
-  }
-
-  queues(): string[] {
-    return [...this.definitions.keys()];
-  }
-}
+// Re-exported: the worker's public surface stays importable from here.
+export { systemClock, type Clock } from '../clock.ts';
+export { JobRegistry, type BatchContext, type BatchJob, type JobContext, type JobDefinition, type JobOutcome } from './definitions.ts';
 
 class LeaseLostError extends Error {}
 
@@ -118,47 +38,6 @@ interface Lane {
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Completes jobs whose handler returned without `ctx.transaction` in groups: every completion asked
- * for in one turn of the event loop, and all those asked for while an UPDATE is in flight, go in
- * one `completeJobs` statement (still only where this worker holds the lease). A job is marked done
- * only after its handler returned, as before; its room in the lane is given back once its UPDATE
- * answered.
- */
-class CompletionBatcher {
-  private waiting: Array<{ id: string; resolve: (completed: boolean) => void; reject: (error: unknown) => void }> = [];
-  private flushing = false;
-
-  constructor(private readonly flush: (ids: string[]) => Promise<string[]>) {}
-
-  complete(id: string): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ id, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.run());
-      }
-    });
-  }
-
-  private async run(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, 1000);
-      try {
-        const completed = new Set(await this.flush(batch.map((entry) => entry.id)));
-        for (const entry of batch) {
-          entry.resolve(completed.has(entry.id));
-        }
-      } catch (error) {
-        for (const entry of batch) {
-          entry.reject(error);
-        }
-      }
-    }
-    this.flushing = false;
-  }
-}
 
 /**
  * The job worker. Any number of these may run (in-process with the API, or `npm run worker`);
