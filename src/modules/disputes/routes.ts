@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
