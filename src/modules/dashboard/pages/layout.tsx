@@ -11,6 +11,7 @@ export type Section =
   | 'subscriptions'
   | 'entitlements'
   | 'fraud-reports'
+  | 'disputes'
   | 'api-keys'
   | 'webhooks'
   | 'events'
@@ -26,6 +27,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   subscriptions: 'Subscriptions',
   entitlements: 'Entitlements',
   'fraud-reports': 'Fraud reports',
+  disputes: 'Disputes',
   'api-keys': 'API keys',
   webhooks: 'Webhooks',
   events: 'Events',
