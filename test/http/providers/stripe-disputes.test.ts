@@ -7,6 +7,7 @@ import { assertLedgerInvariants } from '../../helpers/ledger.ts';
 import { createPage } from '../../helpers/payment-pages.ts';
 import { createEndpoint, deliveriesOf } from '../../helpers/webhooks.ts';
 import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+import { signedInClient } from '../dashboard/client.ts';
 
 const webhookSecret = 'whsec_replica_disputes_0123';
 const secretKey = 'sk_live_replica_disputes';
@@ -197,5 +198,19 @@ describe('Stripe disputes and early fraud warnings (replica)', () => {
     assert.deepEqual(events[0]?.data, { pageId: paid.pageId, clientReferenceId: paid.clientReferenceId, fraudReportId: paid.paymentId, fraudReason: 'Stolen card' });
     const deliveries = await deliveriesOf(context, merchant, `eventId=${events[0]?.id}&livemode=true`);
     assert.deepEqual(deliveries.map((delivery) => delivery.endpointId), [endpoint.id], 'one FRAUD_REPORTED webhook, to the subscribed endpoint');
+  });
+  test("the dashboard links a live dispute and its payment to Stripe's dashboard", async () => {
+    const paid = await paidIntent('4000000000000259', 1_800);
+    const opened = replica.dispute(paid.intentId);
+    await deliverAndRun(replica.signedEvent('charge.dispute.created', opened, webhookSecret));
+    const client = await signedInClient(context, merchant);
+    const list = await client.get('/dashboard/live/disputes');
+    assert.equal(list.statusCode, 200);
+    assert.ok(list.body.includes(`href="https://dashboard.stripe.com/disputes/${opened.id}"`), 'the dispute links to Stripe');
+    assert.ok(list.body.includes(`href="https://dashboard.stripe.com/payments/${paid.intentId}"`), 'its payment links to Stripe');
+    const detail = await client.get(`/dashboard/live/payment-pages/${paid.pageId}`);
+    assert.equal(detail.statusCode, 200);
+    assert.ok(detail.body.includes(`href="https://dashboard.stripe.com/disputes/${opened.id}"`));
+    assert.ok(detail.body.includes(`href="https://dashboard.stripe.com/payments/${paid.intentId}"`), 'the card payment links to Stripe');
   });
 });
