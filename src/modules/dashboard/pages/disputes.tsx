@@ -43,43 +43,41 @@ function nextStep(dispute: DisputeRowView) {
 /** The disputes of one list or one payment page. `showPage` adds the payment page column. */
 export function DisputesTable(props: { frame: Frame; disputes: DisputeRowView[]; showPage: boolean }) {
   const { frame } = props;
-  const headers = ['Dispute', 'Status', 'Reason', 'Amount', ...(props.showPage ? ['Payment page'] : []), 'Payment', 'Opened', 'Next step'];
+  const headers = ['Opened', ...(props.showPage ? ['Payment page'] : []), 'Amount', 'Reason', 'Status', 'Next step', 'Dispute'];
   return (
     <DataTable label="Disputes" headers={headers}>
       {props.disputes.map((dispute) => (
         <tr id={dispute.id}>
           <td>
-            <code>{dispute.id}</code>
-            {dispute.processorUrl ? (
-              <>
-                <br />
-                <ProcessorId id={dispute.processorReference} url={dispute.processorUrl} label="Dispute" />
-              </>
-            ) : null}
-          </td>
-          <td>
-            <Badge value={dispute.status} />
-          </td>
-          <td>{readableReason(dispute.reason)}</td>
-          <td class="num">
-            <Money amount={dispute.amount} currency={dispute.currency} />
+            <Time value={dispute.createdAt} />
           </td>
           {props.showPage ? (
             <td>{dispute.pageId ? <a href={modePath(frame.mode, `/payment-pages/${dispute.pageId}`)}>{dispute.clientReferenceId ?? dispute.pageId}</a> : <span class="muted">renewal</span>}</td>
           ) : null}
+          <td class="num">
+            <Money amount={dispute.amount} currency={dispute.currency} />
+          </td>
+          <td>{readableReason(dispute.reason)}</td>
           <td>
-            <code>{dispute.paymentId}</code>
-            {dispute.paymentProcessorUrl ? (
+            <Badge value={dispute.status} />
+          </td>
+          <td>{nextStep(dispute)}</td>
+          <td>
+            <code class="nowrap">{dispute.id}</code>
+            {dispute.processorUrl ? (
               <>
                 <br />
-                <ProcessorId id={dispute.paymentProcessorReference} url={dispute.paymentProcessorUrl} label="Payment" />
+                <span class="muted">Stripe: </span>
+                <ProcessorId id={dispute.processorReference} url={dispute.processorUrl} label="Dispute" />
+                {dispute.paymentProcessorUrl ? (
+                  <>
+                    {' · '}
+                    <ProcessorId id={dispute.paymentProcessorReference} url={dispute.paymentProcessorUrl} label="Payment" />
+                  </>
+                ) : null}
               </>
             ) : null}
           </td>
-          <td>
-            <Time value={dispute.createdAt} />
-          </td>
-          <td>{nextStep(dispute)}</td>
         </tr>
       ))}
     </DataTable>
