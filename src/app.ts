@@ -28,6 +28,7 @@ import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
 import { registerFraudImportAdminRoutes, registerFraudReportRoutes } from './modules/fraud-reports/routes.ts';
+import { registerDisputeRoutes } from './modules/disputes/index.ts';
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.ts';
 import { registerEntitlementRoutes } from './modules/entitlements/routes.ts';
 import { registerWebScope } from './web/scope.ts';
@@ -173,6 +174,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       registerWebhookRoutes(v1, services.webhooks);
       registerPaymentPageRoutes(v1, services.paymentPages);
       registerFraudReportRoutes(v1, services.fraudReports);
+      registerDisputeRoutes(v1, services.disputes);
       registerSubscriptionRoutes(v1, services.subscriptions);
       registerEntitlementRoutes(v1, services.entitlements);
       registerKycRoutes(v1, services.kyc);

@@ -19,12 +19,14 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
 import { createEmailService, type EmailService } from './modules/email/service.ts';
-import { createSandboxCardProcessor } from './modules/card-processor/sandbox.ts';
+import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
 import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
+import { stripeFraudWarningEvents, stripeFraudWarningJob, stripeFraudWarningQueue } from './modules/fraud-reports/stripe-warnings.ts';
+import { createDisputesService, stripeDisputeEventQueue, stripeDisputeEvents, stripeDisputeJob, type DisputesService } from './modules/disputes/index.ts';
 import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
 import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
 import { createLedgerService, type LedgerService } from './modules/ledger/service.ts';
@@ -46,6 +48,8 @@ export interface Services {
   payments: PaymentsService;
   paymentPages: PaymentPagesService;
   fraudReports: FraudReportsService;
+  /** Chargebacks of card payments, with their ledger movements. */
+  disputes: DisputesService;
   subscriptions: SubscriptionsService;
   entitlements: EntitlementsService;
   ledger: LedgerService;
@@ -136,7 +140,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     registry.register(connected.job);
   }
 
-  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs });
+  const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs, disputeDelayMs: config.sandboxPayoutDelayMs });
   // Live card payments through Stripe when its keys are configured (decision 0013).
   const stripe = config.stripe ? createStripeClient({ secretKey: config.stripe.secretKey, apiUrl: config.stripe.apiUrl }) : null;
   const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
@@ -144,12 +148,31 @@ export async function createPlatform(options: { config: Config; database: Databa
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
   sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));
+  const disputes = createDisputesService({
+    database,
+    clock,
+    keyRing,
+    ledger,
+    payments,
+    requirePage: (merchant, livemode, pageId) => paymentPages.getPage(merchant, livemode, pageId),
+    sandbox: { processorName: sandboxCardProcessorName, closeDispute: (reference, outcome) => sandboxCardProcessor.closeDispute(reference, outcome) },
+  });
+  sandboxCardProcessor.onDispute(async (tx, dispute, now) => {
+    await disputes.applyProcessorDispute(tx, dispute, now);
+  });
+  registry.register(sandboxCardProcessor.disputeJob());
   registry.register(paymentPages.expireJob());
   registry.register(payments.resolveAttemptJob());
   if (stripe && config.stripe) {
     providerChecks.push(stripeProviderCheck(stripe));
-    providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret }));
+    const routes = [
+      { types: stripeDisputeEvents, queue: stripeDisputeEventQueue },
+      { types: stripeFraudWarningEvents, queue: stripeFraudWarningQueue },
+    ];
+    providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret, routes }));
     registry.register(stripeEventJob({ stripe, payments }));
+    registry.register(stripeDisputeJob({ stripe, livemode: true, disputes, payments }));
+    registry.register(stripeFraudWarningJob({ stripe, livemode: true, fraudReports, payments }));
   }
   registry.register(sandboxCardProcessor.fraudSignalJob());
 
@@ -217,7 +240,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, fraudReports, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,

@@ -348,6 +348,20 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await check('not-found');
   });
 
+  test('lists disputes and shows them on their payment page', async () => {
+    const created = await api<{ id: string }>('POST', '/v1/payment_pages?livemode=false', { amount: 4_250, currency: 'USD', clientReferenceId: 'e2e-order-disputed', customer: { referenceId: 'e2e-buyer', email: 'buyer@example.com' } });
+    await api('POST', `/v1/test_helpers/payment_pages/${created.id}/pay?livemode=false`, futureCard('4000000000000259'));
+    context.clock.advance(3_000);
+    await context.drainJobs();
+    await page.goto(`${base}/dashboard/sandbox`);
+    await page.getByRole('link', { name: 'Disputes' }).click();
+    assert.match(await page.locator('main').innerText(), /e2e-order-disputed[\s\S]*42\.50 USD[\s\S]*Fraudulent[\s\S]*NEEDS_RESPONSE/);
+    await check('disputes');
+    await page.getByRole('link', { name: 'e2e-order-disputed' }).click();
+    assert.match(await page.locator('main').innerText(), /Disputes[\s\S]*NEEDS_RESPONSE/);
+    await check('payment-page-disputed');
+  });
+
   test('is usable on a phone: no sideways scrolling of the page, tables scroll in their own region', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId, locale: 'en-US' });
     await phone.addCookies((await desktop.cookies()).map((cookie) => ({ ...cookie })));
@@ -356,6 +370,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
       ['/dashboard/sandbox', 'phone-overview'],
       ['/dashboard/sandbox/payout-pages', 'phone-payouts'],
       ['/dashboard/sandbox/fraud-reports', 'phone-fraud-reports'],
+      ['/dashboard/sandbox/disputes', 'phone-disputes'],
       [detailUrls.event, 'phone-event'],
       [detailUrls.endpoint, 'phone-webhook-endpoint'],
       [detailUrls.payout, 'phone-payout-detail'],

@@ -167,6 +167,36 @@ async function seedLivePaidObjects(a: TestMerchant): Promise<void> {
   assert.equal(json<{ data: { livemode?: boolean } }>(subscription).data.livemode, true, subscription.body);
 }
 
+/** A's disputes: in sandbox from the dispute test card; in live as a processor reports one (the Stripe webhook job's service call). */
+async function seedDisputes(a: TestMerchant): Promise<void> {
+  const page = await createPaymentPage(context, a, { clientReferenceId: 'iso-a-disputed', amount: 1200, customer: { referenceId: 'iso-a-disputer', email: 'iso-a-disputer@example.com' } });
+  const paid = await context.request({ method: 'POST', url: `/v1/test_helpers/payment_pages/${page.id}/pay?livemode=false`, apiKey: a.apiKey, body: cardBody('4000000000000259') });
+  assert.equal(paid.statusCode, 200, paid.body);
+  context.clock.advance(5_000);
+  await context.drainJobs();
+  const listed = await context.request({ method: 'GET', url: `/v1/disputes?paymentPageId=${page.id}&livemode=false`, apiKey: a.apiKey });
+  const [sandboxDispute] = json<{ data: { disputes: Array<{ id: string }> } }>(listed).data.disputes;
+  assert.ok(sandboxDispute, listed.body);
+  harvest(json(listed));
+  own('dispute', 'sandbox', sandboxDispute.id);
+  await context.admin('POST', `/admin/v1/merchants/${a.id}/balance/credit`, { amount: 100_000, currency: 'USD' });
+  const live = await context.platform.services.disputes.applyReported({
+    processor: 'isolation-live-stand-in',
+    processorReference: 'iso_live_dispute',
+    paymentId: String(owned.payment?.live),
+    livemode: true,
+    amount: 1500,
+    currency: 'USD',
+    reason: 'FRAUDULENT',
+    status: 'NEEDS_RESPONSE',
+    evidenceDueBy: null,
+  });
+  own('dispute', 'live', live.id);
+  const read = await context.request({ method: 'GET', url: `/v1/disputes/${live.id}?livemode=true`, apiKey: a.apiKey });
+  assert.equal(read.statusCode, 200, read.body);
+  harvest(json(read));
+}
+
 async function seedMerchantA(): Promise<void> {
   const a = merchantA;
   own('merchant', 'sandbox', a.id);
@@ -198,6 +228,7 @@ async function seedMerchantA(): Promise<void> {
   assert.equal(report.statusCode, 200, report.body);
   harvest(json(report));
   await seedLivePaidObjects(a);
+  await seedDisputes(a);
   const key = json<{ data: Record<string, unknown> }>(await context.admin('POST', `/admin/v1/merchants/${a.id}/api_keys`, {})).data;
   own('apiKey', 'live', (key.apiKey as { id?: string } | undefined)?.id ?? key.id);
   own('apiKey', 'sandbox', (key.apiKey as { id?: string } | undefined)?.id ?? key.id);
@@ -223,6 +254,7 @@ const bodyTemplates: Record<string, unknown> = {
   'POST /v1/customers/{customerId}': { email: 'iso-b@example.com' },
   'POST /v1/test_helpers/payout_pages/{payoutPageId}/confirm': { payoutMethod: walletMethod },
   'POST /v1/test_helpers/payment_pages/{pageId}/pay': cardBody(testCards.visaCredit),
+  'POST /v1/test_helpers/disputes/{disputeId}/close': { outcome: 'WON' },
 };
 
 /** The schema with optional properties left out (the smallest body most likely to validate). */
@@ -370,6 +402,8 @@ const refusedWhateverTheId: readonly Refusal[] = [
   { operation: 'POST /v1/test_helpers/payment_pages/{pageId}/pay', case: "B, A's live ids, livemode=true", status: 403, errorCode: 'FORBIDDEN', errorMessage: paymentHelperLive, reason: 'sandbox-only helper: any livemode=true → 403 before the lookup (payment-pages/routes.ts requireSandbox)' },
   { operation: 'POST /v1/test_helpers/subscriptions/{subscriptionId}/renew', case: 'A, sandbox ids with livemode=true', status: 403, errorCode: 'FORBIDDEN', errorMessage: renewHelperLive, reason: 'sandbox-only helper: any livemode=true → 403 before the lookup (subscriptions/service.ts renewNow)' },
   { operation: 'POST /v1/test_helpers/subscriptions/{subscriptionId}/renew', case: "B, A's live ids, livemode=true", status: 403, errorCode: 'FORBIDDEN', errorMessage: renewHelperLive, reason: 'sandbox-only helper: any livemode=true → 403 before the lookup (subscriptions/service.ts renewNow)' },
+  { operation: 'POST /v1/test_helpers/disputes/{disputeId}/close', case: 'A, sandbox ids with livemode=true', status: 403, errorCode: 'FORBIDDEN', errorMessage: paymentHelperLive, reason: 'sandbox-only helper: any livemode=true → 403 before the lookup (disputes/routes.ts requireSandbox)' },
+  { operation: 'POST /v1/test_helpers/disputes/{disputeId}/close', case: "B, A's live ids, livemode=true", status: 403, errorCode: 'FORBIDDEN', errorMessage: paymentHelperLive, reason: 'sandbox-only helper: any livemode=true → 403 before the lookup (disputes/routes.ts requireSandbox)' },
   { operation: 'POST /v1/test_helpers/fraud_reports', case: 'A, body ids of sandbox objects with livemode=true', status: 403, errorCode: 'FORBIDDEN', errorMessage: paymentHelperLive, reason: 'sandbox-only helper: any livemode=true → 403 before the lookup (fraud-reports/routes.ts requireSandbox)' },
   { operation: 'POST /v1/test_helpers/fraud_reports', case: "B, body ids of A's live objects", status: 403, errorCode: 'FORBIDDEN', errorMessage: paymentHelperLive, reason: 'sandbox-only helper: any livemode=true (the call sends livemode=true) → 403 before the lookup (fraud-reports/routes.ts requireSandbox)' },
 ];

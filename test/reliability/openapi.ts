@@ -93,6 +93,7 @@ export const kindBySegment: Record<string, IdKind> = {
   subscriptions: 'subscription',
   invoices: 'invoice',
   entitlements: 'entitlement',
+  disputes: 'dispute',
 };
 
 /** Which id kind a parameter (path or query filter) takes, by its name. */
@@ -113,6 +114,8 @@ export const kindByParam: Record<string, IdKind> = {
   invoiceId: 'invoice',
   entitlementId: 'entitlement',
   relatedId: 'payoutPage',
+  disputeId: 'dispute',
+  paymentPageId: 'paymentPage',
 };
 
 export function resolveSchema(document: OpenApiDocument, schema: Schema | undefined): Schema | undefined {

@@ -269,12 +269,19 @@ describe('canary PII, bank, wallet and card data through every flow', () => {
     const fraudPage = await ok(api('POST', '/v1/payment_pages?livemode=false', { amount: 3_333, currency: 'USD', clientReferenceId: 'exposure-fraud', customer: { referenceId: 'exposure-customer', email: canary.email } }), 'fraud page');
     const fraudPaid = await ok(api('POST', `/v1/test_helpers/payment_pages/${String(fraudPage.id)}/pay?livemode=false`, { cardNumber: canary.cards[2], expMonth: 1, expYear: 2030, cvc: canary.cvcs[2], cardholderName: canary.cardholderName }), 'fraud card');
     await ok(api('POST', '/v1/test_helpers/fraud_reports?livemode=false', { paymentId: fraudPaid.paymentId, fraudReason: canary.fraudReason }), 'fraud report');
+    // The dispute test card, paid by the canary cardholder: disputed a moment later, then lost.
+    const disputedPage = await ok(api('POST', '/v1/payment_pages?livemode=false', { amount: 2_222, currency: 'USD', clientReferenceId: 'exposure-dispute', customer: { referenceId: 'exposure-customer', email: canary.email } }), 'dispute page');
+    await ok(api('POST', `/v1/test_helpers/payment_pages/${String(disputedPage.id)}/pay?livemode=false`, { cardNumber: '4000000000000259', expMonth: 12, expYear: 2031, cvc: '482', cardholderName: canary.cardholderName }), 'dispute card');
+    await settle();
+    const disputes = (await ok(api('GET', `/v1/disputes?paymentPageId=${String(disputedPage.id)}&livemode=false`), 'disputes')).disputes as Array<{ id: string }>;
+    assert.equal(disputes.length, 1);
+    await ok(api('POST', `/v1/test_helpers/disputes/${disputes[0]?.id ?? ''}/close?livemode=false`, { outcome: 'LOST' }), 'dispute lost');
     await settle();
 
     // Every flow reached its end and its webhooks and e-mails went out.
     assert.ok(receiver.requests.length >= 8, `${receiver.requests.length} webhooks received`);
     assert.ok(smtp.received.length >= 3, `${smtp.received.length} e-mails received over SMTP`);
-    for (const type of ['PAYOUT_PAGE_UPDATED', 'PAYMENT_SUCCEEDED', 'FRAUD_REPORTED', 'ENTITLEMENT_CREATED']) {
+    for (const type of ['PAYOUT_PAGE_UPDATED', 'PAYMENT_SUCCEEDED', 'FRAUD_REPORTED', 'ENTITLEMENT_CREATED', 'DISPUTE_CREATED', 'DISPUTE_CLOSED']) {
       assert.ok(receiver.requests.some((request) => request.body.includes(type)), `a ${type} webhook was delivered`);
     }
   });

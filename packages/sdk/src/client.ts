@@ -3,6 +3,7 @@ import { pii } from './pii.ts';
 import {
   BalanceResource,
   Customers,
+  Disputes,
   KycReviews,
   Entitlements,
   Events,
@@ -33,6 +34,7 @@ export class Paysail {
   readonly payoutPages: PayoutPages;
   readonly paymentPages: PaymentPages;
   readonly fraudReports: FraudReports;
+  readonly disputes: Disputes;
   readonly subscriptions: Subscriptions;
   readonly entitlements: Entitlements;
   readonly events: Events;
@@ -51,6 +53,7 @@ export class Paysail {
     this.payoutPages = new PayoutPages(this.transport);
     this.paymentPages = new PaymentPages(this.transport);
     this.fraudReports = new FraudReports(this.transport);
+    this.disputes = new Disputes(this.transport);
     this.subscriptions = new Subscriptions(this.transport);
     this.entitlements = new Entitlements(this.transport);
     this.events = new Events(this.transport);

@@ -1,4 +1,4 @@
-import type { Event, FraudReport, OperationKey, Operations, WebhookDelivery } from './generated/openapi.ts';
+import type { Dispute, Event, FraudReport, OperationKey, Operations, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -170,6 +170,26 @@ export class Events extends Resource {
   }
 }
 
+/** `/v1/disputes`: chargebacks of card payments, newest first, cursor paging like events. */
+export class Disputes extends Resource {
+  list(query?: Query<'GET /v1/disputes'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/disputes', { query }, options);
+  }
+
+  /** Every matching dispute, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/disputes'> = {}, options?: RequestOptions): AsyncGenerator<Dispute, void, undefined> {
+    return paginate<Result<'GET /v1/disputes'>, Dispute, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.disputes, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.disputes.at(-1)?.id } : undefined }),
+    );
+  }
+
+  retrieve(disputeId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/disputes/{disputeId}', { pathParams: { disputeId } }, options);
+  }
+}
+
 /** `/v1/webhook_endpoints` (the secret is shown on create and rotate only). */
 export class WebhookEndpoints extends Resource {
   create(body: Body<'POST /v1/webhook_endpoints'>, options?: RequestOptions) {
@@ -240,6 +260,10 @@ export class TestHelpers {
   readonly fraudReports: {
     create: (body: Body<'POST /v1/test_helpers/fraud_reports'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/fraud_reports'>>;
   };
+  readonly disputes: {
+    /** The card network decides a sandbox dispute: WON returns the amount, LOST keeps it taken. */
+    close: (disputeId: string, body: Body<'POST /v1/test_helpers/disputes/{disputeId}/close'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/disputes/{disputeId}/close'>>;
+  };
   readonly balance: {
     fund: (body: Body<'POST /v1/test_helpers/balance/fund'>, options?: RequestOptions) => Promise<Result<'POST /v1/test_helpers/balance/fund'>>;
   };
@@ -258,6 +282,9 @@ export class TestHelpers {
     };
     this.fraudReports = {
       create: (body, options) => transport.call('POST /v1/test_helpers/fraud_reports', { body }, options),
+    };
+    this.disputes = {
+      close: (disputeId, body, options) => transport.call('POST /v1/test_helpers/disputes/{disputeId}/close', { pathParams: { disputeId }, body }, options),
     };
     this.balance = {
       fund: (body, options) => transport.call('POST /v1/test_helpers/balance/fund', { body }, options),

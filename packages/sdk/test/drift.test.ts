@@ -57,6 +57,9 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'POST /v1/payment_pages/{pageId}/expire': (client) => client.paymentPages.expire('page_1'),
   'POST /v1/test_helpers/payment_pages/{pageId}/pay': (client) =>
     client.testHelpers.paymentPages.pay('page_1', { cardNumber: '4242424242424242', expMonth: 1, expYear: 2040, cvc: '123', cardholderName: 'A' }),
+  'GET /v1/disputes': (client) => client.disputes.list({ paymentPageId: 'page_1', limit: 5 }),
+  'GET /v1/disputes/{disputeId}': (client) => client.disputes.retrieve('dp_1'),
+  'POST /v1/test_helpers/disputes/{disputeId}/close': (client) => client.testHelpers.disputes.close('dp_1', { outcome: 'WON' }),
   'GET /v1/fraud_reports': (client) => client.fraudReports.list({ pagination: { offset: 0, limit: 1 } }),
   'GET /v1/fraud_reports/{id}': (client) => client.fraudReports.retrieve('pay_1'),
   'POST /v1/test_helpers/fraud_reports': (client) => client.testHelpers.fraudReports.create({ paymentId: 'pay_1', fraudReason: 'x' }),

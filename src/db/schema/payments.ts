@@ -139,7 +139,7 @@ export const cardTokens = pgTable(
   (table) => [index('card_tokens_customer').on(table.customerId, table.createdAt), uniqueIndex('card_tokens_processor_token_unique').on(table.processor, table.processorToken)],
 );
 
-export const fraudReportSources = ['TEST_HELPER', 'SANDBOX_NETWORK', 'IMPORT'] as const;
+export const fraudReportSources = ['TEST_HELPER', 'SANDBOX_NETWORK', 'IMPORT', 'STRIPE_EARLY_FRAUD_WARNING'] as const;
 
 /**
  * Fraud reports (contract §10): one per card payment, so the payment id is the primary key (and the

@@ -8,6 +8,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import { lookupBin } from './bin-table.ts';
 import { cvcLengthFor, isCardExpired, isLuhnValid } from './cards.ts';
+import { createSandboxDisputes, scheduleSandboxDispute } from './sandbox-disputes.ts';
 import type { CardDescription, CardDetails, CardProcessor, CardScheme, ChargeResult, PaymentState, RefundState } from './types.ts';
 
 export const sandboxCardProcessorName = 'sandbox-card';
@@ -16,7 +17,7 @@ export const sandboxFraudSignalQueue = 'card-processor.sandbox-fraud-signal';
 export const sandboxFraudSignalDelayMs = 2000;
 
 /** What a test card does when charged (and, saved as a token, on every renewal). */
-export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string }; refundsFail?: true } | { outcome: 'decline'; declineReason: string };
+export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string }; refundsFail?: true; disputed?: true } | { outcome: 'decline'; declineReason: string };
 
 /**
  * The sandbox test cards (contract §9, docs/guides/sandbox.md). Any other Luhn-valid number
@@ -34,6 +35,8 @@ export const sandboxTestCards: Readonly<Record<string, CardBehaviour>> = {
   '4100000000000019': { outcome: 'succeed', fraudSignal: { fraudType: '6' } },
   // Succeeds; every refund of it fails (as Stripe's 4000000000005126).
   '4000000000005126': { outcome: 'succeed', refundsFail: true },
+  // Succeeds; the cardholder disputes it (fraudulent) a moment later (as Stripe's 4000000000000259).
+  '4000000000000259': { outcome: 'succeed', disputed: true },
 };
 
 /** A fraud signal as a card network sends it: keyed by its own transaction id. */
@@ -110,8 +113,10 @@ function networkTransactionIdFor(paymentId: string, scheme: CardScheme, now: Dat
  * card's description and test behaviour (never its number), and one per refund (`refund:<id>`,
  * settled `refundDelayMs` after it was made). It refuses live payments.
  */
-export function createSandboxCardProcessor(deps: { database: Database; clock: Clock; fraudSignalDelayMs?: number; refundDelayMs?: number }) {
+export function createSandboxCardProcessor(deps: { database: Database; clock: Clock; fraudSignalDelayMs?: number; refundDelayMs?: number; disputeDelayMs?: number }) {
   const { database, clock } = deps;
+  const disputeDelayMs = deps.disputeDelayMs ?? sandboxFraudSignalDelayMs;
+  const disputes = createSandboxDisputes({ database, clock, processorName: sandboxCardProcessorName });
   const refundDelayMs = deps.refundDelayMs ?? 0;
   const fraudSignalDelayMs = deps.fraudSignalDelayMs ?? sandboxFraudSignalDelayMs;
   const receivers: FraudSignalReceiver[] = [];
@@ -168,6 +173,9 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
           runAt: new Date(now.getTime() + fraudSignalDelayMs),
           dedupeKey: `${sandboxFraudSignalQueue}:${paymentId}`,
         });
+      }
+      if (result.status === 'SUCCEEDED' && behaviour.outcome === 'succeed' && behaviour.disputed) {
+        await scheduleSandboxDispute(tx, now, { paymentId, livemode, amount: record.amount, currency: record.currency }, disputeDelayMs);
       }
       return result;
     }));
@@ -303,6 +311,7 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
 
   return {
     ...processor,
+    ...disputes,
 
     /**
      * The sandbox's own hosted card form (sandbox mode only): confirms a payment made with

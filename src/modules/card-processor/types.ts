@@ -85,3 +85,26 @@ export interface CardProcessor {
   /** The refund made with our `refundId` (of our `paymentId`), or null when the processor never received it. */
   retrieveRefund(input: { refundId: string; livemode: boolean; paymentId?: string }): Promise<RefundState | null>;
 }
+
+export type ProcessorDisputeStatus = 'NEEDS_RESPONSE' | 'UNDER_REVIEW' | 'WON' | 'LOST';
+
+/**
+ * A dispute (chargeback) of one of our payments as the processor reports it now: the sandbox's
+ * dispute job and test helper, or Stripe's dispute fetched after its webhook. Applied by the
+ * disputes module, once per (`processor`, `processorReference`).
+ */
+export interface ProcessorDispute {
+  processor: string;
+  /** The processor's dispute id. */
+  processorReference: string;
+  /** Our payment id. */
+  paymentId: string;
+  livemode: boolean;
+  amount: number;
+  /** Upper case (`USD`). */
+  currency: string;
+  /** Upper snake case (`FRAUDULENT`, `PRODUCT_NOT_RECEIVED`, …). */
+  reason: string;
+  status: ProcessorDisputeStatus;
+  evidenceDueBy: Date | null;
+}

@@ -13,6 +13,8 @@ import { DashboardErrorPage } from './pages/errors.tsx';
 import { createCustomersPresenter } from './presenters/customers.ts';
 import { createDevelopersPresenter } from './presenters/developers.ts';
 import { createFraudReportsPresenter } from './presenters/fraud-reports.ts';
+import { createDisputesPresenter } from './presenters/disputes.ts';
+import { registerDisputeScreens } from './screens/disputes.tsx';
 import { createInboxPresenter } from './presenters/inbox.ts';
 import { createOverviewPresenter } from './presenters/overview.ts';
 import { createPaymentPagesPresenter } from './presenters/payment-pages.ts';
@@ -67,7 +69,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
   });
   const secureCookies = config.publicUrl.startsWith('https://');
 
-  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox'];
+  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox'];
   const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages });
   const presenters = {
     overview: createOverviewPresenter({ database, ledger: services.ledger }),
@@ -76,6 +78,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
     paymentPages,
     subscriptions: createSubscriptionsPresenter({ database, subscriptions: services.subscriptions }),
     fraudReports: createFraudReportsPresenter({ fraudReports: services.fraudReports, payments: paymentPages }),
+    disputes: createDisputesPresenter({ database }),
     developers: createDevelopersPresenter({ database }),
     webhooks: createWebhooksPresenter({ database, keyRing, webhooks: services.webhooks, events: services.events }),
     inbox: createInboxPresenter({ database, keyRing }),
@@ -169,9 +172,10 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
       registerCustomerScreens(signedIn, tools, presenters.customers, services.kyc.reviews);
       registerPayoutPageScreens(signedIn, tools, { presenter: presenters.payoutPages, payoutPages: services.payoutPages });
-      registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages });
+      registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages, disputes: presenters.disputes });
       registerSubscriptionScreens(signedIn, tools, { presenter: presenters.subscriptions, subscriptions: services.subscriptions, clock });
       registerFraudReportScreens(signedIn, tools, presenters.fraudReports);
+      registerDisputeScreens(signedIn, tools, presenters.disputes);
       registerKeyScreens(signedIn, tools, { merchants: services.merchants, presenter: presenters.developers });
       registerWebhookScreens(signedIn, tools, { presenter: presenters.webhooks, webhooks: services.webhooks });
       registerInboxScreens(signedIn, tools, { presenter: presenters.inbox, smtpConfigured: config.smtpUrl !== undefined });

@@ -22,6 +22,7 @@ export const guideEntries: readonly GuideEntry[] = [
   { slug: 'quickstart', summary: 'Start a server, create a customer and a payout page, read the result: ten minutes with curl.' },
   { slug: 'payout-pages', summary: 'Integrating hosted payout pages: flow, statuses and sub-statuses, release, the ledger.' },
   { slug: 'payment-pages', summary: 'Hosted card checkout: creating, paying in sandbox, expiring; card data handling.' },
+  { slug: 'disputes', summary: 'Chargebacks of card payments: statuses, ledger movements, events, the sandbox dispute card, Stripe.' },
   { slug: 'fraud-reports', summary: 'Early fraud signals from card networks: listing, filters, network file layouts, rates.' },
   { slug: 'entitlements', summary: 'Subscriptions from payment pages, renewals, and the entitlements query with its cursor.' },
   { slug: 'webhooks', summary: 'Endpoints, delivery and retries; verifying signatures in TypeScript or with a plain HMAC.' },

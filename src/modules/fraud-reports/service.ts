@@ -22,6 +22,18 @@ export type FraudReportRow = typeof fraudReports.$inferSelect;
 
 type PaymentLookup = Pick<PaymentsService, 'findPaymentsForFraud' | 'revealPaymentPii'>;
 
+/** An early fraud warning from the card processor, about one of our payments. */
+export interface ProcessorFraudWarning {
+  paymentId: string;
+  livemode: boolean;
+  /** Our scheme name of the card's network (`VISA`, …), from the processor's card brand. */
+  network: string;
+  fraudType: string;
+  fraudReason: string;
+  reportedAt: Date;
+  source: FraudReportRow['source'];
+}
+
 interface ReportFields {
   fraudAmountUsd: string;
   fraudReason: string;
@@ -200,6 +212,24 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
         },
         now,
       );
+    },
+
+    /**
+     * A card processor's early fraud warning on one of our payments (Stripe Radar): one report per
+     * payment, so a second warning changes nothing. Throws while the payment is not a settled
+     * successful one of `livemode`, so the job retries.
+     */
+    async recordProcessorWarning(warning: ProcessorFraudWarning): Promise<{ created: boolean }> {
+      return database.transaction(async (tx) => {
+        const now = clock.now();
+        const [candidate] = await payments.findPaymentsForFraud(tx, { paymentId: warning.paymentId });
+        if (!candidate || candidate.status !== 'SUCCEEDED' || candidate.livemode !== warning.livemode) {
+          throw new Error(`early fraud warning: payment ${warning.paymentId} is not a settled successful payment (yet)`);
+        }
+        const fields = { fraudAmountUsd: toUsdString(candidate.amount, candidate.currency), fraudReason: warning.fraudReason, fraudType: warning.fraudType, source: warning.source, importId: null, fraudIssueDate: warning.reportedAt };
+        const { created } = await insertReport(tx, { ...candidate, scheme: warning.network }, fields, now);
+        return { created };
+      });
     },
 
     /**

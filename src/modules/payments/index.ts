@@ -7,4 +7,4 @@ export { payinDetailsOf, validateCard, type ValidatedCard } from './card.ts';
 export { paymentAttemptResolveQueue } from './jobs.ts';
 export type { CardTokenRow, FraudCandidate, FraudCriteria, PaymentRow } from './repository.ts';
 export { CardPaymentBody, PayinDetails, type CardPaymentInput, type PayinDetailsResponse } from './schemas.ts';
-export { createStripeWebhooks, handledStripeEvents, stripeEventJob, stripeEventQueue, stripeProviderCheck } from './stripe-events.ts';
+export { createStripeWebhooks, handledStripeEvents, stripeEventJob, stripeEventQueue, stripeProviderCheck, type StripeEventRoute, type StripeObjectEventJob } from './stripe-events.ts';

@@ -11,6 +11,21 @@ export const stripeEventQueue = 'payments.stripe-event';
 /** The Stripe events Paysail acts on today (enable these on the endpoint); others are acknowledged and ignored. */
 export const handledStripeEvents = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled'] as const;
 
+/**
+ * Stripe events another module acts on (disputes, early fraud warnings): each is recorded on that
+ * module's queue with the id of the object it is about, which the module's job fetches from Stripe.
+ */
+export interface StripeEventRoute {
+  types: readonly string[];
+  queue: string;
+}
+
+export interface StripeObjectEventJob {
+  eventType: string;
+  /** The object the event is about (`du_…`, `issfr_…`); fetched from Stripe before anything is done. */
+  objectId: string;
+}
+
 export interface StripeEventJob {
   eventType: string;
   /** The PaymentIntent the event is about; fetched from Stripe before anything is done. */
@@ -22,7 +37,7 @@ export interface StripeEventJob {
  * (a bad signature answers 400 and records nothing), deduplicated on Stripe's event id (the jobs
  * inbox), handled in the `payments.stripe-event` job.
  */
-export function createStripeWebhooks(deps: { database: Database; clock: Clock; stripe: Stripe; webhookSecret: string }): ProviderWebhookHandler {
+export function createStripeWebhooks(deps: { database: Database; clock: Clock; stripe: Stripe; webhookSecret: string; routes?: readonly StripeEventRoute[] }): ProviderWebhookHandler {
   const handled: readonly string[] = handledStripeEvents;
   return {
     provider: 'stripe',
@@ -34,12 +49,18 @@ export function createStripeWebhooks(deps: { database: Database; clock: Clock; s
       } catch {
         throw wrongParameter('Stripe-Signature', 'must be a valid Stripe signature of this body made with the endpoint secret (STRIPE_WEBHOOK_SECRET), within the tolerance');
       }
-      if (!handled.includes(event.type)) {
+      const route = deps.routes?.find((candidate) => candidate.types.includes(event.type));
+      if (!handled.includes(event.type) && !route) {
         return;
       }
       const object = event.data.object;
-      const intentId = 'id' in object && typeof object.id === 'string' ? object.id : '';
-      const payload: StripeEventJob = { eventType: event.type, intentId };
+      const objectId = 'id' in object && typeof object.id === 'string' ? object.id : '';
+      if (route) {
+        const payload: StripeObjectEventJob = { eventType: event.type, objectId };
+        await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue: route.queue, payload });
+        return;
+      }
+      const payload: StripeEventJob = { eventType: event.type, intentId: objectId };
       await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue: stripeEventQueue, payload });
     },
   };

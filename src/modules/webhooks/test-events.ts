@@ -33,6 +33,7 @@ export const testObjectIds = {
   subscription: testObjectId('sub_'),
   invoice: testObjectId('inv_'),
   entitlement: testObjectId('ent_'),
+  dispute: testObjectId('dp_'),
 } as const;
 
 /** References of the examples: they say what they are wherever a receiver logs them. */
@@ -81,6 +82,21 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
         idempotencyKey: `${ids.subscription}-${startPeriod}-${endPeriod}`,
       };
     }
+    case 'DISPUTE_CREATED':
+    case 'DISPUTE_CLOSED':
+      return {
+        id: ids.dispute,
+        paymentPageId: ids.paymentPage,
+        paymentId: ids.payment,
+        amount: 2500,
+        currency: 'USD',
+        reason: 'FRAUDULENT',
+        status: type === 'DISPUTE_CREATED' ? 'NEEDS_RESPONSE' : 'LOST',
+        evidenceDueBy: now + 7 * dayMs,
+        createdAt: now - (type === 'DISPUTE_CREATED' ? 0 : 3 * dayMs),
+        livemode: context.livemode,
+        clientReferenceId: testClientReferenceId,
+      };
     case 'PAYOUT_PAGE_UPDATED':
       return {
         id: ids.payoutPage,

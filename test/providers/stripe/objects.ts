@@ -21,6 +21,8 @@ export const stripeTestCards: Readonly<Record<string, TestCard>> = {
   '4000000000009995': { number: '4000000000009995', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'insufficient_funds' },
   '4000000000003220': { number: '4000000000003220', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'three_d_secure' },
   '4000002760003184': { number: '4000002760003184', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'authentication_required_off_session' },
+  // Succeeds; Stripe then disputes it (the test drives that with `replica.dispute`).
+  '4000000000000259': { number: '4000000000000259', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
 };
 
 export function customerObject(id: string, created: number, metadata: Stripe.Metadata): Stripe.Customer {
@@ -193,5 +195,72 @@ export function refundObject(input: { id: string; amount: number; currency: stri
     status: input.status,
     transfer_reversal: null,
     ...(input.status === 'failed' ? { failure_reason: 'declined' as const } : {}),
+  };
+}
+
+/** A dispute (chargeback) of a charge, after Stripe's published `dispute` fixture. */
+export function disputeObject(input: { id: string; amount: number; currency: string; created: number; chargeId: string; intentId: string; reason: string; status: Stripe.Dispute.Status; dueBy: number | null; brand: string }): Stripe.Dispute {
+  return {
+    id: input.id,
+    object: 'dispute',
+    amount: input.amount,
+    balance_transactions: [],
+    charge: input.chargeId,
+    created: input.created,
+    currency: input.currency,
+    enhanced_eligibility_types: [],
+    evidence: {
+      access_activity_log: null,
+      billing_address: null,
+      cancellation_policy: null,
+      cancellation_policy_disclosure: null,
+      cancellation_rebuttal: null,
+      customer_communication: null,
+      customer_email_address: null,
+      customer_name: null,
+      customer_purchase_ip: null,
+      customer_signature: null,
+      duplicate_charge_documentation: null,
+      duplicate_charge_explanation: null,
+      duplicate_charge_id: null,
+      enhanced_evidence: {},
+      product_description: null,
+      receipt: null,
+      refund_policy: null,
+      refund_policy_disclosure: null,
+      refund_refusal_explanation: null,
+      service_date: null,
+      service_documentation: null,
+      shipping_address: null,
+      shipping_carrier: null,
+      shipping_date: null,
+      shipping_documentation: null,
+      shipping_tracking_number: null,
+      uncategorized_file: null,
+      uncategorized_text: null,
+    },
+    evidence_details: { due_by: input.dueBy, enhanced_eligibility: {}, has_evidence: false, past_due: false, submission_count: 0, submission_method: 'not_submitted' },
+    intended_submission_method: null,
+    is_charge_refundable: false,
+    livemode: false,
+    metadata: {},
+    payment_intent: input.intentId,
+    payment_method_details: { type: 'card', card: { brand: input.brand, case_type: 'chargeback', network: input.brand, network_reason_code: '10.4' } },
+    reason: input.reason,
+    status: input.status,
+  };
+}
+
+/** A Radar early fraud warning on a charge, after Stripe's published `radar.early_fraud_warning` fixture. */
+export function earlyFraudWarningObject(input: { id: string; created: number; chargeId: string; intentId: string; fraudType: string }): Stripe.Radar.EarlyFraudWarning {
+  return {
+    id: input.id,
+    object: 'radar.early_fraud_warning',
+    actionable: true,
+    charge: input.chargeId,
+    created: input.created,
+    fraud_type: input.fraudType,
+    livemode: false,
+    payment_intent: input.intentId,
   };
 }

@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
-import type Stripe from 'stripe';
-import { chargeObject, customerObject, paymentIntentObject, refundObject, stripeTestCards, type TestCard } from './objects.ts';
+import Stripe from 'stripe';
+import { chargeObject, customerObject, disputeObject, earlyFraudWarningObject, paymentIntentObject, refundObject, stripeTestCards, type TestCard } from './objects.ts';
 
 /**
  * A replica of the Stripe API for exactly the calls the adapter makes (customers, PaymentIntents:
- * create, retrieve, search by metadata, cancel; refunds: create, list), speaking Stripe's wire
+ * create, retrieve, search by metadata, cancel; refunds: create, list; disputes and Radar early fraud
+ * warnings: retrieve), speaking Stripe's wire
  * format (form-encoded requests, JSON objects, error envelopes, `Idempotency-Key` replays) on
  * loopback. Objects move through their documented states. The test drives the customer's side
  * (`confirm`, as the Payment Element would) and can make the replica lose answers or fail.
@@ -48,6 +49,15 @@ export interface StripeReplica {
   readonly requests: Array<{ method: string; path: string; idempotencyKey: string | undefined }>;
   readonly intents: Map<string, IntentState>;
   readonly refunds: Map<string, Stripe.Refund>;
+  readonly disputes: Map<string, Stripe.Dispute>;
+  /** The cardholder disputes the intent's successful charge (Stripe opens it `needs_response`, or `status`). */
+  dispute(intentId: string, options?: { reason?: string; status?: Stripe.Dispute.Status }): Stripe.Dispute;
+  /** The dispute moves on at Stripe (`under_review`, `won`, `lost`, …). */
+  setDisputeStatus(disputeId: string, status: Stripe.Dispute.Status): Stripe.Dispute;
+  /** The issuer sends an early fraud warning on the intent's charge. */
+  earlyFraudWarning(intentId: string, fraudType: string): Stripe.Radar.EarlyFraudWarning;
+  /** A webhook event about `object`, as Stripe sends it: the JSON body and its `Stripe-Signature` made with `secret` (the package's own helper). */
+  signedEvent(type: string, object: Stripe.Dispute | Stripe.Radar.EarlyFraudWarning | Stripe.PaymentIntent, secret: string, options?: { id?: string; timestamp?: number }): { id: string; payload: string; signature: string };
   /** The next `count` requests whose path starts with `pathPrefix` are processed but their answers are lost (the connection drops). */
   loseAnswers(pathPrefix: string, count: number): void;
   /** The customer confirms in the Payment Element with a Stripe test card; `passChallenge` answers a 3-D Secure challenge. */
@@ -67,6 +77,9 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
   const intents = new Map<string, IntentState>();
   const customers = new Map<string, Stripe.Customer>();
   const refunds = new Map<string, Stripe.Refund>();
+  const disputes = new Map<string, Stripe.Dispute>();
+  const warnings = new Map<string, Stripe.Radar.EarlyFraudWarning>();
+  const signer = new Stripe('sk_test_replica_signer');
   const paymentMethodCards = new Map<string, TestCard>();
   const idempotent = new Map<string, { status: number; body: string }>();
   const requests: StripeReplica['requests'] = [];
@@ -103,6 +116,15 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       declineCode === null
         ? { ...intent, status: 'succeeded', amount_received: intent.amount, payment_method: paymentMethod, latest_charge: chargeId, last_payment_error: null }
         : { ...intent, status: 'requires_payment_method', payment_method: null, latest_charge: chargeId, last_payment_error: { type: 'card_error', code: declineCode === 'authentication_failure' ? 'payment_intent_authentication_failure' : 'card_declined', decline_code: declineCode } };
+  }
+
+  /** The intent's successful charge (disputes and warnings are about charges). */
+  function succeededCharge(intentId: string): { state: IntentState; charge: Stripe.Charge } {
+    const state = intents.get(intentId);
+    if (!state || state.intent.status !== 'succeeded' || !state.charge) {
+      throw new Error(`replica: intent ${intentId} has no successful charge`);
+    }
+    return { state, charge: state.charge };
   }
 
   function error(status: number, type: string, message: string, extra: Record<string, string> = {}): { status: number; body: unknown } {
@@ -185,6 +207,33 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       const list: Stripe.ApiList<Stripe.Refund> = { object: 'list', url: '/v1/refunds', has_more: false, data };
       return { status: 200, body: list };
     }
+    const disputePath = /^\/v1\/disputes\/(du_[0-9a-f]+)$/.exec(path);
+    if (method === 'GET' && disputePath) {
+      const dispute = disputes.get(disputePath[1] ?? '');
+      if (!dispute) {
+        return error(404, 'invalid_request_error', `No such dispute: '${disputePath[1]}'`, { code: 'resource_missing' });
+      }
+      const expand = query.getAll('expand[]').concat(query.getAll('expand[0]'));
+      const intentId = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : '';
+      return { status: 200, body: expand.includes('payment_intent') ? { ...dispute, payment_intent: intents.get(intentId)?.intent ?? null } : dispute };
+    }
+    const warningPath = /^\/v1\/radar\/early_fraud_warnings\/(issfr_[0-9a-f]+)$/.exec(path);
+    if (method === 'GET' && warningPath) {
+      const warning = warnings.get(warningPath[1] ?? '');
+      if (!warning) {
+        return error(404, 'invalid_request_error', `No such early fraud warning: '${warningPath[1]}'`, { code: 'resource_missing' });
+      }
+      const expand = query.getAll('expand[]').concat(query.getAll('expand[0]'), query.getAll('expand[1]'));
+      const state = intents.get(typeof warning.payment_intent === 'string' ? warning.payment_intent : '');
+      return {
+        status: 200,
+        body: {
+          ...warning,
+          ...(expand.includes('charge') && state?.charge ? { charge: state.charge } : {}),
+          ...(expand.includes('payment_intent') && state ? { payment_intent: state.intent } : {}),
+        },
+      };
+    }
     if (method === 'GET' && path === '/v1/balance') {
       const balance: Stripe.Balance = { object: 'balance', available: [{ amount: 0, currency: 'usd' }], livemode: false, pending: [{ amount: 0, currency: 'usd' }] };
       return { status: 200, body: balance };
@@ -229,6 +278,48 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
     requests,
     intents,
     refunds,
+    disputes,
+    dispute(intentId, disputeOptions = {}) {
+      const { state, charge } = succeededCharge(intentId);
+      const created = now();
+      const dispute = disputeObject({
+        id: newId('du'),
+        amount: state.intent.amount,
+        currency: state.intent.currency,
+        created,
+        chargeId: charge.id,
+        intentId,
+        reason: disputeOptions.reason ?? 'fraudulent',
+        status: disputeOptions.status ?? 'needs_response',
+        dueBy: created + 7 * 24 * 60 * 60,
+        brand: charge.payment_method_details?.card?.brand ?? 'visa',
+      });
+      disputes.set(dispute.id, dispute);
+      state.charge = { ...charge, disputed: true };
+      return dispute;
+    },
+    setDisputeStatus(disputeId, status) {
+      const dispute = disputes.get(disputeId);
+      if (!dispute) {
+        throw new Error(`replica: unknown dispute ${disputeId}`);
+      }
+      const updated: Stripe.Dispute = { ...dispute, status };
+      disputes.set(disputeId, updated);
+      return updated;
+    },
+    earlyFraudWarning(intentId, fraudType) {
+      const { charge } = succeededCharge(intentId);
+      const warning = earlyFraudWarningObject({ id: newId('issfr'), created: now(), chargeId: charge.id, intentId, fraudType });
+      warnings.set(warning.id, warning);
+      return warning;
+    },
+    signedEvent(type, object, secret, eventOptions = {}) {
+      const id = eventOptions.id ?? newId('evt');
+      const event = { id, object: 'event', api_version: '2025-01-01', created: now(), data: { object }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type };
+      const payload = JSON.stringify(event);
+      const signature = signer.webhooks.generateTestHeaderString({ payload, secret, ...(eventOptions.timestamp !== undefined ? { timestamp: eventOptions.timestamp } : {}) });
+      return { id, payload, signature };
+    },
     loseAnswers(pathPrefix, count) {
       losses.push({ pathPrefix, remaining: count });
     },

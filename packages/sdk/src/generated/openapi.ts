@@ -110,8 +110,8 @@ export interface PayoutPage {
 export interface Event {
   /** evt_… (also the `webhook-id` of its deliveries) */
   id: string;
-  /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED. */
-  type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED";
+  /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED. */
+  type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
   /** Epoch milliseconds. */
   createdAt: number;
   livemode: boolean;
@@ -260,6 +260,28 @@ export interface FraudReport {
   network: string;
   /** The network's own fraud type code (Visa TC40, Mastercard SAFE); null for test helper reports (added) */
   fraudType: string | null;
+}
+
+export interface Dispute {
+  /** dp_… */
+  id: string;
+  /** The payment page the disputed payment paid; null for a renewal charged without a page. */
+  paymentPageId: string | null;
+  /** pay_… (the disputed card payment; its fraud report, if any, has this id). */
+  paymentId: string;
+  /** Disputed amount in minor units; taken from the available balance in `currency` when the dispute opens, returned when it is won. */
+  amount: number;
+  /** The payment's currency. */
+  currency: string;
+  /** The card network's dispute category, upper snake case: FRAUDULENT, PRODUCT_NOT_RECEIVED, DUPLICATE, SUBSCRIPTION_CANCELED, GENERAL, … */
+  reason: string;
+  /** NEEDS_RESPONSE (answer with evidence by `evidenceDueBy`, at the processor), UNDER_REVIEW (evidence given, the issuer decides), WON (the money came back), LOST (final). */
+  status: "NEEDS_RESPONSE" | "UNDER_REVIEW" | "WON" | "LOST";
+  /** Epoch milliseconds: last moment to submit evidence; null when the processor gives none. */
+  evidenceDueBy: number | null;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  livemode: boolean;
 }
 
 export interface KycReviewItem {
@@ -554,8 +576,8 @@ export interface Operations {
       limit?: number;
       /** The `nextCursor` of the previous page, or the id of the last event seen. */
       startingAfter?: string;
-      /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED. */
-      type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED";
+      /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED. */
+      type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
       /** Only this mode; omitted: both modes. */
       livemode?: boolean;
     };
@@ -615,8 +637,8 @@ export interface Operations {
     body: {
       /** http or https; https in live mode. Redirects are not followed. */
       url: string;
-      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED), or ["*"] for all, including types added later. Default ["*"]. */
-      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "*">;
+      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
+      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
       description?: string;
     };
     result: WebhookEndpointWithSecret;
@@ -641,8 +663,8 @@ export interface Operations {
     body: {
       /** http or https; https in live mode. Redirects are not followed. */
       url?: string;
-      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED), or ["*"] for all, including types added later. Default ["*"]. */
-      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "*">;
+      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
+      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
       description?: string | null;
       /** ENABLED re-enables an endpoint that was disabled (by you, a 410 answer, or 5 days of failures). */
       status?: "ENABLED" | "DISABLED";
@@ -683,8 +705,8 @@ export interface Operations {
       livemode?: boolean;
     };
     body: {
-      /** The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED). */
-      eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED";
+      /** The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED). */
+      eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
     };
     result: {
       event: Event;
@@ -857,6 +879,51 @@ export interface Operations {
     result: {
       checkoutFraudReport: FraudReport;
     };
+  };
+  /** List disputes */
+  "GET /v1/disputes": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Only the disputes of this payment page (page_…); an unknown page answers 404. */
+      paymentPageId?: string;
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page, or the id of the last dispute seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+    };
+    body: undefined;
+    result: {
+      /** Newest first. */
+      disputes: Dispute[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
+  /** Read a dispute */
+  "GET /v1/disputes/{disputeId}": {
+    pathParams: { disputeId: string };
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: undefined;
+    result: Dispute;
+  };
+  /** Decide a sandbox dispute */
+  "POST /v1/test_helpers/disputes/{disputeId}/close": {
+    pathParams: { disputeId: string };
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: {
+      /** WON returns the disputed amount to the balance; LOST keeps it taken. */
+      outcome: "WON" | "LOST";
+    };
+    result: Dispute;
   };
   /** Read a subscription */
   "GET /v1/subscriptions/{subscriptionId}": {
@@ -1160,6 +1227,9 @@ export const operations = {
   "GET /v1/fraud_reports": { method: "GET", path: "/v1/fraud_reports", pathParams: [], query: ["livemode","pagination[offset]","pagination[limit]","filters[checkoutPaymentId]","filters[fraudIssueDateRange][start]","filters[fraudIssueDateRange][end]"], body: "none", envelope: true },
   "GET /v1/fraud_reports/{id}": { method: "GET", path: "/v1/fraud_reports/{id}", pathParams: ["id"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/fraud_reports": { method: "POST", path: "/v1/test_helpers/fraud_reports", pathParams: [], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/disputes": { method: "GET", path: "/v1/disputes", pathParams: [], query: ["paymentPageId","limit","startingAfter","livemode"], body: "none", envelope: true },
+  "GET /v1/disputes/{disputeId}": { method: "GET", path: "/v1/disputes/{disputeId}", pathParams: ["disputeId"], query: ["livemode"], body: "none", envelope: true },
+  "POST /v1/test_helpers/disputes/{disputeId}/close": { method: "POST", path: "/v1/test_helpers/disputes/{disputeId}/close", pathParams: ["disputeId"], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/subscriptions/{subscriptionId}": { method: "GET", path: "/v1/subscriptions/{subscriptionId}", pathParams: ["subscriptionId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/subscriptions/{subscriptionId}/cancel": { method: "POST", path: "/v1/subscriptions/{subscriptionId}/cancel", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/test_helpers/subscriptions/{subscriptionId}/renew": { method: "POST", path: "/v1/test_helpers/subscriptions/{subscriptionId}/renew", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },

@@ -43,6 +43,10 @@ const toneOf: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = {
   PENDING: 'warn',
   PROCESSING: 'warn',
   queued: 'warn',
+  NEEDS_RESPONSE: 'warn',
+  UNDER_REVIEW: 'warn',
+  WON: 'good',
+  LOST: 'bad',
 };
 
 export function Badge(props: { value: string }) {

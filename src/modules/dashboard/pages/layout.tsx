@@ -11,6 +11,7 @@ export type Section =
   | 'subscriptions'
   | 'entitlements'
   | 'fraud-reports'
+  | 'disputes'
   | 'api-keys'
   | 'webhooks'
   | 'events'
@@ -26,6 +27,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   subscriptions: 'Subscriptions',
   entitlements: 'Entitlements',
   'fraud-reports': 'Fraud reports',
+  disputes: 'Disputes',
   'api-keys': 'API keys',
   webhooks: 'Webhooks',
   events: 'Events',
@@ -93,6 +95,7 @@ form.inline button, .toolbar button, .toolbar .button { width: auto; margin: 0.2
 .table-wrap table { min-width: 36rem; }
 th { font-size: 0.85rem; color: var(--muted); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, .nowrap { white-space: nowrap; }
 .badge.good { background: #d1fae5; color: #065f46; }
 .badge.bad { background: #fee2e2; color: #991b1b; }
 .badge.warn { background: #fef3c7; color: #78350f; }

@@ -4,6 +4,8 @@ import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { DisputeRowView } from '../presenters/disputes.ts';
+import { DisputesTable } from './disputes.tsx';
 
 export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; result: PageOf<PaymentPageRowView> }) {
   const { frame, result } = props;
@@ -63,6 +65,14 @@ export function AttemptsTable(props: { frame: Frame; attempts: PaymentAttemptVie
           <td>
             <code>{attempt.id}</code>
             {attempt.kind === 'RENEWAL' ? <span class="muted"> (renewal)</span> : null}
+            {attempt.processorUrl ? (
+              <>
+                <br />
+                <a href={attempt.processorUrl} rel="noopener noreferrer" target="_blank" aria-label={`Payment ${attempt.processorReference ?? ''} on Stripe's dashboard (opens in a new tab)`}>
+                  <code>{attempt.processorReference}</code>
+                </a>
+              </>
+            ) : null}
           </td>
           <td>
             <Badge value={attempt.status} />
@@ -82,7 +92,7 @@ export function AttemptsTable(props: { frame: Frame; attempts: PaymentAttemptVie
   );
 }
 
-export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPageDetailView; notice?: string | undefined; error?: string | undefined; fraudReports: boolean; subscriptions: boolean }) {
+export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPageDetailView; disputes: DisputeRowView[]; notice?: string | undefined; error?: string | undefined; fraudReports: boolean; subscriptions: boolean }) {
   const { frame } = props;
   const { page, attempts } = props.detail;
   return (
@@ -177,6 +187,12 @@ export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPage
       ) : (
         <AttemptsTable frame={frame} attempts={attempts} fraudReports={props.fraudReports} />
       )}
+      {props.disputes.length > 0 ? (
+        <>
+          <h2 id="disputes">Disputes</h2>
+          <DisputesTable frame={frame} disputes={props.disputes} showPage={false} />
+        </>
+      ) : null}
     </DashboardPage>
   );
 }

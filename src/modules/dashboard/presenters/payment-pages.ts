@@ -5,6 +5,7 @@ import type { Merchant } from '../../merchants/service.ts';
 import type { PaymentPagesService } from '../../payment-pages/service.ts';
 import type { PaymentPageResponse } from '../../payment-pages/schemas.ts';
 import { readPage, type PageOf } from './pagination.ts';
+import { stripeDashboardUrl } from './provider-links.ts';
 
 export interface PaymentPageRowView {
   id: string;
@@ -28,6 +29,9 @@ export interface PaymentAttemptView {
   createdAt: Date;
   decidedAt: Date | null;
   hasFraudReport: boolean;
+  /** The processor's id of the payment, with its page on the processor's dashboard (Stripe) when it has one. */
+  processorReference: string | null;
+  processorUrl: string | null;
 }
 
 export interface PaymentPageDetailView {
@@ -65,6 +69,8 @@ export function createPaymentPagesPresenter(deps: { database: Database; paymentP
       createdAt: payment.createdAt,
       decidedAt: payment.decidedAt,
       hasFraudReport: fraudReportId !== null,
+      processorReference: payment.processorReference,
+      processorUrl: stripeDashboardUrl(payment.processor, 'payments', payment.processorReference, payment.livemode),
     }));
   }
 

@@ -4,9 +4,10 @@ import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parsePaymentPageStatus, type PaymentPagesPresenter } from '../presenters/payment-pages.ts';
+import type { DisputesPresenter } from '../presenters/disputes.ts';
 import { PaymentPageDetailPage, PaymentPagesPage } from '../pages/payment-pages.tsx';
 
-export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PaymentPagesPresenter; paymentPages: PaymentPagesService }): void {
+export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PaymentPagesPresenter; paymentPages: PaymentPagesService; disputes: DisputesPresenter }): void {
   const { presenter } = deps;
 
   web.get('/:mode/payment-pages', async (request, reply) => {
@@ -19,8 +20,9 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
   web.get('/:mode/payment-pages/:pageId', async (request, reply) => {
     const view = screen(tools, request, reply);
     const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'pageId'));
+    const disputes = await deps.disputes.forPage(view.session.merchant.id, view.livemode, detail.page.id);
     return view.page((frame) =>
-      PaymentPageDetailPage({ frame, detail, ...noticeOf(request), fraudReports: tools.sections.includes('fraud-reports'), subscriptions: tools.sections.includes('subscriptions') }),
+      PaymentPageDetailPage({ frame, detail, disputes, ...noticeOf(request), fraudReports: tools.sections.includes('fraud-reports'), subscriptions: tools.sections.includes('subscriptions') }),
     );
   });
 
