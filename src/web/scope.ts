@@ -6,13 +6,15 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Api } from '../http/types.ts';
 import { toAppError } from '../http/core.ts';
 import { isExpected } from '../http/errors.ts';
-import { createCsrf, createNonce, setPageSecurityHeaders, type Csrf } from './security.ts';
+import { createCsrf, createNonce, setPageSecurityHeaders, type Csrf, type ProviderSources } from './security.ts';
 import { ErrorPage } from './error-page.tsx';
 
 export interface RenderOptions {
   status?: number;
   /** Origins forms on this page may post or redirect to (the merchant's return URLs). */
   formActions?: readonly string[];
+  /** A provider's browser fields on this page (Stripe.js): the only third-party origins its CSP allows. */
+  providerSources?: ProviderSources;
 }
 
 export interface WebTools {
@@ -23,7 +25,7 @@ export interface WebTools {
 
 export async function renderHtml(reply: FastifyReply, page: (nonce: string) => JSX.Element, options: RenderOptions = {}): Promise<FastifyReply> {
   const nonce = createNonce();
-  setPageSecurityHeaders(reply, nonce, options.formActions);
+  setPageSecurityHeaders(reply, nonce, options.formActions, options.providerSources);
   const html = `<!doctype html>${String(await page(nonce).toString())}`;
   return reply
     .code(options.status ?? 200)

@@ -14,9 +14,23 @@ export function createNonce(): string {
  * comes from us; forms post only to us (and to `formActions`, e.g. the merchant's return URLs,
  * because browsers apply form-action to redirects after a POST too).
  */
-export function contentSecurityPolicy(nonce: string, formActions: readonly string[] = []): string {
-  return policyFor(`'nonce-${nonce}'`, formActions);
+export function contentSecurityPolicy(nonce: string, formActions: readonly string[] = [], provider: ProviderSources = noProviderSources): string {
+  return policyFor(`'nonce-${nonce}'`, formActions, [], provider);
 }
+
+/**
+ * Origins a page embedding a provider's browser fields must reach (Stripe.js: its script, its
+ * frames, its API), added to exactly the directives that need them.
+ */
+export interface ProviderSources {
+  readonly script: readonly string[];
+  readonly frame: readonly string[];
+  readonly connect: readonly string[];
+}
+
+const noProviderSources: ProviderSources = { script: [], frame: [], connect: [] };
+
+const withSources = (base: string, sources: readonly string[]) => [base, ...sources].join(' ');
 
 /**
  * The same policy for pages made of static files that cannot carry a per-response nonce (the API
@@ -25,14 +39,15 @@ export function contentSecurityPolicy(nonce: string, formActions: readonly strin
  */
 export const staticPageContentSecurityPolicy = policyFor("'self'", [], ["font-src 'self' data:"]);
 
-function policyFor(scriptAndStyleSource: string, formActions: readonly string[], extra: readonly string[] = []): string {
+function policyFor(scriptAndStyleSource: string, formActions: readonly string[], extra: readonly string[] = [], provider: ProviderSources = noProviderSources): string {
   return [
     "default-src 'none'",
-    `script-src ${scriptAndStyleSource}`,
+    `script-src ${withSources(scriptAndStyleSource, provider.script)}`,
     `style-src ${scriptAndStyleSource}`,
     "img-src 'self' data:",
     ...extra,
-    "connect-src 'self'",
+    ...(provider.frame.length > 0 ? [`frame-src ${provider.frame.join(' ')}`] : []),
+    `connect-src ${withSources("'self'", provider.connect)}`,
     `form-action 'self'${formActions.map((origin) => ` ${origin}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -46,8 +61,8 @@ export function setFrameHeaders(reply: FastifyReply): void {
   reply.header('Referrer-Policy', 'no-referrer');
 }
 
-export function setPageSecurityHeaders(reply: FastifyReply, nonce: string, formActions: readonly string[] = []): void {
-  reply.header('Content-Security-Policy', contentSecurityPolicy(nonce, formActions));
+export function setPageSecurityHeaders(reply: FastifyReply, nonce: string, formActions: readonly string[] = [], provider?: ProviderSources): void {
+  reply.header('Content-Security-Policy', contentSecurityPolicy(nonce, formActions, provider));
   setFrameHeaders(reply);
   reply.header('Cache-Control', 'no-store');
 }

@@ -20,6 +20,9 @@ export const stripeTestCards: Readonly<Record<string, TestCard>> = {
   '4000000000000002': { number: '4000000000000002', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'decline' },
   '4000000000009995': { number: '4000000000009995', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'insufficient_funds' },
   '4000000000003220': { number: '4000000000003220', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'three_d_secure' },
+  '378282246310005': { number: '378282246310005', brand: 'amex', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  '371449635398431': { number: '371449635398431', brand: 'amex', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  '6011000990139424': { number: '6011000990139424', brand: 'discover', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
   '4000002760003184': { number: '4000002760003184', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'authentication_required_off_session' },
 };
 
