@@ -167,11 +167,12 @@ function standInScript(origin: string): string {
         if (data.type === 'error') { window.removeEventListener('message', listen); resolve({ error: data.error }); return; }
         if (data.type === 'challenge') {
           overlay = document.createElement('div');
-          overlay.setAttribute('style', 'position:fixed;inset:0;background:rgba(0,0,0,.5);display:flex;align-items:center;justify-content:center;z-index:2147483647');
+          // Styles through the CSSOM, as Stripe.js sets them: a page's CSP without 'unsafe-inline' allows it.
+          Object.assign(overlay.style, { position: 'fixed', inset: '0', background: 'rgba(0,0,0,.5)', display: 'flex', alignItems: 'center', justifyContent: 'center', zIndex: '2147483647' });
           var frame = document.createElement('iframe');
           frame.title = '3D Secure challenge';
           frame.src = origin + data.url;
-          frame.setAttribute('style', 'width:min(400px,92vw);height:320px;border:0;border-radius:8px;background:#fff');
+          Object.assign(frame.style, { width: 'min(400px, 92vw)', height: '320px', border: '0', borderRadius: '8px', background: '#fff' });
           overlay.appendChild(frame);
           document.body.appendChild(overlay);
           return;

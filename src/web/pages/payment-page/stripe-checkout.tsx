@@ -36,6 +36,8 @@ const styles = `
 #payment-element { min-height: 196px; }
 #payment-element .loading { color: var(--muted); margin: 0; padding: 4.5rem 0; text-align: center; }
 #payment-message { margin: 0.75rem 0 0; }
+#form-problem { margin-bottom: 1rem; }
+#form-problem p { margin: 0; }
 button[disabled] { opacity: 0.6; cursor: progress; }
 .secure { font-size: 0.9rem; color: var(--muted); margin: 1rem 0 0; display: flex; gap: 0.5rem; align-items: flex-start; }
 .secure svg { flex: none; margin-top: 0.2rem; }
