@@ -19,6 +19,7 @@ import { liveProcessorMissingMessage } from '../card-processor/router.ts';
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { createCheckoutSessions } from './checkout.ts';
+import { openRenewalPage, renewalPageStatus } from './renewal-page.ts';
 import { customerEmailOf, emailLocation, pageResponse, reencryptPageEmails, type PageView, type PaymentPageRow } from './view.ts';
 import type { CardPaymentInput, PaymentPageCreateInput, PaymentPageResponse } from './schemas.ts';
 
@@ -366,6 +367,13 @@ export function createPaymentPagesService(deps: {
         },
       };
     },
+    /** Pages where a customer pays a renewal on-session (the subscriptions module opens and follows them). */
+    renewalPages: {
+      open: (tx: Executor, input: Parameters<typeof openRenewalPage>[2], now: Date) => openRenewalPage(tx, { keyRing, publicUrl, expireQueue: paymentPageExpireQueue }, input, now),
+      statusOf: renewalPageStatus,
+      urlOf: (pageId: string) => `${publicUrl}/payment-page/${pageId}`,
+    },
+
     /** Key-ring rotation of the pages' customer e-mails. */
     reencryptAll: (options: ReencryptOptions = {}) => reencryptPageEmails(database, keyRing, options),
   };

@@ -88,7 +88,7 @@ function toInvoiceResponse(row: InvoiceRow): InvoiceResponse {
   };
 }
 
-export function toSubscriptionResponse(row: SubscriptionRow, latestInvoice: InvoiceRow | null): SubscriptionResponse {
+export function toSubscriptionResponse(row: SubscriptionRow, latestInvoice: InvoiceRow | null, renewalPaymentUrl: string | null = null): SubscriptionResponse {
   return {
     id: row.id,
     status: row.status,
@@ -109,6 +109,7 @@ export function toSubscriptionResponse(row: SubscriptionRow, latestInvoice: Invo
     failedRenewalAttempts: row.failedRenewalAttempts,
     ...(row.nextRenewalAttemptAt ? { nextRenewalAttemptAt: row.nextRenewalAttemptAt.getTime() } : {}),
     ...(row.lastDeclineReason ? { lastDeclineReason: row.lastDeclineReason } : {}),
+    ...(row.renewalPageId ? { renewalPaymentPageId: row.renewalPageId, ...(renewalPaymentUrl ? { renewalPaymentUrl } : {}) } : {}),
     ...(latestInvoice ? { latestInvoice: toInvoiceResponse(latestInvoice) } : {}),
     createdAt: row.createdAt.getTime(),
     updatedAt: row.updatedAt.getTime(),
@@ -121,7 +122,21 @@ export interface SubscriptionsDependencies {
   entitlements: EntitlementsService;
   /** Renewals charge the saved card through it (the payments module). */
   savedCards: SavedCards;
+  /** Pages for a renewal the customer must confirm on-session (the payment pages module); without it, authentication_required is retried like any decline. */
+  renewalPages?: RenewalPages;
 }
+
+/** Renewal pages, as the payment pages module opens them (see RenewalPages in its index). */
+export interface RenewalPages {
+  open(tx: Executor, input: { subscriptionId: string; subscriptionPageId: string; amount: number; currency: string; periodEnd: Date; expiresAt: Date }, now: Date): Promise<{ pageId: string; url: string }>;
+  statusOf(executor: Executor, pageId: string): Promise<'CREATED' | 'PAID' | 'EXPIRED' | null>;
+  urlOf(pageId: string): string;
+}
+
+/** The decline that sends the customer to a renewal page instead of more off-session retries. */
+export const authenticationRequiredReason = 'authentication_required';
+/** How often a subscription waiting for its renewal page looks at it again. */
+const renewalPagePollMs = 15 * 60_000;
 
 /**
  * Subscriptions: started by a paid payment page (`startFromPayment`, the payment pages' onPaid
@@ -142,7 +157,7 @@ export interface SubscriptionsDependencies {
  * the embedded database (one session) is never blocked by it.
  */
 export function createSubscriptionsService(deps: SubscriptionsDependencies) {
-  const { database, clock, entitlements, savedCards } = deps;
+  const { database, clock, entitlements, savedCards, renewalPages } = deps;
 
   function scoped(merchantId: string, livemode: boolean | undefined, subscriptionId: string): SQL {
     const conditions = [eq(subscriptions.merchantId, merchantId), eq(subscriptions.id, subscriptionId)];
@@ -158,7 +173,7 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
   }
 
   async function respond(executor: Executor, row: SubscriptionRow): Promise<SubscriptionResponse> {
-    return toSubscriptionResponse(row, await latestInvoice(executor, row.id));
+    return toSubscriptionResponse(row, await latestInvoice(executor, row.id), row.renewalPageId && renewalPages ? renewalPages.urlOf(row.renewalPageId) : null);
   }
 
   async function findScoped(executor: Executor, merchantId: string, livemode: boolean | undefined, subscriptionId: string): Promise<SubscriptionRow> {
@@ -223,7 +238,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     );
   }
 
-  async function recordSuccess(tx: Executor, current: SubscriptionRow, paymentId: string, now: Date): Promise<RenewalOutcome> {
+  /** A paid renewal: the next period, its invoice and entitlement; `cardTokenId`, when the customer paid on a renewal page with a newly saved card, becomes the card renewals charge. */
+  async function recordSuccess(tx: Executor, current: SubscriptionRow, paymentId: string, now: Date, cardTokenId: string | null = null): Promise<RenewalOutcome> {
     const next = nextPeriod(
       { anchorAt: current.anchorAt, anchorPeriodIndex: current.anchorPeriodIndex, interval: current.interval, intervalCount: current.intervalCount },
       current.currentPeriodEnd,
@@ -244,6 +260,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
         pendingRenewalPaymentId: null,
         nextRenewalAttemptAt: null,
         lastDeclineReason: null,
+        renewalPageId: null,
+        ...(cardTokenId ? { cardTokenId } : {}),
         updatedAt: now,
       })
       .where(eq(subscriptions.id, current.id));
@@ -253,6 +271,9 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
 
   async function recordDecline(tx: Executor, current: SubscriptionRow, declineReason: string, now: Date): Promise<RenewalOutcome> {
     const failed = current.failedRenewalAttempts + 1;
+    if (declineReason === authenticationRequiredReason && renewalPages && !current.cancelAtPeriodEnd) {
+      return awaitRenewalPage(tx, current, failed, now);
+    }
     const retryDelay = renewalRetryDelaysMs[failed - 1];
     if (retryDelay === undefined || current.cancelAtPeriodEnd) {
       await tx
@@ -268,6 +289,49 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
       .where(eq(subscriptions.id, current.id));
     await enqueueRenewal(tx, current.id, current.currentPeriodEnd, now, retryAt, failed);
     return { kind: 'declined', status: 'PAST_DUE' };
+  }
+
+  /**
+   * The issuer wants the customer to authenticate: off-session retries would fail the same way, so
+   * the customer gets a renewal page (open until the last retry would have run, at least a day)
+   * and the subscription is PAST_DUE until it is paid (the renewal) or expires (CANCELED).
+   */
+  async function awaitRenewalPage(tx: Executor, current: SubscriptionRow, failed: number, now: Date): Promise<RenewalOutcome> {
+    if (!renewalPages) {
+      throw new Error('renewal pages are not available');
+    }
+    const lastRetryMs = renewalRetryDelaysMs[renewalRetryDelaysMs.length - 1] ?? dayMs;
+    const expiresAt = new Date(Math.max(current.currentPeriodEnd.getTime() + lastRetryMs, now.getTime() + dayMs));
+    const page = current.renewalPageId ? { pageId: current.renewalPageId } : await renewalPages.open(tx, { subscriptionId: current.id, subscriptionPageId: current.pageId, amount: current.amount, currency: current.currency, periodEnd: current.currentPeriodEnd, expiresAt }, now);
+    await tx
+      .update(subscriptions)
+      .set({ status: 'PAST_DUE', failedRenewalAttempts: failed, pendingRenewalPaymentId: null, nextRenewalAttemptAt: null, lastDeclineReason: authenticationRequiredReason, renewalPageId: page.pageId, updatedAt: now })
+      .where(eq(subscriptions.id, current.id));
+    await enqueueRenewal(tx, current.id, current.currentPeriodEnd, now, expiresAt, failed);
+    return { kind: 'declined', status: 'PAST_DUE' };
+  }
+
+  /**
+   * A subscription waiting for its renewal page: paid → the page's settlement already renewed it
+   * (stale); still open → look again later; expired unpaid → CANCELED for non-payment.
+   */
+  async function followRenewalPage(subscription: SubscriptionRow, pageId: string, periodEnd: Date, options: { transaction: RunInTransaction }): Promise<RenewalOutcome> {
+    const status = renewalPages ? await renewalPages.statusOf(database.db, pageId) : null;
+    const now = clock.now();
+    if (status === 'CREATED') {
+      return { kind: 'wait', until: new Date(now.getTime() + renewalPagePollMs) };
+    }
+    if (status === 'PAID') {
+      return { kind: 'stale' };
+    }
+    return options.transaction(async (tx) => {
+      const ended = await tx
+        .update(subscriptions)
+        .set({ status: 'CANCELED', endedAt: now, nextRenewalAttemptAt: null, updatedAt: now })
+        .where(and(eq(subscriptions.id, subscription.id), eq(subscriptions.currentPeriodEnd, periodEnd), eq(subscriptions.renewalPageId, pageId), eq(subscriptions.status, 'PAST_DUE')))
+        .returning({ id: subscriptions.id });
+      return ended.length === 1 ? { kind: 'declined', status: 'CANCELED' } : { kind: 'stale' };
+    });
   }
 
   /**
@@ -288,6 +352,11 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
       return { kind: 'wait', until: retryAt };
     }
     const samePeriod = and(eq(subscriptions.id, subscriptionId), eq(subscriptions.currentPeriodEnd, periodEnd), inArray(subscriptions.status, ['ACTIVE', 'PAST_DUE']));
+
+    if (subscription.renewalPageId !== null && subscription.pendingRenewalPaymentId === null) {
+      // The customer pays this renewal on its page; no off-session charge while it is open.
+      return followRenewalPage(subscription, subscription.renewalPageId, periodEnd, options);
+    }
 
     if (subscription.pendingRenewalPaymentId === null && subscription.cancelAtPeriodEnd) {
       return options.transaction(async (tx) => {
@@ -349,6 +418,14 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     async startFromPayment(tx: Executor, paid: PaidPayment, now: Date): Promise<{ subscriptionId: string } | undefined> {
       if (!paid.subscription) {
         return undefined;
+      }
+      // A renewal page paid: that subscription's overdue renewal, not a new subscription.
+      const [renewing] = await tx.select().from(subscriptions).where(eq(subscriptions.renewalPageId, paid.pageId)).for('update');
+      if (renewing) {
+        if (renewing.status === 'PAST_DUE' && renewing.pendingRenewalPaymentId === null) {
+          await recordSuccess(tx, renewing, paid.paymentId, now, paid.cardTokenId);
+        }
+        return { subscriptionId: renewing.id };
       }
       const { productId, interval, intervalCount } = paid.subscription;
       const period = periodAt(paid.paidAt, interval, intervalCount, 0);
@@ -412,7 +489,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
         if (current.cancelAtPeriodEnd) {
           return respond(tx, current);
         }
-        const endsNow = current.status === 'PAST_DUE' && current.pendingRenewalPaymentId === null;
+        // A renewal page still open decides first, like a charge in flight: paid → ends after the paid period; expired → ends then.
+        const endsNow = current.status === 'PAST_DUE' && current.pendingRenewalPaymentId === null && current.renewalPageId === null;
         const [updated] = await tx
           .update(subscriptions)
           .set(

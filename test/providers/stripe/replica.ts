@@ -102,7 +102,7 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
   /** Moves an intent after a confirmation with `card` (on-session, or off-session for renewals). */
   function settle(state: IntentState, card: TestCard, paymentMethod: string, offSession: boolean, passChallenge: boolean): void {
     const { intent } = state;
-    const needsAuthentication = card.behaviour === 'three_d_secure' || (offSession && card.behaviour === 'authentication_required_off_session');
+    const needsAuthentication = card.behaviour === 'three_d_secure' || (!offSession && card.behaviour === 'three_d_secure_setup') || (offSession && card.behaviour === 'authentication_required_off_session');
     if (needsAuthentication && offSession) {
       state.intent = { ...intent, status: 'requires_payment_method', payment_method: paymentMethod, last_payment_error: { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required' } };
       return;

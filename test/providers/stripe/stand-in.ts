@@ -258,7 +258,7 @@ export function createStripeBrowserSide(deps: Dependencies): BrowserSide {
         send(response, 400, 'application/json', JSON.stringify({ error: { type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message: `This PaymentIntent's status is ${intent.status}.` } }));
         return;
       }
-      if (testCard.behaviour === 'three_d_secure') {
+      if (testCard.behaviour === 'three_d_secure' || testCard.behaviour === 'three_d_secure_setup') {
         deps.requireAction(intentId, number);
         challenges.set(intentId, number);
         send(response, 200, 'application/json', JSON.stringify(deps.intents.get(intentId)?.intent));
