@@ -99,7 +99,7 @@ export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { 
       return renderProcessorFields(reply, loaded, stripe, state.problem, status);
     }
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
-    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable }), options);
+    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM' }), options);
   }
 
   /**

@@ -61,6 +61,8 @@ function checkoutScript(config: { publishableKey: string; clientSecret: string; 
   var form = document.getElementById('payment-form');
   var button = document.getElementById('pay');
   var message = document.getElementById('payment-message');
+  // Shown only with JavaScript: without it the page explains why it cannot take a card.
+  form.hidden = false;
   function show(text) { message.textContent = text; message.hidden = false; message.focus(); }
   if (typeof window.Stripe !== 'function') {
     show('The secure card fields could not be loaded. Check your connection and reload this page.');
@@ -127,7 +129,7 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
             <p>Your card details are entered in the secure fields of Stripe, our payment processor, which need JavaScript. Turn JavaScript on and reload this page; nothing has been charged.</p>
           </div>
         </noscript>
-        <form id="payment-form">
+        <form id="payment-form" hidden>
           <div id="payment-element">
             <p class="loading">Loading secure card fields…</p>
           </div>
