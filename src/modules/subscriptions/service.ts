@@ -8,7 +8,12 @@ import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/service.ts';
 import type { EntitlementsService } from '../entitlements/service.ts';
 import { nextPeriod, periodAt, type Interval } from './periods.ts';
-import type { InvoiceResponse, SubscriptionResponse } from './schemas.ts';
+import type { SubscriptionResponse } from './schemas.ts';
+import { authenticationRequiredReason, createRenewalPageFlow, type RenewalPages } from './renewal-pages.ts';
+import { toSubscriptionResponse } from './view.ts';
+
+export { toSubscriptionResponse } from './view.ts';
+export { authenticationRequiredReason, type RenewalPages } from './renewal-pages.ts';
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -74,48 +79,6 @@ export function renewalDedupeKey(subscriptionId: string, periodEnd: Date, retry 
   return retry === 0 ? base : `${base}:retry-${retry}`;
 }
 
-function toInvoiceResponse(row: InvoiceRow): InvoiceResponse {
-  return {
-    id: row.id,
-    status: row.status,
-    amount: row.amount,
-    currency: row.currency,
-    paymentId: row.paymentId,
-    periodStart: row.periodStart.getTime(),
-    periodEnd: row.periodEnd.getTime(),
-    paidAt: row.paidAt.getTime(),
-    createdAt: row.createdAt.getTime(),
-  };
-}
-
-export function toSubscriptionResponse(row: SubscriptionRow, latestInvoice: InvoiceRow | null, renewalPaymentUrl: string | null = null): SubscriptionResponse {
-  return {
-    id: row.id,
-    status: row.status,
-    merchantId: row.merchantId,
-    livemode: row.livemode,
-    customerId: row.customerId,
-    productId: row.productId,
-    pageId: row.pageId,
-    interval: row.interval,
-    intervalCount: row.intervalCount,
-    amount: row.amount,
-    currency: row.currency,
-    currentPeriodStart: row.currentPeriodStart.getTime(),
-    currentPeriodEnd: row.currentPeriodEnd.getTime(),
-    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
-    ...(row.canceledAt ? { canceledAt: row.canceledAt.getTime() } : {}),
-    ...(row.endedAt ? { endedAt: row.endedAt.getTime() } : {}),
-    failedRenewalAttempts: row.failedRenewalAttempts,
-    ...(row.nextRenewalAttemptAt ? { nextRenewalAttemptAt: row.nextRenewalAttemptAt.getTime() } : {}),
-    ...(row.lastDeclineReason ? { lastDeclineReason: row.lastDeclineReason } : {}),
-    ...(row.renewalPageId ? { renewalPaymentPageId: row.renewalPageId, ...(renewalPaymentUrl ? { renewalPaymentUrl } : {}) } : {}),
-    ...(latestInvoice ? { latestInvoice: toInvoiceResponse(latestInvoice) } : {}),
-    createdAt: row.createdAt.getTime(),
-    updatedAt: row.updatedAt.getTime(),
-  };
-}
-
 export interface SubscriptionsDependencies {
   database: Database;
   clock: Clock;
@@ -125,18 +88,6 @@ export interface SubscriptionsDependencies {
   /** Pages for a renewal the customer must confirm on-session (the payment pages module); without it, authentication_required is retried like any decline. */
   renewalPages?: RenewalPages;
 }
-
-/** Renewal pages, as the payment pages module opens them (see RenewalPages in its index). */
-export interface RenewalPages {
-  open(tx: Executor, input: { subscriptionId: string; subscriptionPageId: string; amount: number; currency: string; periodEnd: Date; expiresAt: Date }, now: Date): Promise<{ pageId: string; url: string }>;
-  statusOf(executor: Executor, pageId: string): Promise<'CREATED' | 'PAID' | 'EXPIRED' | null>;
-  urlOf(pageId: string): string;
-}
-
-/** The decline that sends the customer to a renewal page instead of more off-session retries. */
-export const authenticationRequiredReason = 'authentication_required';
-/** How often a subscription waiting for its renewal page looks at it again. */
-const renewalPagePollMs = 15 * 60_000;
 
 /**
  * Subscriptions: started by a paid payment page (`startFromPayment`, the payment pages' onPaid
@@ -291,48 +242,7 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     return { kind: 'declined', status: 'PAST_DUE' };
   }
 
-  /**
-   * The issuer wants the customer to authenticate: off-session retries would fail the same way, so
-   * the customer gets a renewal page (open until the last retry would have run, at least a day)
-   * and the subscription is PAST_DUE until it is paid (the renewal) or expires (CANCELED).
-   */
-  async function awaitRenewalPage(tx: Executor, current: SubscriptionRow, failed: number, now: Date): Promise<RenewalOutcome> {
-    if (!renewalPages) {
-      throw new Error('renewal pages are not available');
-    }
-    const lastRetryMs = renewalRetryDelaysMs[renewalRetryDelaysMs.length - 1] ?? dayMs;
-    const expiresAt = new Date(Math.max(current.currentPeriodEnd.getTime() + lastRetryMs, now.getTime() + dayMs));
-    const page = current.renewalPageId ? { pageId: current.renewalPageId } : await renewalPages.open(tx, { subscriptionId: current.id, subscriptionPageId: current.pageId, amount: current.amount, currency: current.currency, periodEnd: current.currentPeriodEnd, expiresAt }, now);
-    await tx
-      .update(subscriptions)
-      .set({ status: 'PAST_DUE', failedRenewalAttempts: failed, pendingRenewalPaymentId: null, nextRenewalAttemptAt: null, lastDeclineReason: authenticationRequiredReason, renewalPageId: page.pageId, updatedAt: now })
-      .where(eq(subscriptions.id, current.id));
-    await enqueueRenewal(tx, current.id, current.currentPeriodEnd, now, expiresAt, failed);
-    return { kind: 'declined', status: 'PAST_DUE' };
-  }
-
-  /**
-   * A subscription waiting for its renewal page: paid → the page's settlement already renewed it
-   * (stale); still open → look again later; expired unpaid → CANCELED for non-payment.
-   */
-  async function followRenewalPage(subscription: SubscriptionRow, pageId: string, periodEnd: Date, options: { transaction: RunInTransaction }): Promise<RenewalOutcome> {
-    const status = renewalPages ? await renewalPages.statusOf(database.db, pageId) : null;
-    const now = clock.now();
-    if (status === 'CREATED') {
-      return { kind: 'wait', until: new Date(now.getTime() + renewalPagePollMs) };
-    }
-    if (status === 'PAID') {
-      return { kind: 'stale' };
-    }
-    return options.transaction(async (tx) => {
-      const ended = await tx
-        .update(subscriptions)
-        .set({ status: 'CANCELED', endedAt: now, nextRenewalAttemptAt: null, updatedAt: now })
-        .where(and(eq(subscriptions.id, subscription.id), eq(subscriptions.currentPeriodEnd, periodEnd), eq(subscriptions.renewalPageId, pageId), eq(subscriptions.status, 'PAST_DUE')))
-        .returning({ id: subscriptions.id });
-      return ended.length === 1 ? { kind: 'declined', status: 'CANCELED' } : { kind: 'stale' };
-    });
-  }
+  const { awaitRenewalPage, followRenewalPage } = createRenewalPageFlow({ database, clock, renewalPages, enqueueRenewal, lastRetryDelayMs: renewalRetryDelaysMs[renewalRetryDelaysMs.length - 1] });
 
   /**
    * Renews the subscription whose current period ends at `periodEnd`, if it still does. `force`
