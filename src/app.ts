@@ -201,7 +201,12 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   // Hosted checkout: /payment-page/<id> (HTML, CSRF, strict CSP).
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
-    registerPaymentPageWebRoutes(web, tools, { paymentPages: services.paymentPages, merchants: services.merchants, clock: platform.clock }),
+    registerPaymentPageWebRoutes(web, tools, {
+      paymentPages: services.paymentPages,
+      merchants: services.merchants,
+      clock: platform.clock,
+      stripe: config.stripe ? { publishableKey: config.stripe.publishableKey, jsUrl: config.stripe.jsUrl } : null,
+    }),
   );
 
   // Hosted payout page: /payout-page/<id> (HTML, e-mailed access code, CSRF, strict CSP).

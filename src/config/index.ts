@@ -62,6 +62,23 @@ export interface StripeConfig {
   readonly webhookSecret: string;
   /** Stripe's API base (a replica in tests). */
   readonly apiUrl: string;
+  /** Where the hosted checkout loads Stripe.js from (Stripe's own URL; a stand-in in tests): its origin is the only one the page's CSP allows for Stripe. */
+  readonly jsUrl: string;
+}
+
+export const stripeJsDefaultUrl = 'https://js.stripe.com/v3/';
+
+/** STRIPE_JS_URL: https (plain http only on this machine, for tests), no credentials. */
+function readStripeJsUrl(env: Env): string {
+  const raw = readUrl(env, 'STRIPE_JS_URL', ['https:', 'http:']) ?? stripeJsDefaultUrl;
+  const url = new URL(raw);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ''))) {
+    throw new ConfigError('STRIPE_JS_URL', 'must use https: (plain http: only for a loopback address)');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigError('STRIPE_JS_URL', 'must not carry credentials');
+  }
+  return url.href;
 }
 
 export interface IncreaseConfig {
@@ -192,7 +209,7 @@ function readStripe(env: Env): StripeConfig | undefined {
   if (!/^whsec_[A-Za-z0-9_]+$/.test(webhookSecret)) {
     throw new ConfigError('STRIPE_WEBHOOK_SECRET', "must be the webhook endpoint's signing secret (whsec_…)");
   }
-  return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com' };
+  return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com', jsUrl: readStripeJsUrl(env) };
 }
 
 /** INCREASE_API_KEY turns the Increase rail on; the account and the webhook secret are then required. */
@@ -338,6 +355,7 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'STRIPE_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Live Stripe publishable key (`pk_live_…`), used by the hosted checkout in the browser.' },
   { name: 'STRIPE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Signing secret (`whsec_…`) of the Stripe webhook endpoint `PUBLIC_URL/providers/stripe/webhooks`.' },
   { name: 'STRIPE_API_URL', fallback: 'https://api.stripe.com', meaning: "Stripe's API base; change only to reach Stripe through a proxy (tests point it at a replica)." },
+  { name: 'STRIPE_JS_URL', fallback: stripeJsDefaultUrl, meaning: "Where the hosted checkout loads Stripe.js from; keep Stripe's own URL (tests point it at a stand-in). The checkout's CSP allows this origin only (Stripe's documented origins for the default)." },
   { name: 'PAYOUT_RECONCILE_AFTER_MS', fallback: '900000', meaning: 'Payouts handed to a rail this long ago without a final answer are looked up again (and the reconciliation runs this often).' },
   { name: 'INCREASE_API_KEY', fallback: '(unset)', meaning: 'Increase API key: live bank payouts (ACH) through Increase. With it, INCREASE_ACCOUNT_ID and INCREASE_WEBHOOK_SECRET are required.' },
   { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },

@@ -50,6 +50,8 @@ export interface LayoutProps {
   styles?: string;
   /** Inline script (rendered with the nonce); pages must work without it. */
   script?: string;
+  /** A provider's script loaded before `script` (its origin must be in the page's CSP), e.g. Stripe.js. */
+  externalScript?: string;
   wide?: boolean;
   /** Set on pages that refresh themselves without JavaScript (status views). */
   refreshSeconds?: number;
@@ -71,6 +73,7 @@ export function Layout(props: LayoutProps) {
       <body>
         <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
         <footer>Secured by Paysail</footer>
+        {props.externalScript ? <script nonce={props.nonce} src={props.externalScript} /> : null}
         {props.script ? <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(props.script) }} /> : null}
       </body>
     </html>

@@ -37,6 +37,8 @@ export interface SubscriptionBody {
   failedRenewalAttempts: number;
   nextRenewalAttemptAt?: number;
   lastDeclineReason?: string;
+  renewalPaymentPageId?: string;
+  renewalPaymentUrl?: string;
   latestInvoice?: InvoiceBody;
   createdAt: number;
   updatedAt: number;

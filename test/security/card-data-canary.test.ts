@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { cardBody, createPage, payPage } from '../helpers/payment-pages.ts';
 import { queryRows } from '../../src/db/client.ts';
+import { startStripeReplica, type StripeReplica } from '../providers/stripe/replica.ts';
 
 /**
  * Canary: distinctive card numbers and CVCs go through every path that takes a card (test helper,
@@ -13,7 +14,7 @@ import { queryRows } from '../../src/db/client.ts';
 const canaries = {
   numbers: ['371449635398431', '378282246310005', '4000000000009995', '4100000000000019', '6011000990139424'],
   spaced: ['3782 8224 6310 005', '6011 0009 9013 9424'],
-  cvcs: ['7193', '8264', '5931', '6402', '739', '418'],
+  cvcs: ['7193', '8264', '5931', '6402', '739', '418', '9157'],
 };
 
 /** A CVC counts as leaked when it stands alone (quoted, a field or a value), not inside ids or timestamps. */
@@ -24,12 +25,18 @@ function containsCvc(text: string, cvc: string): boolean {
 describe('card data never reaches the database or the logs', () => {
   let context: TestContext;
   let merchant: TestMerchant;
+  let replica: StripeReplica;
 
   before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant();
+    // Live mode through Stripe too: the card goes to Stripe's fields (the replica), never to Paysail.
+    replica = await startStripeReplica({ secretKey: 'sk_live_canary' });
+    context = await createTestContext({ env: { STRIPE_SECRET_KEY: 'sk_live_canary', STRIPE_PUBLISHABLE_KEY: 'pk_live_canary', STRIPE_WEBHOOK_SECRET: 'whsec_canary', STRIPE_API_URL: replica.url, STRIPE_JS_URL: replica.browser.jsUrl } });
+    merchant = await context.createMerchant({ live: true });
   });
-  after(async () => context.close());
+  after(async () => {
+    await context.close();
+    await replica.close();
+  });
 
   test('pay through every path with canary cards', async () => {
     // Test helper, success with a saved card (subscription), with an Idempotency-Key (stored answer).
@@ -91,6 +98,27 @@ describe('card data never reaches the database or the logs', () => {
     const renewal = await context.platform.services.payments.chargeSavedCard({ merchantId: merchant.id, livemode: false, cardTokenId: call.id, amount: 1111, currency: 'USD' });
     assert.equal(renewal.status, 'SUCCEEDED');
     await context.drainJobs();
+
+    // Live, through Stripe's fields: the page hands out a client secret; the card is confirmed at
+    // Stripe (as the Payment Element's frame does, on Stripe's origin); Stripe's return URL settles.
+    // The browser test (test/e2e/stripe-checkout.e2e.test.ts) types it into the stand-in's frame.
+    const livePage = await createPage(context, merchant, { amount: 5555 }, '?livemode=true');
+    const checkout = await context.app.inject({ method: 'GET', url: `/payment-page/${livePage.id}` });
+    assert.equal(checkout.statusCode, 200);
+    const clientSecret = /"clientSecret":"([^"]+)"/.exec(checkout.body)?.[1] ?? '';
+    const intentId = clientSecret.split('_secret_')[0] ?? '';
+    const confirmed = await fetch(`${replica.url}/v1/payment_intents/${intentId}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: 'pk_live_canary', client_secret: clientSecret, 'payment_method_data[type]': 'card', 'payment_method_data[card][number]': '378282246310005', 'payment_method_data[card][exp_month]': '12', 'payment_method_data[card][exp_year]': '34', 'payment_method_data[card][cvc]': '9157' }).toString(),
+    });
+    assert.equal(confirmed.status, 200, await confirmed.clone().text());
+    const returned = await context.app.inject({ method: 'GET', url: `/payment-page/${livePage.id}/complete?payment_intent=${intentId}&payment_intent_client_secret=${clientSecret}&redirect_status=succeeded` });
+    assert.equal(returned.statusCode, 303);
+    const live = json<{ data: { status: string; payinDetails?: { last4: string } } }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${livePage.id}?livemode=true`, apiKey: merchant.apiKey })).data;
+    assert.equal(live.status, 'PAID');
+    assert.equal(live.payinDetails?.last4, '0005');
+    assert.ok(replica.browser.received.some((entry) => entry.body.includes('378282246310005')), 'the number went to Stripe');
   });
 
   test('no table holds a canary card number or CVC (every table, every column, via information_schema)', async () => {

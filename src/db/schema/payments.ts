@@ -95,6 +95,8 @@ export const payments = pgTable(
     expYear: integer('exp_year').notNull(),
     cardholderNameCiphertext: text('cardholder_name_ciphertext'),
     cardTokenId: text('card_token_id'),
+    /** The session keeps the card for renewals (its page starts a subscription): the processor's create is repeated with exactly these parameters. */
+    saveCard: boolean('save_card').notNull().default(false),
     declineReason: text('decline_reason'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),

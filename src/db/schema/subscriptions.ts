@@ -54,6 +54,12 @@ export const subscriptions = pgTable(
     pendingRenewalPaymentId: text('pending_renewal_payment_id'),
     nextRenewalAttemptAt: timestamptz('next_renewal_attempt_at'),
     lastDeclineReason: text('last_decline_reason'),
+    /**
+     * While PAST_DUE because the issuer asked for authentication: the payment page (page_…) where
+     * the customer pays the overdue renewal on-session (3-D Secure). Off-session retries stop; the
+     * subscription ends when this page expires unpaid.
+     */
+    renewalPageId: text('renewal_page_id'),
     cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
     canceledAt: timestamptz('canceled_at'),
     endedAt: timestamptz('ended_at'),
@@ -64,6 +70,7 @@ export const subscriptions = pgTable(
     uniqueIndex('subscriptions_page_unique').on(table.pageId),
     index('subscriptions_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id),
     index('subscriptions_customer').on(table.customerId),
+    uniqueIndex('subscriptions_renewal_page_unique').on(table.renewalPageId),
   ],
 );
 

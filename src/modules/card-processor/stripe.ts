@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { withPlainErrors } from '../providers/index.ts';
-import type { CardDescription, CardProcessor, CardScheme, CardType, ChargeResult, PaymentState, RefundState } from './types.ts';
+import type { CardDescription, CardProcessor, CardScheme, CardType, ChargeResult, PaymentLookup, PaymentState, RefundState } from './types.ts';
 
 export const stripeProcessorName = 'stripe';
 /** Our payment id on every PaymentIntent (the reference a lost answer is looked up by). */
@@ -92,7 +92,8 @@ function declineReasonOf(intent: Stripe.PaymentIntent): string {
 export function paymentStateOf(intent: Stripe.PaymentIntent): PaymentState {
   const state = stripeIntentStates[intent.status];
   if (state === 'PENDING') {
-    return { status: 'PENDING', processorReference: intent.id };
+    // Still open; a decline or failed 3-D Secure try leaves it waiting for another card.
+    return intent.last_payment_error ? { status: 'PENDING', processorReference: intent.id, declineReason: declineReasonOf(intent) } : { status: 'PENDING', processorReference: intent.id };
   }
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
   const card = charge?.payment_method_details?.card ? describeStripeCard(charge.payment_method_details.card) : null;
@@ -140,10 +141,25 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
     return intent;
   }
 
+  /**
+   * The intent by the id Stripe gave us (authoritative), else by search on our payment id, whose
+   * "not found" only means "not indexed yet" (search lags up to a minute): UNKNOWN, never absent.
+   */
+  async function lookUpIntent(paymentId: string, processorReference: string | null | undefined): Promise<Stripe.PaymentIntent | 'UNKNOWN'> {
+    if (processorReference) {
+      return stripe.paymentIntents.retrieve(processorReference, { expand });
+    }
+    return (await findIntent(paymentId)) ?? 'UNKNOWN';
+  }
+
   return withPlainErrors('stripe', {
     name: stripeProcessorName,
 
     async createPayment(input) {
+      if (input.processorReference) {
+        const existing = await stripe.paymentIntents.retrieve(input.processorReference);
+        return { processorReference: existing.id, clientSecret: existing.client_secret };
+      }
       let customer: string | undefined;
       if (input.saveCard) {
         // A saved card belongs to a Stripe customer (no PII sent: only our payment id).
@@ -164,25 +180,30 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
       return { processorReference: intent.id, clientSecret: intent.client_secret };
     },
 
-    async retrievePayment(input) {
-      const intent = input.processorReference ? await stripe.paymentIntents.retrieve(input.processorReference, { expand }) : await findIntent(input.paymentId);
-      return intent ? paymentStateOf(intent) : null;
+    async retrievePayment(input): Promise<PaymentLookup> {
+      const intent = await lookUpIntent(input.paymentId, input.processorReference);
+      return intent === 'UNKNOWN' ? { status: 'UNKNOWN' } : paymentStateOf(intent);
     },
 
     async cancelPayment(input) {
-      const intent = await requireIntent(input.paymentId);
-      if (stripeIntentStates[intent.status] === 'PENDING') {
-        try {
-          await stripe.paymentIntents.cancel(intent.id, {}, { idempotencyKey: idempotencyKey('cancel', input.paymentId) });
-        } catch (error) {
-          // It completed meanwhile (Stripe refuses to cancel a succeeded intent): read what it is.
-          if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) {
-            throw error;
-          }
+      const intent = await lookUpIntent(input.paymentId, input.processorReference);
+      if (intent === 'UNKNOWN') {
+        return { status: 'UNKNOWN' };
+      }
+      if (stripeIntentStates[intent.status] !== 'PENDING') {
+        return paymentStateOf(intent);
+      }
+      try {
+        // The key names the state we canceled from: a refusal Stripe stored under one key (the
+        // intent was processing) must not answer a later cancel once processing has ended.
+        await stripe.paymentIntents.cancel(intent.id, {}, { idempotencyKey: idempotencyKey('cancel', `${input.paymentId}:${intent.status}`) });
+      } catch (error) {
+        // Refused (it succeeded or started processing meanwhile): what it is now decides, never a guess.
+        if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) {
+          throw error;
         }
       }
-      const state = paymentStateOf(await stripe.paymentIntents.retrieve(intent.id, { expand }));
-      return state.status === 'PENDING' ? { status: 'DECLINED', declineReason: 'canceled', card: null } : state;
+      return paymentStateOf(await stripe.paymentIntents.retrieve(intent.id, { expand }));
     },
 
     async chargeSaved(input): Promise<ChargeResult> {

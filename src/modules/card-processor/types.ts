@@ -43,8 +43,19 @@ export type ChargeResult =
     }
   | { status: 'DECLINED'; declineReason: string; card: CardDescription | null };
 
-/** Where a processor's payment stands: settled, or still waiting for the customer (confirmation, 3-D Secure) or the processor. */
-export type PaymentState = ChargeResult | { status: 'PENDING'; processorReference: string };
+/**
+ * Where a processor's payment stands: settled, or still open — waiting for the customer
+ * (confirmation, 3-D Secure, another card after a decline: `declineReason` names the last failed
+ * try) or for the processor itself.
+ */
+export type PaymentState = ChargeResult | { status: 'PENDING'; processorReference: string; declineReason?: string | null };
+
+/**
+ * A lookup by our payment id: the payment's state; null when the processor says for certain it
+ * never received it; UNKNOWN when the answer is not authoritative (Stripe's search lags up to a
+ * minute behind its writes): nothing may be concluded, ask again later.
+ */
+export type PaymentLookup = PaymentState | { status: 'UNKNOWN' } | null;
 
 export interface PaymentSessionInput {
   /** Our payment id: the processor's idempotency key and the reference it is retrieved by. */
@@ -69,15 +80,24 @@ export type RefundState =
 
 export interface CardProcessor {
   readonly name: string;
-  /** Creates (once per `paymentId`) the processor's payment the customer will confirm. */
-  createPayment(input: PaymentSessionInput): Promise<PaymentSession>;
-  /** The processor's payment for our `paymentId` (its own id, when we were told it, makes the lookup direct), or null when it never received it. */
-  retrievePayment(input: { paymentId: string; livemode: boolean; processorReference?: string | null }): Promise<PaymentState | null>;
   /**
-   * Abandons a payment the customer never completed; answers its final state (DECLINED, or
-   * SUCCEEDED when it completed meanwhile: the processor decides, we never guess).
+   * Creates (once per `paymentId`) the processor's payment the customer will confirm. With
+   * `processorReference` (the session exists and we were told its id) it is read back instead:
+   * a processor's idempotency keys do not outlive a page (Stripe keeps them 24 hours).
    */
-  cancelPayment(input: { paymentId: string; livemode: boolean }): Promise<ChargeResult>;
+  createPayment(input: PaymentSessionInput & { processorReference?: string | null }): Promise<PaymentSession>;
+  /**
+   * The processor's payment for our `paymentId`. Its own id (`processorReference`, when we were
+   * told it) makes the lookup direct and authoritative; without it, see PaymentLookup.
+   */
+  retrievePayment(input: { paymentId: string; livemode: boolean; processorReference?: string | null }): Promise<PaymentLookup>;
+  /**
+   * Abandons a payment the customer never completed and answers where it then stands: DECLINED
+   * (canceled), SUCCEEDED when it completed meanwhile, PENDING when the processor refused to cancel
+   * it yet (still processing) — the processor decides, we never guess. UNKNOWN when the payment
+   * cannot be found authoritatively (no `processorReference`, and a lagging search).
+   */
+  cancelPayment(input: { paymentId: string; livemode: boolean; processorReference?: string | null }): Promise<Exclude<PaymentLookup, null>>;
   /** Charges a saved card off-session (renewals), once per `paymentId`; a card needing authentication is declined (`authentication_required`). */
   chargeSaved(input: { paymentId: string; livemode: boolean; amount: number; currency: string; token: string }): Promise<ChargeResult>;
   /** Refunds (part of) a succeeded payment, once per `refundId`. */

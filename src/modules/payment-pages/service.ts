@@ -18,6 +18,8 @@ import type { Merchant } from '../merchants/service.ts';
 import { liveProcessorMissingMessage } from '../card-processor/router.ts';
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
+import { createCheckoutSessions } from './checkout.ts';
+import { openRenewalPage, renewalPageStatus } from './renewal-page.ts';
 import { customerEmailOf, emailLocation, pageResponse, reencryptPageEmails, type PageView, type PaymentPageRow } from './view.ts';
 import type { CardPaymentInput, PaymentPageCreateInput, PaymentPageResponse } from './schemas.ts';
 
@@ -174,7 +176,7 @@ export function createPaymentPagesService(deps: {
         .where(and(eq(paymentPages.id, pageId), eq(paymentPages.status, 'CREATED'), isNull(paymentPages.attemptPaymentId), gt(paymentPages.expiresAt, now)))
         .returning();
       if (held) {
-        await payments.recordCheckoutAttempt(tx, { paymentId, merchantId: held.merchantId, livemode: held.livemode, pageId: held.id, customerId: held.customerId, amount: held.amount, currency: held.currency, card }, now);
+        await payments.recordCheckoutAttempt(tx, { paymentId, merchantId: held.merchantId, livemode: held.livemode, pageId: held.id, customerId: held.customerId, amount: held.amount, currency: held.currency, saveCard: held.subscription !== null, card }, now);
       }
       return held ?? null;
     }));
@@ -279,6 +281,7 @@ export function createPaymentPagesService(deps: {
     async expirePage(merchant: Merchant, livemode: boolean | undefined, pageId: string): Promise<PaymentPageResponse> {
       const where = pageScope(merchant.id, livemode, pageId);
       const deadline = Date.now() + expireWaitMs;
+      let closedSession: string | null = null;
       for (;;) {
         await database.transaction((tx) => expireInTransaction(tx, where, clock.now(), false));
         const view = await requireView({ pageId, merchantId: merchant.id, livemode });
@@ -289,6 +292,14 @@ export function createPaymentPagesService(deps: {
           throw new AppError('WRONG_PARAMETER', `Payment page ${pageId} is already PAID and cannot be expired`, { field: 'pageId' });
         }
         if (view.page.attemptPaymentId !== null) {
+          // A processor-hosted session is canceled at the processor, once (a payment completed meanwhile wins).
+          if (closedSession !== view.page.attemptPaymentId) {
+            closedSession = view.page.attemptPaymentId;
+            const attempt = await payments.closeSession(closedSession);
+            if (attempt && attempt.status !== 'PROCESSING') {
+              continue;
+            }
+          }
           if (Date.now() >= deadline) {
             throw new AppError('INVALID_STATE', `A card payment for payment page ${pageId} is in progress; retry the expire in a few seconds`, {}, { 'Retry-After': '2' });
           }
@@ -326,59 +337,7 @@ export function createPaymentPagesService(deps: {
       return payment.status === 'SUCCEEDED' ? { outcome: 'PAID', page: current } : { outcome: 'DECLINED', declineReason: payment.declineReason ?? 'processing_error', page: current };
     },
 
-    /**
-     * Processor-hosted card entry (live mode; any processor without a Paysail card form): claims the
-     * page for one attempt, as `payPage` does, and creates the processor's payment the browser
-     * confirms with the returned client secret. A page already held by a session gets that session
-     * back (the processor's create is idempotent on our payment id). No card data passes here.
-     */
-    async openCheckoutSession(pageId: string): Promise<{ paymentId: string; clientSecret: string | null; page: PaymentPageResponse }> {
-      const { page } = await requireView({ pageId });
-      const now = clock.now();
-      if (!payments.isAvailable(page.livemode)) {
-        throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
-      }
-      let paymentId = page.attemptPaymentId;
-      const attempt = paymentId ? await payments.find(database.db, paymentId) : null;
-      if (!paymentId || !attempt || attempt.bin !== '' || attempt.status !== 'PROCESSING') {
-        const refusal = notPayable(page, now);
-        if (refusal) {
-          throw refusal;
-        }
-        const newPaymentId = newId('payment', now.getTime());
-        await claim(page.id, newPaymentId, now, null);
-        paymentId = newPaymentId;
-      }
-      const session = await payments.openSession({ paymentId, livemode: page.livemode, amount: page.amount, currency: page.currency, saveCard: page.subscription !== null });
-      return { paymentId, clientSecret: session.clientSecret, page: toResponse(await requireView({ pageId })) };
-    },
-
-    /**
-     * The customer is back from the processor (its return URL): settles the page's attempt from
-     * the processor's record when final. Answers the page as it now stands.
-     */
-    async completeCheckout(pageId: string): Promise<PaymentPageResponse> {
-      const { page } = await requireView({ pageId });
-      if (page.attemptPaymentId) {
-        await payments.reconcile(page.attemptPaymentId);
-      }
-      return toResponse(await requireView({ pageId }));
-    },
-
-    /** The page for the hosted checkout (no merchant scope: the id in the URL is the capability). */
-    async checkoutPage(pageId: string): Promise<{ page: PaymentPageResponse; merchantId: string; cardPaymentsAvailable: boolean; attemptInProgress: boolean } | null> {
-      const view = await loadView({ pageId });
-      if (!view) {
-        return null;
-      }
-      return {
-        page: toResponse(view),
-        merchantId: view.page.merchantId,
-        // Until the hosted checkout mounts a processor's own fields, only the sandbox card form takes payments here.
-        cardPaymentsAvailable: payments.acceptsCardNumbers(view.page.livemode),
-        attemptInProgress: view.page.attemptPaymentId !== null,
-      };
-    },
+    ...createCheckoutSessions({ database, clock, payments, requireView, loadView, claim, notPayable, toResponse }),
 
     /** Expires the page at `expiresAt` (scheduled with the page); waits out an in-flight attempt. */
     expireJob(): JobDefinition<{ pageId: string }> {
@@ -396,12 +355,25 @@ export function createPaymentPagesService(deps: {
             return;
           }
           if (page.attemptPaymentId !== null) {
+            // The page's time is up: an open session is closed at the processor, then the page expires.
+            const attempt = await payments.closeSession(page.attemptPaymentId);
+            if (attempt && attempt.status !== 'PROCESSING') {
+              await database.transaction((tx) => expireInTransaction(tx, eq(paymentPages.id, pageId), clock.now(), true));
+              return;
+            }
             return { rescheduleAt: new Date(now.getTime() + expireRetryAfterBusyMs) };
           }
           return { rescheduleAt: page.expiresAt };
         },
       };
     },
+    /** Pages where a customer pays a renewal on-session (the subscriptions module opens and follows them). */
+    renewalPages: {
+      open: (tx: Executor, input: Parameters<typeof openRenewalPage>[2], now: Date) => openRenewalPage(tx, { keyRing, publicUrl, expireQueue: paymentPageExpireQueue }, input, now),
+      statusOf: renewalPageStatus,
+      urlOf: (pageId: string) => `${publicUrl}/payment-page/${pageId}`,
+    },
+
     /** Key-ring rotation of the pages' customer e-mails. */
     reencryptAll: (options: ReencryptOptions = {}) => reencryptPageEmails(database, keyRing, options),
   };

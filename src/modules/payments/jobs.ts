@@ -1,11 +1,11 @@
-import type { JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition, JobOutcome } from '../../jobs/worker.ts';
 import type { PaymentRow } from './repository.ts';
 
 /** The queue keeps its historical name: jobs already scheduled under it still run. */
 export const paymentAttemptResolveQueue = 'payment-pages.resolve-attempt';
 
-/** Settles an attempt whose request died or timed out, from the processor's own record. */
-export function createResolveAttemptJob(deps: { find: (paymentId: string) => Promise<PaymentRow | null>; resolve: (payment: PaymentRow) => Promise<void> }): JobDefinition<{ paymentId: string }> {
+/** Settles an attempt whose request died or timed out (or a session left open), from the processor's own record; may ask to look again later. */
+export function createResolveAttemptJob(deps: { find: (paymentId: string) => Promise<PaymentRow | null>; resolve: (payment: PaymentRow) => Promise<JobOutcome> }): JobDefinition<{ paymentId: string }> {
   return {
     queue: paymentAttemptResolveQueue,
     maxAttempts: 20,
@@ -14,7 +14,7 @@ export function createResolveAttemptJob(deps: { find: (paymentId: string) => Pro
       if (!payment || payment.status !== 'PROCESSING') {
         return;
       }
-      await deps.resolve(payment);
+      return deps.resolve(payment);
     },
   };
 }

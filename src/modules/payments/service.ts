@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/client.ts';
-import { cardTokens, payments } from '../../db/schema/index.ts';
+import { payments } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, sealFields } from '../../crypto/pii.ts';
@@ -11,19 +11,14 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/service.ts';
 import { liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
-import type { CardDetails, ChargeResult, PaymentSession } from '../card-processor/types.ts';
+import type { CardDetails, ChargeResult, PaymentLookup, PaymentSession } from '../card-processor/types.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
-import { findCardToken, findPayment, findPaymentsForFraud, lockPayment, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
+import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
+import { createSettlement, type PaymentSettledHook } from './settle.ts';
 import type { PayinDetailsResponse } from './schemas.ts';
 
-/**
- * Runs inside the transaction that settles a payment (PROCESSING → SUCCEEDED or DECLINED, with the
- * saved card when one was asked for): whatever it writes commits with the settlement or not at all,
- * and a throw rolls the settlement back (the resolve job settles it again later). Payment pages use
- * it to mark the page PAID or release their claim.
- */
-export type PaymentSettledHook = (tx: Executor, payment: PaymentRow, now: Date) => Promise<void>;
+export type { PaymentSettledHook } from './settle.ts';
 
 /** The customer e-mail a checkout payment was made under (its page's), for fraud reports. */
 export type CheckoutContact = (executor: Executor, pageId: string) => Promise<string>;
@@ -32,6 +27,19 @@ export type CheckoutContact = (executor: Executor, pageId: string) => Promise<st
 const processorTimeoutMs = 30_000;
 /** …so an attempt still unsettled after this long has either reached the processor or never will. */
 const attemptRecoveryDelayMs = 2 * 60_000;
+/** An open session (the customer may still be paying) or an unknown outcome is looked at again after its age, within these bounds. */
+const recheckMinMs = 2 * 60_000;
+const recheckMaxMs = 60 * 60_000;
+
+function recheckAt(payment: PaymentRow, now: Date): Date {
+  const age = now.getTime() - payment.createdAt.getTime();
+  return new Date(now.getTime() + Math.min(Math.max(age, recheckMinMs), recheckMaxMs));
+}
+
+/** A lookup or cancel answer that settles the payment now (SUCCEEDED or DECLINED), else null. */
+function finalOf(state: Exclude<PaymentLookup, null>): ChargeResult | null {
+  return state.status === 'SUCCEEDED' || state.status === 'DECLINED' ? state : null;
+}
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -60,87 +68,52 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
   const settledHooks: PaymentSettledHook[] = [];
   let checkoutContact: CheckoutContact | null = null;
 
-  /** Records the processor's answer for a PROCESSING payment; one no longer PROCESSING is left alone (null). */
-  async function settle(paymentId: string, result: ChargeResult): Promise<PaymentRow | null> {
-    return database.transaction(async (tx) => {
-      const now = clock.now();
-      const payment = await lockPayment(tx, paymentId);
-      if (!payment || payment.status !== 'PROCESSING') {
-        return null;
-      }
-      const renewal = payment.kind === 'RENEWAL' || payment.pageId === null;
-      let settled: PaymentRow | undefined;
-      if (result.status === 'DECLINED') {
-        const described = result.card && payment.bin === '' ? { bin: result.card.bin, last4: result.card.last4, expMonth: result.card.expMonth, expYear: result.card.expYear } : {};
-        const card = renewal ? {} : { scheme: result.card?.scheme ?? null, cardType: result.card?.cardType ?? null, issuer: result.card?.issuer ?? null, ...described };
-        [settled] = await tx
-          .update(payments)
-          .set({ status: 'DECLINED', declineReason: result.declineReason, ...card, decidedAt: now, updatedAt: now })
-          .where(and(eq(payments.id, paymentId), eq(payments.status, 'PROCESSING')))
-          .returning();
-      } else {
-        let cardTokenId = payment.cardTokenId;
-        if (result.token && !renewal) {
-          cardTokenId = newId('cardToken', now.getTime());
-          await tx.insert(cardTokens).values({
-            id: cardTokenId,
-            merchantId: payment.merchantId,
-            livemode: payment.livemode,
-            customerId: payment.customerId,
-            processor: payment.processor,
-            processorToken: result.token,
-            paymentId,
-            bin: result.card.bin,
-            last4: result.card.last4,
-            scheme: result.card.scheme,
-            cardType: result.card.cardType,
-            issuer: result.card.issuer,
-            expMonth: result.card.expMonth,
-            expYear: result.card.expYear,
-            createdAt: now,
-          });
-        }
-        [settled] = await tx
-          .update(payments)
-          .set({
-            status: 'SUCCEEDED',
-            processorReference: result.processorReference,
-            networkTransactionId: result.networkTransactionId,
-            bin: result.card.bin,
-            last4: result.card.last4,
-            scheme: result.card.scheme,
-            cardType: result.card.cardType,
-            issuer: result.card.issuer,
-            expMonth: result.card.expMonth,
-            expYear: result.card.expYear,
-            cardTokenId,
-            decidedAt: now,
-            updatedAt: now,
-          })
-          .where(and(eq(payments.id, paymentId), eq(payments.status, 'PROCESSING')))
-          .returning();
-      }
-      if (!settled) {
-        throw new Error(`payment ${paymentId} vanished while settling`);
-      }
-      for (const hook of settledHooks) {
-        await hook(tx, settled, now);
-      }
-      return settled;
-    });
+  const settle = createSettlement({ database, clock, settledHooks });
+
+  /**
+   * A checkout payment the customer confirms in the browser with the processor's own fields (any
+   * mode whose processor has no Paysail card form): its session stays open while the page lives.
+   */
+  function isSession(payment: PaymentRow): boolean {
+    return payment.kind === 'CHECKOUT' && cardProcessor.cardForm(payment.livemode) === null;
   }
 
   /**
-   * Asks the processor where an attempt stands and makes it final: never received → DECLINED
-   * (processing_error); still waiting for the customer → canceled at the processor, which answers
-   * the final state (a confirmation that got there first wins).
+   * Asks the processor where an attempt that is not a session stands and makes it final: never
+   * received (the processor says so for certain) → DECLINED (processing_error); still waiting →
+   * canceled at the processor, which answers the final state (a confirmation that got there first
+   * wins). Null while nothing authoritative is known (a lagging search, a cancel refused while the
+   * payment is processing): look again later, never guess.
    */
-  async function recoverResult(paymentId: string, livemode: boolean, processorReference: string | null = null): Promise<ChargeResult> {
+  async function recoverResult(paymentId: string, livemode: boolean, processorReference: string | null = null): Promise<ChargeResult | null> {
     const state = await cardProcessor.retrievePayment({ paymentId, livemode, processorReference });
     if (state === null) {
       return { status: 'DECLINED', declineReason: 'processing_error', card: null };
     }
-    return state.status === 'PENDING' ? cardProcessor.cancelPayment({ paymentId, livemode }) : state;
+    if (state.status !== 'PENDING') {
+      return state.status === 'UNKNOWN' ? null : state;
+    }
+    return finalOf(await cardProcessor.cancelPayment({ paymentId, livemode, processorReference: processorReference ?? state.processorReference }));
+  }
+
+  /**
+   * The processor's id of a session, learned again (the create is idempotent on our payment id)
+   * when its first answer was lost, and stored: lookups by it are direct and authoritative.
+   */
+  async function sessionReference(payment: PaymentRow): Promise<string> {
+    if (payment.processorReference) {
+      return payment.processorReference;
+    }
+    const session = await withTimeout(cardProcessor.createPayment({ paymentId: payment.id, livemode: payment.livemode, amount: payment.amount, currency: payment.currency, saveCard: payment.saveCard }), processorTimeoutMs);
+    await storeReference(payment.id, session.processorReference);
+    return session.processorReference;
+  }
+
+  async function storeReference(paymentId: string, processorReference: string): Promise<void> {
+    await database.db
+      .update(payments)
+      .set({ processorReference })
+      .where(and(eq(payments.id, paymentId), eq(payments.status, 'PROCESSING'), isNull(payments.processorReference)));
   }
 
   function scheduleResolve(tx: Executor, paymentId: string, now: Date): Promise<string | null> {
@@ -153,6 +126,29 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       throw new Error(`payment ${paymentId} vanished`);
     }
     return payment;
+  }
+
+  /**
+   * Settles an attempt from the processor's record when it is final (the browser came back, a
+   * provider webhook said something changed); a payment still open (or not found for certain)
+   * is left PROCESSING, with the decline of the customer's last try when there was one.
+   */
+  async function reconcileSession(paymentId: string): Promise<{ payment: PaymentRow | null; declineReason: string | null }> {
+    const payment = await findPayment(database.db, paymentId);
+    if (!payment || payment.status !== 'PROCESSING') {
+      return { payment, declineReason: null };
+    }
+    const state = await cardProcessor.retrievePayment({ paymentId, livemode: payment.livemode, processorReference: payment.processorReference });
+    if (state === null || state.status === 'UNKNOWN') {
+      return { payment, declineReason: null };
+    }
+    if (state.status === 'PENDING') {
+      if (!payment.processorReference) {
+        await storeReference(paymentId, state.processorReference);
+      }
+      return { payment, declineReason: state.declineReason ?? null };
+    }
+    return { payment: (await settle(paymentId, state)) ?? (await settledPayment(paymentId)), declineReason: null };
   }
 
   return {
@@ -175,7 +171,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
      * Records a PROCESSING checkout attempt (card description only: the number and CVC are never
      * stored) and schedules its resolve job, inside the caller's transaction (the page claim).
      */
-    async recordCheckoutAttempt(tx: Executor, attempt: { paymentId: string; merchantId: string; livemode: boolean; pageId: string; customerId: string; amount: number; currency: string; card: ValidatedCard | null }, now: Date): Promise<void> {
+    async recordCheckoutAttempt(tx: Executor, attempt: { paymentId: string; merchantId: string; livemode: boolean; pageId: string; customerId: string; amount: number; currency: string; saveCard: boolean; card: ValidatedCard | null }, now: Date): Promise<void> {
       const { paymentId, card } = attempt;
       await tx.insert(payments).values({
         id: paymentId,
@@ -194,21 +190,46 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
         expMonth: card ? card.expMonth : 0,
         expYear: card ? card.expYear : 0,
         cardholderNameCiphertext: card ? (sealFields(keyRing, paymentLocation({ merchantId: attempt.merchantId, id: paymentId }), { cardholderName: card.cardholderName }).cardholderName ?? null) : null,
+        saveCard: attempt.saveCard,
         createdAt: now,
         updatedAt: now,
       });
       await scheduleResolve(tx, paymentId, now);
     },
 
-    /** Creates the processor's payment for a recorded attempt (idempotent by payment id): what the browser confirms. */
-    async openSession(input: { paymentId: string; livemode: boolean; amount: number; currency: string; saveCard: boolean }): Promise<PaymentSession> {
-      const session = await withTimeout(cardProcessor.createPayment(input), processorTimeoutMs);
-      // The processor's id makes later lookups direct (a search by our id stays the fallback).
-      await database.db
-        .update(payments)
-        .set({ processorReference: session.processorReference })
-        .where(and(eq(payments.id, input.paymentId), eq(payments.status, 'PROCESSING'), isNull(payments.processorReference)));
+    /**
+     * The processor's session for a recorded attempt, as the browser confirms it: created once
+     * (idempotent on our payment id), then read back by the id the processor gave us.
+     */
+    async openSession(paymentId: string): Promise<PaymentSession> {
+      const payment = await findPayment(database.db, paymentId);
+      if (!payment) {
+        throw new Error(`payment ${paymentId} vanished`);
+      }
+      const session = await withTimeout(
+        cardProcessor.createPayment({ paymentId, livemode: payment.livemode, amount: payment.amount, currency: payment.currency, saveCard: payment.saveCard, processorReference: payment.processorReference }),
+        processorTimeoutMs,
+      );
+      if (!payment.processorReference) {
+        await storeReference(paymentId, session.processorReference);
+      }
       return session;
+    },
+
+    /**
+     * Ends a session whose page is closing (expired or expired by the merchant): canceled at the
+     * processor, which answers the final state (a payment that completed meanwhile wins). Returns
+     * the payment as it then stands: still PROCESSING when the processor could not cancel it yet,
+     * or when it is not a session (a card-form attempt settles by itself).
+     */
+    async closeSession(paymentId: string): Promise<PaymentRow | null> {
+      const payment = await findPayment(database.db, paymentId);
+      if (!payment || payment.status !== 'PROCESSING' || !isSession(payment)) {
+        return payment;
+      }
+      const processorReference = await sessionReference(payment);
+      const result = finalOf(await cardProcessor.cancelPayment({ paymentId, livemode: payment.livemode, processorReference }));
+      return result ? ((await settle(paymentId, result)) ?? settledPayment(paymentId)) : settledPayment(paymentId);
     },
 
     /** The sandbox card form is available for `livemode` (never in live mode: no card number reaches Paysail there). */
@@ -244,6 +265,9 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
         logger.warn({ paymentId, errorName: error instanceof Error ? error.name : typeof error }, 'card processor call failed; asking it for the result');
         try {
           result = await recoverResult(paymentId, input.livemode);
+          if (result === null) {
+            throw new Error('the processor has no final answer yet');
+          }
         } catch {
           throw new AppError('SERVICE_UNAVAILABLE', 'The card payment could not be confirmed; it will be settled automatically within a few minutes. Do not retry the payment.', {}, { 'Retry-After': '120' });
         }
@@ -251,29 +275,39 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       return (await settle(paymentId, result)) ?? settledPayment(paymentId);
     },
 
-    /**
-     * Settles an attempt from the processor's record when it is final (the browser came back, a
-     * provider webhook said something changed); a payment still waiting is left PROCESSING.
-     * Returns the payment as it now stands.
-     */
+    reconcileSession,
+
+    /** `reconcileSession`, answering only the payment. */
     async reconcile(paymentId: string): Promise<PaymentRow | null> {
-      const payment = await findPayment(database.db, paymentId);
-      if (!payment || payment.status !== 'PROCESSING') {
-        return payment;
-      }
-      const state = await cardProcessor.retrievePayment({ paymentId, livemode: payment.livemode, processorReference: payment.processorReference });
-      if (state === null || state.status === 'PENDING') {
-        return payment;
-      }
-      return (await settle(paymentId, state)) ?? settledPayment(paymentId);
+      return (await reconcileSession(paymentId)).payment;
     },
 
-    /** The resolve-attempt job: settles a PROCESSING attempt from the processor's own record. */
+    /**
+     * The resolve-attempt job: settles a PROCESSING attempt from the processor's own record. A
+     * session stays open while its page lives (the customer may still be paying; the page's expiry
+     * closes it): the job only settles what is final, and looks again later. Other attempts are
+     * canceled at the processor, which answers the final state. Nothing unknown is guessed.
+     */
     resolveAttemptJob() {
       return createResolveAttemptJob({
         find: (paymentId) => findPayment(database.db, paymentId),
         resolve: async (payment) => {
-          await settle(payment.id, await recoverResult(payment.id, payment.livemode, payment.processorReference));
+          const now = clock.now();
+          if (isSession(payment)) {
+            const processorReference = await sessionReference(payment);
+            const state = await cardProcessor.retrievePayment({ paymentId: payment.id, livemode: payment.livemode, processorReference });
+            const result = state === null ? null : finalOf(state);
+            if (!result) {
+              return { rescheduleAt: recheckAt(payment, now) };
+            }
+            await settle(payment.id, result);
+            return;
+          }
+          const result = await recoverResult(payment.id, payment.livemode, payment.processorReference);
+          if (!result) {
+            return { rescheduleAt: recheckAt(payment, now) };
+          }
+          await settle(payment.id, result);
         },
       });
     },

@@ -45,6 +45,10 @@ export const Subscription = Type.Object(
     failedRenewalAttempts: Type.Integer({ description: 'Declined renewal attempts for the period now due (0 unless PAST_DUE or canceled for non-payment).' }),
     nextRenewalAttemptAt: Type.Optional(epochMs('when a PAST_DUE subscription is charged again.')),
     lastDeclineReason: Type.Optional(Type.String({ description: 'The decline reason of the last failed renewal attempt.' })),
+    renewalPaymentPageId: Type.Optional(
+      Type.String({ description: 'PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED.' }),
+    ),
+    renewalPaymentUrl: Type.Optional(Type.String({ description: 'The hosted page of `renewalPaymentPageId`: send it to the customer.' })),
     latestInvoice: Type.Optional(Invoice),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),

@@ -8,7 +8,12 @@ import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/service.ts';
 import type { EntitlementsService } from '../entitlements/service.ts';
 import { nextPeriod, periodAt, type Interval } from './periods.ts';
-import type { InvoiceResponse, SubscriptionResponse } from './schemas.ts';
+import type { SubscriptionResponse } from './schemas.ts';
+import { authenticationRequiredReason, createRenewalPageFlow, type RenewalPages } from './renewal-pages.ts';
+import { toSubscriptionResponse } from './view.ts';
+
+export { toSubscriptionResponse } from './view.ts';
+export { authenticationRequiredReason, type RenewalPages } from './renewal-pages.ts';
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 type InvoiceRow = typeof invoices.$inferSelect;
@@ -74,53 +79,14 @@ export function renewalDedupeKey(subscriptionId: string, periodEnd: Date, retry 
   return retry === 0 ? base : `${base}:retry-${retry}`;
 }
 
-function toInvoiceResponse(row: InvoiceRow): InvoiceResponse {
-  return {
-    id: row.id,
-    status: row.status,
-    amount: row.amount,
-    currency: row.currency,
-    paymentId: row.paymentId,
-    periodStart: row.periodStart.getTime(),
-    periodEnd: row.periodEnd.getTime(),
-    paidAt: row.paidAt.getTime(),
-    createdAt: row.createdAt.getTime(),
-  };
-}
-
-export function toSubscriptionResponse(row: SubscriptionRow, latestInvoice: InvoiceRow | null): SubscriptionResponse {
-  return {
-    id: row.id,
-    status: row.status,
-    merchantId: row.merchantId,
-    livemode: row.livemode,
-    customerId: row.customerId,
-    productId: row.productId,
-    pageId: row.pageId,
-    interval: row.interval,
-    intervalCount: row.intervalCount,
-    amount: row.amount,
-    currency: row.currency,
-    currentPeriodStart: row.currentPeriodStart.getTime(),
-    currentPeriodEnd: row.currentPeriodEnd.getTime(),
-    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
-    ...(row.canceledAt ? { canceledAt: row.canceledAt.getTime() } : {}),
-    ...(row.endedAt ? { endedAt: row.endedAt.getTime() } : {}),
-    failedRenewalAttempts: row.failedRenewalAttempts,
-    ...(row.nextRenewalAttemptAt ? { nextRenewalAttemptAt: row.nextRenewalAttemptAt.getTime() } : {}),
-    ...(row.lastDeclineReason ? { lastDeclineReason: row.lastDeclineReason } : {}),
-    ...(latestInvoice ? { latestInvoice: toInvoiceResponse(latestInvoice) } : {}),
-    createdAt: row.createdAt.getTime(),
-    updatedAt: row.updatedAt.getTime(),
-  };
-}
-
 export interface SubscriptionsDependencies {
   database: Database;
   clock: Clock;
   entitlements: EntitlementsService;
   /** Renewals charge the saved card through it (the payments module). */
   savedCards: SavedCards;
+  /** Pages for a renewal the customer must confirm on-session (the payment pages module); without it, authentication_required is retried like any decline. */
+  renewalPages?: RenewalPages;
 }
 
 /**
@@ -142,7 +108,7 @@ export interface SubscriptionsDependencies {
  * the embedded database (one session) is never blocked by it.
  */
 export function createSubscriptionsService(deps: SubscriptionsDependencies) {
-  const { database, clock, entitlements, savedCards } = deps;
+  const { database, clock, entitlements, savedCards, renewalPages } = deps;
 
   function scoped(merchantId: string, livemode: boolean | undefined, subscriptionId: string): SQL {
     const conditions = [eq(subscriptions.merchantId, merchantId), eq(subscriptions.id, subscriptionId)];
@@ -158,7 +124,7 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
   }
 
   async function respond(executor: Executor, row: SubscriptionRow): Promise<SubscriptionResponse> {
-    return toSubscriptionResponse(row, await latestInvoice(executor, row.id));
+    return toSubscriptionResponse(row, await latestInvoice(executor, row.id), row.renewalPageId && renewalPages ? renewalPages.urlOf(row.renewalPageId) : null);
   }
 
   async function findScoped(executor: Executor, merchantId: string, livemode: boolean | undefined, subscriptionId: string): Promise<SubscriptionRow> {
@@ -223,7 +189,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     );
   }
 
-  async function recordSuccess(tx: Executor, current: SubscriptionRow, paymentId: string, now: Date): Promise<RenewalOutcome> {
+  /** A paid renewal: the next period, its invoice and entitlement; `cardTokenId`, when the customer paid on a renewal page with a newly saved card, becomes the card renewals charge. */
+  async function recordSuccess(tx: Executor, current: SubscriptionRow, paymentId: string, now: Date, cardTokenId: string | null = null): Promise<RenewalOutcome> {
     const next = nextPeriod(
       { anchorAt: current.anchorAt, anchorPeriodIndex: current.anchorPeriodIndex, interval: current.interval, intervalCount: current.intervalCount },
       current.currentPeriodEnd,
@@ -244,6 +211,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
         pendingRenewalPaymentId: null,
         nextRenewalAttemptAt: null,
         lastDeclineReason: null,
+        renewalPageId: null,
+        ...(cardTokenId ? { cardTokenId } : {}),
         updatedAt: now,
       })
       .where(eq(subscriptions.id, current.id));
@@ -253,6 +222,9 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
 
   async function recordDecline(tx: Executor, current: SubscriptionRow, declineReason: string, now: Date): Promise<RenewalOutcome> {
     const failed = current.failedRenewalAttempts + 1;
+    if (declineReason === authenticationRequiredReason && renewalPages && !current.cancelAtPeriodEnd) {
+      return awaitRenewalPage(tx, current, failed, now);
+    }
     const retryDelay = renewalRetryDelaysMs[failed - 1];
     if (retryDelay === undefined || current.cancelAtPeriodEnd) {
       await tx
@@ -269,6 +241,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     await enqueueRenewal(tx, current.id, current.currentPeriodEnd, now, retryAt, failed);
     return { kind: 'declined', status: 'PAST_DUE' };
   }
+
+  const { awaitRenewalPage, followRenewalPage } = createRenewalPageFlow({ database, clock, renewalPages, enqueueRenewal, lastRetryDelayMs: renewalRetryDelaysMs[renewalRetryDelaysMs.length - 1] });
 
   /**
    * Renews the subscription whose current period ends at `periodEnd`, if it still does. `force`
@@ -288,6 +262,11 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
       return { kind: 'wait', until: retryAt };
     }
     const samePeriod = and(eq(subscriptions.id, subscriptionId), eq(subscriptions.currentPeriodEnd, periodEnd), inArray(subscriptions.status, ['ACTIVE', 'PAST_DUE']));
+
+    if (subscription.renewalPageId !== null && subscription.pendingRenewalPaymentId === null) {
+      // The customer pays this renewal on its page; no off-session charge while it is open.
+      return followRenewalPage(subscription, subscription.renewalPageId, periodEnd, options);
+    }
 
     if (subscription.pendingRenewalPaymentId === null && subscription.cancelAtPeriodEnd) {
       return options.transaction(async (tx) => {
@@ -349,6 +328,14 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     async startFromPayment(tx: Executor, paid: PaidPayment, now: Date): Promise<{ subscriptionId: string } | undefined> {
       if (!paid.subscription) {
         return undefined;
+      }
+      // A renewal page paid: that subscription's overdue renewal, not a new subscription.
+      const [renewing] = await tx.select().from(subscriptions).where(eq(subscriptions.renewalPageId, paid.pageId)).for('update');
+      if (renewing) {
+        if (renewing.status === 'PAST_DUE' && renewing.pendingRenewalPaymentId === null) {
+          await recordSuccess(tx, renewing, paid.paymentId, now, paid.cardTokenId);
+        }
+        return { subscriptionId: renewing.id };
       }
       const { productId, interval, intervalCount } = paid.subscription;
       const period = periodAt(paid.paidAt, interval, intervalCount, 0);
@@ -412,7 +399,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
         if (current.cancelAtPeriodEnd) {
           return respond(tx, current);
         }
-        const endsNow = current.status === 'PAST_DUE' && current.pendingRenewalPaymentId === null;
+        // A renewal page still open decides first, like a charge in flight: paid → ends after the paid period; expired → ends then.
+        const endsNow = current.status === 'PAST_DUE' && current.pendingRenewalPaymentId === null && current.renewalPageId === null;
         const [updated] = await tx
           .update(subscriptions)
           .set(

@@ -55,5 +55,72 @@ describe('Stripe: off-session renewals (replica)', () => {
     assert.equal(pastDue.lastDeclineReason, 'authentication_required');
     const payments = await renewalPayments(context, { pageId: page.id });
     assert.deepEqual(payments.map((payment) => [payment.status, payment.declineReason]), [['SUCCEEDED', null], ['DECLINED', 'authentication_required']]);
+
+    // The customer gets a page to pay this renewal on-session (3-D Secure); no off-session retries meanwhile.
+    assert.match(String(pastDue.renewalPaymentPageId), /^page_/);
+    assert.equal(pastDue.renewalPaymentUrl, `http://paysail.test/payment-page/${pastDue.renewalPaymentPageId}`);
+    assert.equal(pastDue.nextRenewalAttemptAt, undefined);
+    const renewalPageId = String(pastDue.renewalPaymentPageId);
+    const renewalPage = await context.request({ method: 'GET', url: `/v1/payment_pages/${renewalPageId}?livemode=true`, apiKey: merchant.apiKey });
+    assert.equal(renewalPage.statusCode, 200, renewalPage.body);
+    const renewalPageBody = JSON.parse(renewalPage.body) as { data: { amount: number; status: string; livemode: boolean; clientReferenceId: string } };
+    assert.equal(renewalPageBody.data.amount, 1900);
+    assert.equal(renewalPageBody.data.status, 'CREATED');
+    assert.equal(renewalPageBody.data.livemode, true);
+    await runUntil(context, pastDue.currentPeriodEnd + 2 * 24 * 60 * 60 * 1000);
+    assert.equal((await renewalPayments(context, { pageId: page.id })).length, 2, 'no off-session retry while the customer is asked to authenticate');
+    assert.equal((await readSubscription(context, merchant, paid.subscriptionId)).status, 'PAST_DUE');
+
+    // The customer pays on the page, passing a 3-D Secure challenge; the card is saved again.
+    const recovery = await context.platform.services.paymentPages.openCheckoutSession(renewalPageId);
+    const [recoveryIntent] = [...replica.intents.values()].filter((state) => state.intent.metadata['paysail_payment_id'] === recovery.paymentId);
+    assert.ok(recoveryIntent);
+    assert.equal(recoveryIntent.intent.setup_future_usage, 'off_session');
+    replica.confirm(recoveryIntent.intent.id, '4000002500003155', { passChallenge: true });
+    assert.equal((await context.platform.services.paymentPages.completeCheckout(renewalPageId)).status, 'PAID');
+    const recovered = await readSubscription(context, merchant, paid.subscriptionId);
+    assert.equal(recovered.status, 'ACTIVE');
+    assert.ok(recovered.currentPeriodEnd > pastDue.currentPeriodEnd, 'a new period is paid');
+    assert.ok(recovered.currentPeriodStart <= context.clock.now().getTime() && context.clock.now().getTime() < recovered.currentPeriodEnd);
+    assert.equal(recovered.failedRenewalAttempts, 0);
+    assert.equal(recovered.renewalPaymentPageId, undefined);
+    assert.equal(recovered.latestInvoice?.paymentId, recovery.paymentId);
+
+    // The next renewal is charged off-session on the card saved on the renewal page.
+    await runUntil(context, recovered.currentPeriodEnd + 1000);
+    const next = await readSubscription(context, merchant, paid.subscriptionId);
+    assert.equal(next.status, 'ACTIVE');
+    const [, , latest] = await renewalPayments(context, { pageId: page.id });
+    const [latestIntent] = [...replica.intents.values()].filter((state) => state.intent.metadata['paysail_payment_id'] === latest?.id);
+    assert.equal(latestIntent?.intent.status, 'succeeded');
+    assert.equal(latestIntent?.intent.payment_method, replica.expanded(recoveryIntent.intent.id).payment_method);
+  });
+
+  test('a renewal page that expires unpaid ends the subscription (CANCELED); its open session is closed at Stripe', async () => {
+    const page = await createPage(context, merchant, { amount: 700, subscription: { productId: 'prod_stripe_lapse', interval: 'DAY' } }, '?livemode=true');
+    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
+    const [first] = [...replica.intents.values()].filter((state) => state.intent.metadata['paysail_payment_id'] === session.paymentId);
+    assert.ok(first);
+    replica.confirm(first.intent.id, '4242424242424242');
+    const paid = await context.platform.services.paymentPages.completeCheckout(page.id);
+    assert.ok(paid.subscriptionId);
+    replica.requireAuthentication(String(replica.expanded(first.intent.id).payment_method));
+    const subscription = await readSubscription(context, merchant, paid.subscriptionId);
+    await runUntil(context, subscription.currentPeriodEnd + 1000);
+    const pastDue = await readSubscription(context, merchant, paid.subscriptionId);
+    assert.equal(pastDue.status, 'PAST_DUE');
+    const renewalPageId = String(pastDue.renewalPaymentPageId);
+    // The customer opens the page but walks away.
+    const abandoned = await context.platform.services.paymentPages.openCheckoutSession(renewalPageId);
+    await runUntil(context, pastDue.currentPeriodEnd + 6 * 24 * 60 * 60 * 1000);
+    // The subscription looks at its page again a little later (the page's expiry may run after it).
+    await runUntil(context, pastDue.currentPeriodEnd + 6 * 24 * 60 * 60 * 1000 + 20 * 60 * 1000);
+    const ended = await readSubscription(context, merchant, paid.subscriptionId);
+    assert.equal(ended.status, 'CANCELED');
+    assert.equal(ended.lastDeclineReason, 'authentication_required');
+    const [abandonedIntent] = [...replica.intents.values()].filter((state) => state.intent.metadata['paysail_payment_id'] === abandoned.paymentId);
+    assert.equal(abandonedIntent?.intent.status, 'canceled', 'the open session was canceled when the page expired');
+    const expiredPage = JSON.parse((await context.request({ method: 'GET', url: `/v1/payment_pages/${renewalPageId}?livemode=true`, apiKey: merchant.apiKey })).body) as { data: { status: string } };
+    assert.equal(expiredPage.data.status, 'EXPIRED');
   });
 });

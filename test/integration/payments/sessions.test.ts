@@ -136,21 +136,56 @@ describe('payment sessions: processor-hosted card entry (live mode)', () => {
     assert.deepEqual((await attemptsOf(page.id)).map((payment) => payment.status).sort(), ['DECLINED', 'PROCESSING']);
   });
 
-  test('an abandoned session is canceled at the processor by the resolve job, never guessed; a payment completed meanwhile wins', async () => {
-    const abandoned = await createPage(context, merchant, {}, '?livemode=true');
+  test('an open session is never canceled while its page lives (the customer may still be paying); the resolve job settles only what is final', async () => {
+    const open = await createPage(context, merchant, {}, '?livemode=true');
     const completed = await createPage(context, merchant, {}, '?livemode=true');
-    const a = await context.platform.services.paymentPages.openCheckoutSession(abandoned.id);
+    const a = await context.platform.services.paymentPages.openCheckoutSession(open.id);
     const b = await context.platform.services.paymentPages.openCheckoutSession(completed.id);
     live.succeed(b.paymentId);
     context.clock.advance(3 * 60_000);
     await context.drainJobs();
-    assert.ok(live.canceled.includes(a.paymentId), 'the abandoned session is canceled');
-    assert.ok(!live.canceled.includes(b.paymentId), 'the completed one is settled as it is');
-    const [abandonedRow] = await context.database.db.select().from(paymentPages).where(eq(paymentPages.id, abandoned.id));
-    assert.equal(abandonedRow?.status, 'CREATED');
-    assert.equal(abandonedRow?.attemptPaymentId, null);
-    assert.equal((await attemptsOf(abandoned.id))[0]?.declineReason, 'canceled');
+    context.clock.advance(60 * 60_000);
+    await context.drainJobs();
+    assert.ok(!live.canceled.includes(a.paymentId), 'an hour later the session is still open');
+    const [openRow] = await context.database.db.select().from(paymentPages).where(eq(paymentPages.id, open.id));
+    assert.equal(openRow?.attemptPaymentId, a.paymentId);
+    assert.equal((await attemptsOf(open.id))[0]?.status, 'PROCESSING');
     const [completedRow] = await context.database.db.select().from(paymentPages).where(eq(paymentPages.id, completed.id));
-    assert.equal(completedRow?.status, 'PAID');
+    assert.equal(completedRow?.status, 'PAID', 'a payment the webhook never reported is settled by the resolve job');
+    // The customer comes back after an hour and pays in the same session.
+    assert.equal((await context.platform.services.paymentPages.openCheckoutSession(open.id)).paymentId, a.paymentId);
+    live.succeed(a.paymentId);
+    context.clock.advance(2 * 60 * 60_000);
+    await context.drainJobs();
+    const [paidRow] = await context.database.db.select().from(paymentPages).where(eq(paymentPages.id, open.id));
+    assert.equal(paidRow?.status, 'PAID');
+  });
+
+  test('the page expiring closes its session at the processor (a payment completed meanwhile wins); expiring by API does the same', async () => {
+    const expiring = await createPage(context, merchant, { expiresAt: context.clock.now().getTime() + 10 * 60_000 }, '?livemode=true');
+    const racing = await createPage(context, merchant, { expiresAt: context.clock.now().getTime() + 10 * 60_000 }, '?livemode=true');
+    const byApi = await createPage(context, merchant, {}, '?livemode=true');
+    const a = await context.platform.services.paymentPages.openCheckoutSession(expiring.id);
+    const b = await context.platform.services.paymentPages.openCheckoutSession(racing.id);
+    const c = await context.platform.services.paymentPages.openCheckoutSession(byApi.id);
+    context.clock.advance(9 * 60_000);
+    await context.drainJobs();
+    assert.ok(!live.canceled.includes(a.paymentId));
+    live.succeed(b.paymentId);
+    context.clock.advance(2 * 60_000);
+    await context.drainJobs();
+    assert.ok(live.canceled.includes(a.paymentId), 'canceled at the page expiry');
+    const [expired] = await context.database.db.select().from(paymentPages).where(eq(paymentPages.id, expiring.id));
+    assert.equal(expired?.status, 'EXPIRED');
+    assert.equal(expired?.attemptPaymentId, null);
+    assert.equal((await attemptsOf(expiring.id))[0]?.declineReason, 'canceled');
+    const [paid] = await context.database.db.select().from(paymentPages).where(eq(paymentPages.id, racing.id));
+    assert.equal(paid?.status, 'PAID');
+    assert.ok(!live.canceled.includes(b.paymentId));
+
+    const response = await context.request({ method: 'POST', url: `/v1/payment_pages/${byApi.id}/expire?livemode=true`, apiKey: merchant.apiKey });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.ok(live.canceled.includes(c.paymentId));
+    assert.equal((await attemptsOf(byApi.id))[0]?.status, 'DECLINED');
   });
 });

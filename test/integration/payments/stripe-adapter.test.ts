@@ -32,7 +32,31 @@ describe('the Stripe card processor adapter (against the Stripe replica)', () =>
     assert.equal(state?.intent.setup_future_usage, null);
     assert.deepEqual(new Set(replica.requests.filter((request) => request.path === '/v1/payment_intents').map((request) => request.idempotencyKey)).has(`paysail:payment:${id}`), true);
     assert.deepEqual(await processor.retrievePayment({ paymentId: id, livemode: true }), { status: 'PENDING', processorReference: first.processorReference });
-    assert.equal(await processor.retrievePayment({ paymentId: paymentId(), livemode: true }), null);
+    // Search lags behind Stripe's writes: a miss says nothing (UNKNOWN), never "not received".
+    assert.deepEqual(await processor.retrievePayment({ paymentId: paymentId(), livemode: true }), { status: 'UNKNOWN' });
+    // By the id Stripe gave us the lookup is direct.
+    assert.deepEqual(await processor.retrievePayment({ paymentId: id, livemode: true, processorReference: first.processorReference }), { status: 'PENDING', processorReference: first.processorReference });
+    // A session read back by its id (a page outlives Stripe's 24-hour idempotency keys) is the same session, not a new intent.
+    assert.deepEqual(await processor.createPayment({ paymentId: id, livemode: true, amount: 2500, currency: 'EUR', saveCard: false, processorReference: first.processorReference }), first);
+  });
+
+  test('a cancel Stripe refuses (the intent is processing) answers PENDING, never DECLINED; once processing ends the cancel answers the real state', async () => {
+    const id = paymentId();
+    const session = await processor.createPayment({ paymentId: id, livemode: true, amount: 300, currency: 'USD', saveCard: false });
+    replica.startProcessing(session.processorReference, '4242424242424242');
+    assert.deepEqual(await processor.cancelPayment({ paymentId: id, livemode: true, processorReference: session.processorReference }), { status: 'PENDING', processorReference: session.processorReference });
+    replica.finishProcessing(session.processorReference);
+    assert.equal((await processor.cancelPayment({ paymentId: id, livemode: true, processorReference: session.processorReference })).status, 'SUCCEEDED');
+
+    const unseen = paymentId();
+    replica.lagSearch(true);
+    const lagging = await processor.createPayment({ paymentId: unseen, livemode: true, amount: 300, currency: 'USD', saveCard: false });
+    assert.deepEqual(await processor.cancelPayment({ paymentId: unseen, livemode: true }), { status: 'UNKNOWN' }, 'not found by a lagging search: nothing concluded, nothing canceled');
+    assert.equal(replica.intents.get(lagging.processorReference)?.intent.status, 'requires_payment_method');
+    replica.indexSearch();
+    replica.lagSearch(false);
+    const canceled = await processor.cancelPayment({ paymentId: unseen, livemode: true });
+    assert.equal(canceled.status === 'DECLINED' && canceled.declineReason, 'canceled');
   });
 
   test('confirmed: SUCCEEDED with scheme, last4, BIN, type, issuer and network transaction id from the charge; a saved card becomes a customer/PaymentMethod token', async () => {
@@ -79,7 +103,7 @@ describe('the Stripe card processor adapter (against the Stripe replica)', () =>
     const declined = paymentId();
     const declinedSession = await processor.createPayment({ paymentId: declined, livemode: true, amount: 100, currency: 'USD', saveCard: false });
     replica.confirm(declinedSession.processorReference, '4000000000000002');
-    assert.equal((await processor.retrievePayment({ paymentId: declined, livemode: true }))?.status, 'PENDING');
+    assert.deepEqual(await processor.retrievePayment({ paymentId: declined, livemode: true }), { status: 'PENDING', processorReference: declinedSession.processorReference, declineReason: 'generic_decline' }, 'still open for another card, with the decline of the last try');
     const canceled = await processor.cancelPayment({ paymentId: declined, livemode: true });
     assert.equal(canceled.status === 'DECLINED' && canceled.declineReason, 'generic_decline');
     assert.equal(canceled.status === 'DECLINED' && canceled.card?.last4, '0002');

@@ -11,7 +11,8 @@ export interface TestCard {
   funding: 'credit' | 'debit' | 'prepaid';
   issuer: string;
   /** What confirming with it does (Stripe's documented test cards). */
-  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'authentication_required_off_session';
+  /** three_d_secure: a challenge on every payment; three_d_secure_setup: a challenge on-session, none off-session once saved. */
+  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'three_d_secure_setup' | 'authentication_required_off_session';
 }
 
 export const stripeTestCards: Readonly<Record<string, TestCard>> = {
@@ -20,6 +21,10 @@ export const stripeTestCards: Readonly<Record<string, TestCard>> = {
   '4000000000000002': { number: '4000000000000002', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'decline' },
   '4000000000009995': { number: '4000000000009995', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'insufficient_funds' },
   '4000000000003220': { number: '4000000000003220', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'three_d_secure' },
+  '4000002500003155': { number: '4000002500003155', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'three_d_secure_setup' },
+  '378282246310005': { number: '378282246310005', brand: 'amex', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  '371449635398431': { number: '371449635398431', brand: 'amex', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  '6011000990139424': { number: '6011000990139424', brand: 'discover', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
   '4000002760003184': { number: '4000002760003184', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'authentication_required_off_session' },
   // Succeeds; Stripe then disputes it (the test drives that with `replica.dispute`).
   '4000000000000259': { number: '4000000000000259', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },

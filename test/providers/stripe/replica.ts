@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { chargeObject, customerObject, disputeObject, earlyFraudWarningObject, paymentIntentObject, refundObject, stripeTestCards, type TestCard } from './objects.ts';
+import { createStripeBrowserSide, type BrowserSide } from './stand-in.ts';
 
 /**
  * A replica of the Stripe API for exactly the calls the adapter makes (customers, PaymentIntents:
@@ -68,6 +69,14 @@ export interface StripeReplica {
   paymentMethod(cardNumber: string): string;
   /** The intent with its charge expanded, as `GET /v1/payment_intents/:id?expand[]=latest_charge` answers. */
   expanded(intentId: string): Stripe.PaymentIntent;
+  /** The customer confirmed with `cardNumber` and the network has not answered yet: the intent is `processing` until `finishProcessing`. */
+  startProcessing(intentId: string, cardNumber: string): void;
+  finishProcessing(intentId: string): void;
+  /** While on, new PaymentIntents are not found by search (Stripe indexes them within about a minute) until `indexSearch()`. */
+  lagSearch(on: boolean): void;
+  indexSearch(): void;
+  /** The URL of the Stripe.js stand-in (`STRIPE_JS_URL` in browser tests) and what its pages were sent. */
+  readonly browser: BrowserSide;
   close(): Promise<void>;
 }
 
@@ -84,6 +93,9 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
   const idempotent = new Map<string, { status: number; body: string }>();
   const requests: StripeReplica['requests'] = [];
   const losses: Array<{ pathPrefix: string; remaining: number }> = [];
+  const processing = new Map<string, { card: TestCard; paymentMethod: string }>();
+  const unindexed = new Set<string>();
+  let searchLagging = false;
   let sequence = 0;
   const newId = (prefix: string) => `${prefix}_${createHash('sha256').update(`${prefix}:${(sequence += 1)}:${Math.random()}`).digest('hex').slice(0, 24)}`;
 
@@ -103,7 +115,7 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
   /** Moves an intent after a confirmation with `card` (on-session, or off-session for renewals). */
   function settle(state: IntentState, card: TestCard, paymentMethod: string, offSession: boolean, passChallenge: boolean): void {
     const { intent } = state;
-    const needsAuthentication = card.behaviour === 'three_d_secure' || (offSession && card.behaviour === 'authentication_required_off_session');
+    const needsAuthentication = card.behaviour === 'three_d_secure' || (!offSession && card.behaviour === 'three_d_secure_setup') || (offSession && card.behaviour === 'authentication_required_off_session');
     if (needsAuthentication && offSession) {
       state.intent = { ...intent, status: 'requires_payment_method', payment_method: paymentMethod, last_payment_error: { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required' } };
       return;
@@ -148,6 +160,9 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       const intent = paymentIntentObject({ id: newId('pi'), amount, currency, created, status: 'requires_payment_method', customer, paymentMethod: null, setupFutureUsage: text(form, 'setup_future_usage') === 'off_session' ? 'off_session' : null, metadata: record(form, 'metadata'), latestCharge: null, lastPaymentError: null, canceledAt: null });
       const state: IntentState = { intent, charge: null };
       intents.set(intent.id, state);
+      if (searchLagging) {
+        unindexed.add(intent.id);
+      }
       if (text(form, 'confirm') === 'true') {
         const paymentMethod = text(form, 'payment_method') ?? '';
         const card = paymentMethodCards.get(paymentMethod);
@@ -168,7 +183,7 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
         return error(400, 'invalid_request_error', 'The replica searches by one metadata key only.', { param: 'query' });
       }
       const [, key, value] = match;
-      const data = [...intents.values()].filter((state) => state.intent.metadata[key ?? ''] === value).map((state) => (query.getAll('expand[]').concat(query.getAll('expand[0]')).includes('data.latest_charge') ? expanded(state.intent.id) : state.intent));
+      const data = [...intents.values()].filter((state) => state.intent.metadata[key ?? ''] === value && !unindexed.has(state.intent.id)).map((state) => (query.getAll('expand[]').concat(query.getAll('expand[0]')).includes('data.latest_charge') ? expanded(state.intent.id) : state.intent));
       const result: Stripe.ApiSearchResult<Stripe.PaymentIntent> = { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data, next_page: null };
       return { status: 200, body: result };
     }
@@ -179,7 +194,7 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
         return error(404, 'invalid_request_error', `No such payment_intent: '${intentPath[1]}'`, { code: 'resource_missing' });
       }
       if (method === 'POST' && intentPath[2]) {
-        if (state.intent.status === 'succeeded' || state.intent.status === 'canceled') {
+        if (state.intent.status === 'succeeded' || state.intent.status === 'canceled' || state.intent.status === 'processing') {
           return error(400, 'invalid_request_error', `You cannot cancel this PaymentIntent because it has a status of ${state.intent.status}.`, { code: 'payment_intent_unexpected_state' });
         }
         state.intent = { ...state.intent, status: 'canceled', canceled_at: created, cancellation_reason: 'abandoned' };
@@ -249,13 +264,18 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       const method = request.method ?? 'GET';
       const key = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined;
       requests.push({ method, path: url.pathname, idempotencyKey: key });
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (browser.handles(method, url.pathname)) {
+        browser.handle(method, url, body, response);
+        return;
+      }
       if (request.headers.authorization !== `Bearer ${secretKey}`) {
         response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(error(401, 'invalid_request_error', 'Invalid API Key provided.').body));
         return;
       }
       let answer = key && method === 'POST' ? idempotent.get(`${url.pathname}:${key}`) : undefined;
       if (!answer) {
-        const routed = route(method, url.pathname, url.searchParams, parseForm(Buffer.concat(chunks).toString('utf8')));
+        const routed = route(method, url.pathname, url.searchParams, parseForm(body));
         answer = { status: routed.status, body: JSON.stringify(routed.body) };
         if (key && method === 'POST' && routed.status < 500) {
           idempotent.set(`${url.pathname}:${key}`, answer);
@@ -270,8 +290,34 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       response.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': `req_${sequence}`, ...(key ? { 'idempotency-key': key } : {}) }).end(answer.body);
     });
   });
+  const browser = createStripeBrowserSide({
+    intents,
+    parseForm: (body) => parseForm(body),
+    confirm: (intentId, cardNumber, passChallenge) => confirmWithCard(intentId, cardNumber, passChallenge),
+    requireAction: (intentId, cardNumber) => {
+      const state = intents.get(intentId);
+      const card = stripeTestCards[cardNumber];
+      if (!state || !card) {
+        throw new Error(`replica: unknown intent ${intentId} or test card ${cardNumber}`);
+      }
+      state.intent = { ...state.intent, status: 'requires_action', next_action: { type: 'use_stripe_sdk', use_stripe_sdk: {} }, last_payment_error: null };
+    },
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  browser.setOrigin(`http://127.0.0.1:${port}`);
+
+  function confirmWithCard(intentId: string, cardNumber: string, passChallenge: boolean): Stripe.PaymentIntent {
+    const state = intents.get(intentId);
+    const card = stripeTestCards[cardNumber];
+    if (!state || !card) {
+      throw new Error(`replica: unknown intent ${intentId} or test card ${cardNumber}`);
+    }
+    const paymentMethod = newId('pm');
+    paymentMethodCards.set(paymentMethod, card);
+    settle(state, card, paymentMethod, false, passChallenge);
+    return state.intent;
+  }
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -324,6 +370,9 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       losses.push({ pathPrefix, remaining: count });
     },
     confirm(intentId, cardNumber, confirmOptions = {}) {
+      return confirmWithCard(intentId, cardNumber, confirmOptions.passChallenge ?? false);
+    },
+    startProcessing(intentId, cardNumber) {
       const state = intents.get(intentId);
       const card = stripeTestCards[cardNumber];
       if (!state || !card) {
@@ -331,9 +380,25 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       }
       const paymentMethod = newId('pm');
       paymentMethodCards.set(paymentMethod, card);
-      settle(state, card, paymentMethod, false, confirmOptions.passChallenge ?? false);
-      return state.intent;
+      processing.set(intentId, { card, paymentMethod });
+      state.intent = { ...state.intent, status: 'processing', payment_method: paymentMethod, last_payment_error: null };
     },
+    finishProcessing(intentId) {
+      const state = intents.get(intentId);
+      const pending = processing.get(intentId);
+      if (!state || !pending) {
+        throw new Error(`replica: intent ${intentId} is not processing`);
+      }
+      processing.delete(intentId);
+      settle(state, pending.card, pending.paymentMethod, false, true);
+    },
+    lagSearch(on) {
+      searchLagging = on;
+    },
+    indexSearch() {
+      unindexed.clear();
+    },
+    browser,
     requireAuthentication(paymentMethod) {
       const card = paymentMethodCards.get(paymentMethod);
       if (!card) {

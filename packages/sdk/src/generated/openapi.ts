@@ -965,6 +965,10 @@ export interface Operations {
       nextRenewalAttemptAt?: number;
       /** The decline reason of the last failed renewal attempt. */
       lastDeclineReason?: string;
+      /** PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED. */
+      renewalPaymentPageId?: string;
+      /** The hosted page of `renewalPaymentPageId`: send it to the customer. */
+      renewalPaymentUrl?: string;
       latestInvoice?: {
         /** inv_… */
         id: string;
@@ -1025,6 +1029,10 @@ export interface Operations {
       nextRenewalAttemptAt?: number;
       /** The decline reason of the last failed renewal attempt. */
       lastDeclineReason?: string;
+      /** PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED. */
+      renewalPaymentPageId?: string;
+      /** The hosted page of `renewalPaymentPageId`: send it to the customer. */
+      renewalPaymentUrl?: string;
       latestInvoice?: {
         /** inv_… */
         id: string;
@@ -1085,6 +1093,10 @@ export interface Operations {
       nextRenewalAttemptAt?: number;
       /** The decline reason of the last failed renewal attempt. */
       lastDeclineReason?: string;
+      /** PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED. */
+      renewalPaymentPageId?: string;
+      /** The hosted page of `renewalPaymentPageId`: send it to the customer. */
+      renewalPaymentUrl?: string;
       latestInvoice?: {
         /** inv_… */
         id: string;

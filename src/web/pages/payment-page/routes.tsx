@@ -8,6 +8,7 @@ import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas
 import type { MerchantsService } from '../../../modules/merchants/service.ts';
 import type { Clock } from '../../../jobs/worker.ts';
 import { CheckoutPage, ExpiredPage, InProgressPage, PaidPage, declineMessage, type CheckoutField, type CheckoutFormState } from './views.tsx';
+import { StripeCheckoutPage, stripeSources, type StripeCheckoutSettings } from './stripe-checkout.tsx';
 
 const PageParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
@@ -64,8 +65,8 @@ function field(body: Record<string, unknown>, name: string): string {
  * itself; the same `payPage` as the sandbox test helper. The card number and CVC go to the service
  * and the processor adapter only: they are never re-rendered, stored or logged.
  */
-export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { paymentPages: PaymentPagesService; merchants: MerchantsService; clock: Clock }): void {
-  const { paymentPages, merchants, clock } = deps;
+export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { paymentPages: PaymentPagesService; merchants: MerchantsService; clock: Clock; stripe: StripeCheckoutSettings | null }): void {
+  const { paymentPages, merchants, clock, stripe } = deps;
 
   async function load(pageId: string) {
     const checkout = await paymentPages.checkoutPage(pageId);
@@ -94,13 +95,60 @@ export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { 
     if (loaded.attemptInProgress) {
       return tools.render(reply, (nonce) => InProgressPage({ nonce, page, merchantName }), options);
     }
+    if (loaded.cardEntry === 'PROCESSOR_FIELDS' && loaded.cardPaymentsAvailable && stripe) {
+      return renderProcessorFields(reply, loaded, stripe, state.problem, status);
+    }
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
-    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable }), options);
+    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM' }), options);
+  }
+
+  /**
+   * The live checkout: the page's open Stripe session (a new one when none is held) in the
+   * Payment Element. A session found settled meanwhile shows the page as it now is.
+   */
+  async function renderProcessorFields(reply: FastifyReply, loaded: Loaded, settings: StripeCheckoutSettings, problem: string | undefined, status: number): Promise<FastifyReply> {
+    let session: Awaited<ReturnType<PaymentPagesService['openCheckoutSession']>>;
+    try {
+      session = await paymentPages.openCheckoutSession(loaded.page.id);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'INVALID_STATE') {
+        const current = await load(loaded.page.id);
+        if (current.page.status !== 'CREATED' || current.page.expiresAt <= clock.now().getTime()) {
+          return renderState(reply.request, reply, current, { errors: {}, values: {} });
+        }
+      }
+      throw error;
+    }
+    if (!session.clientSecret) {
+      throw new Error(`payment ${session.paymentId} has no client secret for the processor's fields`);
+    }
+    const clientSecret = session.clientSecret;
+    const options = { status, formActions: formActions(session.page), sources: stripeSources(settings.jsUrl) };
+    return tools.render(reply, (nonce) => StripeCheckoutPage({ nonce, page: session.page, merchantName: loaded.merchantName, settings, clientSecret, problem }), options);
   }
 
   web.get('/payment-page/:pageId', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
     const loaded = await load(request.params.pageId);
     return renderState(request, reply, loaded, { errors: {}, values: {} });
+  });
+
+  /**
+   * Stripe's return URL (after the Payment Element confirmed, 3-D Secure included): the payment is
+   * settled from the PaymentIntent retrieved by the id we stored — the query parameters
+   * (`payment_intent`, `redirect_status`, …) are never trusted. Paid → the merchant's success URL
+   * (or the receipt); still open after a failed try → the checkout again, saying why.
+   */
+  web.get('/payment-page/:pageId/complete', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
+    const { pageId } = request.params;
+    const returned = await paymentPages.returnFromCheckout(pageId);
+    if (returned.page.status === 'PAID' && returned.page.successReturnUrl) {
+      return reply.code(303).header('Cache-Control', 'no-store').redirect(returned.page.successReturnUrl, 303);
+    }
+    if (returned.page.status !== 'CREATED' || !returned.declineReason) {
+      return reply.code(303).header('Cache-Control', 'no-store').redirect(`/payment-page/${pageId}`, 303);
+    }
+    const loaded = await load(pageId);
+    return renderState(request, reply, loaded, { errors: {}, values: {}, problem: declineMessage(returned.declineReason) }, 402);
   });
 
   web.post('/payment-page/:pageId', { schema: { hide: true, params: PageParams } }, async (request, reply) => {

@@ -35,6 +35,9 @@ const declineMessages: Record<string, string> = {
   incorrect_cvc: "The card's security code (CVC) is incorrect. Check it and try again.",
   incorrect_number: 'The card number is incorrect. Check it and try again.',
   processing_error: 'We could not process your card. Please try again.',
+  generic_decline: 'Your card was declined. Please use a different card.',
+  authentication_failure: 'Your bank could not confirm this payment (3-D Secure was not completed). Try again, or use a different card.',
+  payment_intent_authentication_failure: 'Your bank could not confirm this payment (3-D Secure was not completed). Try again, or use a different card.',
 };
 
 export function declineMessage(reason: string): string {
