@@ -181,7 +181,7 @@ describe('disputes in sandbox: card 4000000000000259, won and lost, with their p
     const events = await context.request({ method: 'GET', url: '/v1/events?limit=1', apiKey: merchant.apiKey });
     const eventCursor = json<{ data: { nextCursor?: string } }>(events).data.nextCursor;
     assert.ok(eventCursor);
-    for (const cursor of [eventCursor, `${firstPage.nextCursor}x`, everything[0]?.id.replace(/.$/, '0') ?? '']) {
+    for (const cursor of [eventCursor, `${firstPage.nextCursor}x`, everything[0]?.id.replace(/.$/, (last) => (last === '0' ? '1' : '0')) ?? '']) {
       const response = await context.request({ method: 'GET', url: `/v1/disputes?startingAfter=${encodeURIComponent(cursor)}`, apiKey: merchant.apiKey });
       assert.equal(response.statusCode, 400, response.body);
       assert.equal(json<Failure>(response).errorCode, 'WRONG_PARAMETER');
