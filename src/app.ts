@@ -26,6 +26,7 @@ import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
+import { registerRefundRoutes } from './modules/refunds/index.ts';
 import { registerFraudImportAdminRoutes, registerFraudReportRoutes } from './modules/fraud-reports/routes.ts';
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.ts';
 import { registerEntitlementRoutes } from './modules/entitlements/routes.ts';
@@ -170,6 +171,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       registerEventRoutes(v1, { events: services.events, webhooks: services.webhooks });
       registerWebhookRoutes(v1, services.webhooks);
       registerPaymentPageRoutes(v1, services.paymentPages);
+      registerRefundRoutes(v1, services.refunds);
       registerFraudReportRoutes(v1, services.fraudReports);
       registerSubscriptionRoutes(v1, services.subscriptions);
       registerEntitlementRoutes(v1, services.entitlements);

@@ -24,6 +24,7 @@ import { createCardProcessorRouter, type CardProcessorRouter } from './modules/c
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
 import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
+import { createRefundsService, type RefundsService } from './modules/refunds/index.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
 import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
 import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
@@ -45,6 +46,8 @@ export interface Services {
   /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
   payments: PaymentsService;
   paymentPages: PaymentPagesService;
+  /** Refunds of paid payment pages (through the payments module's processor calls). */
+  refunds: RefundsService;
   fraudReports: FraudReportsService;
   subscriptions: SubscriptionsService;
   entitlements: EntitlementsService;
@@ -139,12 +142,14 @@ export async function createPlatform(options: { config: Config; database: Databa
   // Live card payments through Stripe when its keys are configured (decision 0013).
   const stripe = config.stripe ? createStripeClient({ secretKey: config.stripe.secretKey, apiUrl: config.stripe.apiUrl }) : null;
   const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
-  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, logger: logger.child({ component: 'payments' }) });
+  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, ledger, logger: logger.child({ component: 'payments' }) });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
   sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));
   registry.register(paymentPages.expireJob());
   registry.register(payments.resolveAttemptJob());
+  const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
+  registry.register(refunds.processJob());
   if (stripe && config.stripe) {
     providerChecks.push(stripeProviderCheck(stripe));
     providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret }));
@@ -216,7 +221,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, fraudReports, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, refunds, fraudReports, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,

@@ -28,6 +28,7 @@ export const idPrefixes = {
   ledgerAccount: 'acc_',
   fraudImport: 'fim_',
   cardToken: 'ctok_',
+  refund: 're_',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

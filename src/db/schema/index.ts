@@ -7,3 +7,4 @@ export * from './ledger.ts';
 export * from './payouts.ts';
 export * from './subscriptions.ts';
 export * from './webhooks.ts';
+export * from './refunds.ts';

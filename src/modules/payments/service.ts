@@ -10,8 +10,10 @@ import { AppError, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/service.ts';
+import type { LedgerService } from '../ledger/service.ts';
+import { isLedgerCurrency } from '../ledger/postings.ts';
 import { liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
-import type { CardDetails, ChargeResult, PaymentSession } from '../card-processor/types.ts';
+import type { CardDetails, ChargeResult, PaymentSession, RefundState } from '../card-processor/types.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
 import { findCardToken, findPayment, findPaymentsForFraud, lockPayment, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
@@ -55,8 +57,8 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * DECLINED, with the settled hooks in the same transaction. A lost answer (crash, timeout) is
  * settled by the resolve job from the processor's own record, never guessed.
  */
-export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: CardProcessorRouter; logger: Logger }) {
-  const { database, clock, keyRing, customers, cardProcessor, logger } = deps;
+export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: CardProcessorRouter; ledger: Pick<LedgerService, 'post'>; logger: Logger }) {
+  const { database, clock, keyRing, customers, cardProcessor, ledger, logger } = deps;
   const settledHooks: PaymentSettledHook[] = [];
   let checkoutContact: CheckoutContact | null = null;
 
@@ -123,11 +125,37 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       if (!settled) {
         throw new Error(`payment ${paymentId} vanished while settling`);
       }
+      if (settled.status === 'SUCCEEDED') {
+        await creditMerchant(tx, settled, now);
+      }
       for (const hook of settledHooks) {
         await hook(tx, settled, now);
       }
       return settled;
     });
+  }
+
+  /**
+   * A successful payment credits the merchant's balance in its currency (external → available), once
+   * per payment (the ledger's idempotency key), in the settlement's transaction.
+   */
+  async function creditMerchant(tx: Executor, payment: PaymentRow, now: Date): Promise<void> {
+    if (!isLedgerCurrency(payment.currency)) {
+      throw new Error(`payment ${payment.id} is in ${payment.currency}, which the ledger does not keep`);
+    }
+    await ledger.post(
+      tx,
+      {
+        merchantId: payment.merchantId,
+        livemode: payment.livemode,
+        currency: payment.currency,
+        kind: 'payment',
+        reference: payment.id,
+        idempotencyKey: `${payment.id}:payment`,
+        postings: [{ source: 'external', destination: 'available', amount: payment.amount }],
+      },
+      now,
+    );
   }
 
   /**
@@ -341,6 +369,21 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
         declineReason: payment.declineReason,
         payinDetails: payment.status === 'SUCCEEDED' ? payinDetailsOf(payment) : null,
       };
+    },
+
+    /**
+     * Refunds (part of) a successful payment at its processor, once per `refundId` (the processor's
+     * idempotency key): its answer, or the refund already made with that id.
+     */
+    refundAtProcessor(input: { refundId: string; payment: PaymentRow; amount: number }): Promise<RefundState> {
+      const { payment } = input;
+      return withTimeout(cardProcessor.refund({ refundId: input.refundId, paymentId: payment.id, livemode: payment.livemode, amount: input.amount, processorReference: payment.processorReference }), processorTimeoutMs);
+    },
+
+    /** Where the refund made with our `refundId` stands at the processor; null when it never received it. */
+    retrieveRefundAtProcessor(input: { refundId: string; payment: PaymentRow }): Promise<RefundState | null> {
+      const { payment } = input;
+      return withTimeout(cardProcessor.retrieveRefund({ refundId: input.refundId, paymentId: payment.id, livemode: payment.livemode, processorReference: payment.processorReference }), processorTimeoutMs);
     },
 
     /** Payments the fraud reports module may attach a report to (read-only). */
