@@ -24,7 +24,7 @@ import { createCardProcessorRouter, type CardProcessorRouter } from './modules/c
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
 import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
-import { createRefundsService, type RefundsService } from './modules/refunds/index.ts';
+import { createRefundsService, stripeRefundEventJob, type RefundsService } from './modules/refunds/index.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
 import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
 import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
@@ -154,6 +154,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     providerChecks.push(stripeProviderCheck(stripe));
     providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret }));
     registry.register(stripeEventJob({ stripe, payments }));
+    registry.register(stripeRefundEventJob({ stripe, refunds }));
   }
   registry.register(sandboxCardProcessor.fraudSignalJob());
 

@@ -93,6 +93,7 @@ export const kindBySegment: Record<string, IdKind> = {
   subscriptions: 'subscription',
   invoices: 'invoice',
   entitlements: 'entitlement',
+  refunds: 'refund',
 };
 
 /** Which id kind a parameter (path or query filter) takes, by its name. */
@@ -112,6 +113,8 @@ export const kindByParam: Record<string, IdKind> = {
   subscriptionId: 'subscription',
   invoiceId: 'invoice',
   entitlementId: 'entitlement',
+  refundId: 'refund',
+  paymentPageId: 'paymentPage',
   relatedId: 'payoutPage',
 };
 

@@ -8,4 +8,4 @@ export { paymentAttemptResolveQueue } from './jobs.ts';
 export type { CardTokenRow, FraudCandidate, FraudCriteria, PagePayment, PaymentRow } from './repository.ts';
 export { findPagePayment, findPayment, lockPayment, returnRefundAmount, takeRefundAmount } from './repository.ts';
 export { CardPaymentBody, PayinDetails, type CardPaymentInput, type PayinDetailsResponse } from './schemas.ts';
-export { createStripeWebhooks, handledStripeEvents, stripeEventJob, stripeEventQueue, stripeProviderCheck } from './stripe-events.ts';
+export { createStripeWebhooks, handledStripeEvents, stripeEventJob, stripeEventQueue, stripeProviderCheck, stripeRefundEventQueue, type StripeEventJob } from './stripe-events.ts';

@@ -6,3 +6,4 @@ export { createRefundsService, type RefundsService } from './service.ts';
 export { registerRefundRoutes } from './routes.ts';
 export { refundProcessQueue } from './jobs.ts';
 export { Refund, RefundCreateBody, RefundList, type RefundView } from './schemas.ts';
+export { stripeRefundEventJob } from './stripe-events.ts';

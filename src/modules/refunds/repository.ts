@@ -1,4 +1,4 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { refunds, type RefundStatus } from '../../db/schema/index.ts';
 import { olderThan, type PagePosition } from '../events/paging.ts';
@@ -53,12 +53,17 @@ export async function findScopedRefund(executor: Executor, scope: RefundScope, r
   return row ?? null;
 }
 
-/** PENDING → `status`, conditional on still being PENDING: the one caller that moves it gets the row. */
+/**
+ * PENDING → SUCCEEDED or FAILED, and SUCCEEDED → FAILED (a card network can refuse a refund after the
+ * processor accepted it, as Stripe reports with `refund.updated`): conditional on the status read, so
+ * the one caller that moves it gets the row.
+ */
 export async function finishRefund(tx: Executor, refundId: string, change: { status: Exclude<RefundStatus, 'PENDING'>; failureReason: string | null; processorReference: string; now: Date }): Promise<RefundRow | null> {
+  const from: RefundStatus[] = change.status === 'FAILED' ? ['PENDING', 'SUCCEEDED'] : ['PENDING'];
   const [row] = await tx
     .update(refunds)
     .set({ status: change.status, failureReason: change.failureReason, processorReference: change.processorReference, settledAt: change.now, updatedAt: change.now })
-    .where(and(eq(refunds.id, refundId), eq(refunds.status, 'PENDING')))
+    .where(and(eq(refunds.id, refundId), inArray(refunds.status, from)))
     .returning();
   return row ?? null;
 }

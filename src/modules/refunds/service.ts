@@ -229,15 +229,17 @@ export function createRefundsService(deps: RefundsDeps) {
 
     /**
      * A processor said something changed about our refund (Stripe's `charge.refunded` and
-     * `refund.updated` webhooks): looks it up and settles it when final. Never creates a refund.
+     * `refund.updated` webhooks): looks it up and settles it when final, or fails a SUCCEEDED one
+     * the processor now reports FAILED (money back, REFUND_FAILED). Never creates a refund.
      */
     async reconcile(refundId: string): Promise<RefundView | null> {
       const refund = await findRefund(database.db, refundId);
-      if (!refund || refund.status !== 'PENDING') {
+      if (!refund || refund.status === 'FAILED') {
         return refund ? refundView(refund) : null;
       }
       const state = await payments.retrieveRefundAtProcessor({ refundId, payment: await paymentOf(refund) });
-      if (state === null || state.status === 'PENDING') {
+      // A SUCCEEDED refund can still fail later (then only a failure changes it).
+      if (state === null || state.status === 'PENDING' || state.status === refund.status) {
         return refundView(refund);
       }
       const settled = await database.transaction((tx) => settleIn(tx, refund, state, clock.now()));

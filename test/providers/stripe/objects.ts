@@ -11,7 +11,7 @@ export interface TestCard {
   funding: 'credit' | 'debit' | 'prepaid';
   issuer: string;
   /** What confirming with it does (Stripe's documented test cards). */
-  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'authentication_required_off_session';
+  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'authentication_required_off_session' | 'refund_fails';
 }
 
 export const stripeTestCards: Readonly<Record<string, TestCard>> = {
@@ -20,6 +20,8 @@ export const stripeTestCards: Readonly<Record<string, TestCard>> = {
   '4000000000000002': { number: '4000000000000002', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'decline' },
   '4000000000009995': { number: '4000000000009995', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'insufficient_funds' },
   '4000000000003220': { number: '4000000000003220', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'three_d_secure' },
+  // Succeeds; a refund of it starts `succeeded`, then turns `failed` (Stripe's documented test card).
+  '4000000000005126': { number: '4000000000005126', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'refund_fails' },
   '4000002760003184': { number: '4000002760003184', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'authentication_required_off_session' },
 };
 
@@ -173,7 +175,7 @@ export function paymentIntentObject(input: {
   };
 }
 
-export function refundObject(input: { id: string; amount: number; currency: string; created: number; chargeId: string; intentId: string; status: 'pending' | 'succeeded' | 'failed'; metadata: Stripe.Metadata }): Stripe.Refund {
+export function refundObject(input: { id: string; amount: number; currency: string; created: number; chargeId: string; intentId: string; status: 'pending' | 'succeeded' | 'failed'; metadata: Stripe.Metadata; failureReason?: string }): Stripe.Refund {
   return {
     id: input.id,
     object: 'refund',
@@ -192,6 +194,6 @@ export function refundObject(input: { id: string; amount: number; currency: stri
     source_transfer_reversal: null,
     status: input.status,
     transfer_reversal: null,
-    ...(input.status === 'failed' ? { failure_reason: 'declined' as const } : {}),
+    ...(input.status === 'failed' ? { failure_reason: input.failureReason ?? 'declined' } : {}),
   };
 }
