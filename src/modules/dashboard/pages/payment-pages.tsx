@@ -4,6 +4,7 @@ import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
+import { RefundForm, RefundsTable } from './refunds.tsx';
 
 export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; result: PageOf<PaymentPageRowView> }) {
   const { frame, result } = props;
@@ -136,6 +137,14 @@ export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPage
               </dd>
             </>
           ) : null}
+          {page.status === 'PAID' ? (
+            <>
+              <dt>Refunded</dt>
+              <dd>
+                <Money amount={page.refundedAmount} currency={page.currency} />
+              </dd>
+            </>
+          ) : null}
           {page.expiredAt ? (
             <>
               <dt>Expired</dt>
@@ -177,6 +186,13 @@ export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPage
       ) : (
         <AttemptsTable frame={frame} attempts={attempts} fraudReports={props.fraudReports} />
       )}
+      {page.status === 'PAID' ? (
+        <>
+          <h2>Refunds</h2>
+          <RefundsTable refunds={props.detail.refunds} />
+          <RefundForm frame={frame} pageId={page.id} currency={page.currency} left={page.amount - page.refundedAmount} />
+        </>
+      ) : null}
     </DashboardPage>
   );
 }
