@@ -163,13 +163,10 @@ export function createRefundsService(deps: RefundsDeps) {
         if (amount < 1) {
           throw wrongParameter('amount', `must be at most ${left()}, and nothing is left (${payment.refundedAmount} of ${payment.amount} refunded or being refunded)`);
         }
-        // Concurrent refunds queue on the payment row here; the UPDATE refuses to pass the payment's amount.
-        if ((await takeRefundAmount(tx, payment.id, amount)) === null) {
-          const current = await findPayment(tx, payment.id);
-          const remaining = current ? current.amount - current.refundedAmount : 0;
-          throw wrongParameter('amount', `must be at most ${left()}: ${remaining} ${payment.currency} minor units`);
-        }
         const id = newId('refund', now.getTime());
+        // The writes that take no lock first: the payment row and the ledger accounts stay locked
+        // for as few statements as possible (every refund of the payment, and every posting of the
+        // merchant, queues behind them).
         const inserted = await insertRefund(tx, {
           id,
           merchantId: payment.merchantId,
@@ -183,6 +180,13 @@ export function createRefundsService(deps: RefundsDeps) {
           createdAt: now,
           updatedAt: now,
         });
+        await enqueueJob(tx, now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` });
+        // Concurrent refunds queue on the payment row here; the UPDATE refuses to pass the payment's amount.
+        if ((await takeRefundAmount(tx, payment.id, amount)) === null) {
+          const current = await findPayment(tx, payment.id);
+          const remaining = current ? current.amount - current.refundedAmount : 0;
+          throw wrongParameter('amount', `must be at most ${left()}: ${remaining} ${payment.currency} minor units`);
+        }
         try {
           await ledger.post(
             tx,
@@ -203,7 +207,6 @@ export function createRefundsService(deps: RefundsDeps) {
           }
           throw error;
         }
-        await enqueueJob(tx, now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` });
         return inserted;
       });
       return refundView(refund);
