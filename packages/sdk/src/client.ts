@@ -8,6 +8,7 @@ import {
   Events,
   FraudReports,
   PaymentPages,
+  Refunds,
   PayoutPages,
   Subscriptions,
   TestHelpers,
@@ -32,6 +33,7 @@ export class Paysail {
   readonly balance: BalanceResource;
   readonly payoutPages: PayoutPages;
   readonly paymentPages: PaymentPages;
+  readonly refunds: Refunds;
   readonly fraudReports: FraudReports;
   readonly subscriptions: Subscriptions;
   readonly entitlements: Entitlements;
@@ -50,6 +52,7 @@ export class Paysail {
     this.balance = new BalanceResource(this.transport);
     this.payoutPages = new PayoutPages(this.transport);
     this.paymentPages = new PaymentPages(this.transport);
+    this.refunds = new Refunds(this.transport);
     this.fraudReports = new FraudReports(this.transport);
     this.subscriptions = new Subscriptions(this.transport);
     this.entitlements = new Entitlements(this.transport);

@@ -57,6 +57,9 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'POST /v1/payment_pages/{pageId}/expire': (client) => client.paymentPages.expire('page_1'),
   'POST /v1/test_helpers/payment_pages/{pageId}/pay': (client) =>
     client.testHelpers.paymentPages.pay('page_1', { cardNumber: '4242424242424242', expMonth: 1, expYear: 2040, cvc: '123', cardholderName: 'A' }),
+  'POST /v1/refunds': (client) => client.refunds.create({ paymentPageId: 'page_1', amount: 100, reason: 'DUPLICATE' }),
+  'GET /v1/refunds': (client) => client.refunds.list({ paymentPageId: 'page_1', limit: 5 }),
+  'GET /v1/refunds/{refundId}': (client) => client.refunds.retrieve('re_1'),
   'GET /v1/fraud_reports': (client) => client.fraudReports.list({ pagination: { offset: 0, limit: 1 } }),
   'GET /v1/fraud_reports/{id}': (client) => client.fraudReports.retrieve('pay_1'),
   'POST /v1/test_helpers/fraud_reports': (client) => client.testHelpers.fraudReports.create({ paymentId: 'pay_1', fraudReason: 'x' }),
@@ -114,6 +117,8 @@ export function rejectedByTheTypes(client: Paysail): void {
   void client.payoutPages.create({ amount: 1, fundingCurrency: 'USDC', clientReferenceId: 'c', customer: { referenceId: 'r', email: 'e' } });
   // @ts-expect-error currency is USD, EUR or GBP
   void client.paymentPages.create({ amount: 1, currency: 'JPY', clientReferenceId: 'c', customer: { referenceId: 'r', email: 'e' } });
+  // @ts-expect-error reason is REQUESTED_BY_CUSTOMER, DUPLICATE or FRAUDULENT
+  void client.refunds.create({ paymentPageId: 'page_1', reason: 'CHANGED_MIND' });
   // @ts-expect-error unknown body field
   void client.customers.update('cus_1', { nickname: 'new' });
   // @ts-expect-error sort is asc or desc
