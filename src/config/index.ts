@@ -311,7 +311,7 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'MAX_IN_FLIGHT_REQUESTS', fallback: '256', meaning: 'Requests one process handles at once; beyond it answers `503 SERVICE_UNAVAILABLE` with `Retry-After` at once (load shedding; health and metrics exempt). 0 disables.' },
   { name: 'MAX_EVENT_LOOP_DELAY_MS', fallback: '0 (off)', meaning: 'When the event loop fell behind by more than this (checked every half-threshold, 5–100 ms; 3 bounds latency under overload, see docs/reliability/model-overload.md), new requests get `503 SERVICE_UNAVAILABLE` with `Retry-After` until it catches up (load shedding for a process that is itself the bottleneck, e.g. on PGlite).' },
   { name: 'SANDBOX_KYC_DELAY_MS', fallback: '2000', meaning: 'Sandbox KYC provider decision delay.' },
-  { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay.' },
+  { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay; also how long sandbox card refunds take to settle.' },
   { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true when HOST is a loopback address and NODE_ENV is not production, else false', meaning: 'Let sandbox webhook endpoints target loopback and private addresses. Live endpoints never may, and link-local / cloud metadata addresses are refused everywhere.' },
   { name: 'WEBHOOK_TIMEOUT_MS', fallback: '15000', meaning: 'Time limit of one webhook attempt (connect to last byte).' },
   { name: 'JOB_LEASE_MS', fallback: '60000', meaning: 'How long a claimed job is held before another worker may take it over; at least WEBHOOK_TIMEOUT_MS + 1000.' },
