@@ -38,8 +38,8 @@ export function RefundForm(props: { frame: Frame; pageId: string; currency: stri
     );
   }
   return (
-    <form method="post" action={modePath(frame.mode, `/payment-pages/${props.pageId}/refund`)} class="card" aria-labelledby="refund-heading">
-      <h2 id="refund-heading">Refund</h2>
+    <form method="post" action={modePath(frame.mode, `/payment-pages/${props.pageId}/refund`)} class="card compact" aria-labelledby="refund-heading">
+      <h2 id="refund-heading">Refund this payment</h2>
       <CsrfField token={frame.csrfToken} />
       <label for="refund-amount">Amount ({props.currency})</label>
       <input id="refund-amount" name="amount" inputmode="decimal" required pattern="\d{1,9}([.,]\d{1,2})?" value={decimalOf(props.left)} aria-describedby="refund-amount-help" />
