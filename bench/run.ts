@@ -17,6 +17,7 @@ const benches = [
   'payment-pages.ts',
   'webhooks.ts',
   'payout-pages.ts',
+  'refunds.ts',
   'jobs.ts',
   'webhooks-tenants.ts',
 ];

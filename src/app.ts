@@ -27,6 +27,7 @@ import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
+import { registerRefundRoutes } from './modules/refunds/index.ts';
 import { registerFraudImportAdminRoutes, registerFraudReportRoutes } from './modules/fraud-reports/routes.ts';
 import { registerDisputeRoutes } from './modules/disputes/index.ts';
 import { registerSubscriptionRoutes } from './modules/subscriptions/routes.ts';
@@ -173,6 +174,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       registerEventRoutes(v1, { events: services.events, webhooks: services.webhooks });
       registerWebhookRoutes(v1, services.webhooks);
       registerPaymentPageRoutes(v1, services.paymentPages);
+      registerRefundRoutes(v1, services.refunds);
       registerFraudReportRoutes(v1, services.fraudReports);
       registerDisputeRoutes(v1, services.disputes);
       registerSubscriptionRoutes(v1, services.subscriptions);

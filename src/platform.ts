@@ -24,6 +24,7 @@ import { createCardProcessorRouter, type CardProcessorRouter } from './modules/c
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
 import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
+import { createRefundsService, stripeRefundEventJob, type RefundsService } from './modules/refunds/index.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
 import { stripeFraudWarningEvents, stripeFraudWarningJob, stripeFraudWarningQueue } from './modules/fraud-reports/stripe-warnings.ts';
 import { createDisputesService, stripeDisputeEventQueue, stripeDisputeEvents, stripeDisputeJob, type DisputesService } from './modules/disputes/index.ts';
@@ -47,6 +48,8 @@ export interface Services {
   /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
   payments: PaymentsService;
   paymentPages: PaymentPagesService;
+  /** Refunds of paid payment pages (through the payments module's processor calls). */
+  refunds: RefundsService;
   fraudReports: FraudReportsService;
   /** Chargebacks of card payments, with their ledger movements. */
   disputes: DisputesService;
@@ -144,7 +147,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   // Live card payments through Stripe when its keys are configured (decision 0013).
   const stripe = config.stripe ? createStripeClient({ secretKey: config.stripe.secretKey, apiUrl: config.stripe.apiUrl }) : null;
   const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
-  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, logger: logger.child({ component: 'payments' }) });
+  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, ledger, logger: logger.child({ component: 'payments' }) });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
   sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));
@@ -163,6 +166,8 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(sandboxCardProcessor.disputeJob());
   registry.register(paymentPages.expireJob());
   registry.register(payments.resolveAttemptJob());
+  const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
+  registry.register(refunds.processJob());
   if (stripe && config.stripe) {
     providerChecks.push(stripeProviderCheck(stripe));
     const routes = [
@@ -173,6 +178,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     registry.register(stripeEventJob({ stripe, payments }));
     registry.register(stripeDisputeJob({ stripe, livemode: true, disputes, payments }));
     registry.register(stripeFraudWarningJob({ stripe, livemode: true, fraudReports, payments }));
+    registry.register(stripeRefundEventJob({ stripe, refunds }));
   }
   registry.register(sandboxCardProcessor.fraudSignalJob());
 
@@ -240,7 +246,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,

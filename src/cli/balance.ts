@@ -2,7 +2,7 @@ import { booleanFlag, stringFlag } from './args.ts';
 import { jsonFlag, type Command } from './command.ts';
 import { UsageError, exitCodes, writeLine } from './io.ts';
 import { withPlatform } from './platform.ts';
-import { ledgerCurrencies, maxPostingAmount, type LedgerCurrency } from '../modules/ledger/postings.ts';
+import { fundingCurrencies, maxPostingAmount, type FundingCurrency } from '../modules/ledger/postings.ts';
 
 /** Minor units as the currency's decimal amount: 150000 → 1500.00. */
 function formatMinor(amount: number): string {
@@ -17,7 +17,7 @@ const credit: Command = {
   positionals: [{ name: 'MERCHANT_ID' }],
   flags: {
     amount: { type: 'string', valueName: 'MINOR_UNITS', description: `the amount in minor units (hundredths: 150000 is 1500.00), 1 to ${maxPostingAmount}; required` },
-    currency: { type: 'string', valueName: 'CURRENCY', choices: ledgerCurrencies, description: `the funding currency: ${ledgerCurrencies.join(' or ')}; required` },
+    currency: { type: 'string', valueName: 'CURRENCY', choices: fundingCurrencies, description: `the funding currency: ${fundingCurrencies.join(' or ')}; required` },
     json: jsonFlag,
   },
   details: [
@@ -30,7 +30,7 @@ const credit: Command = {
   async run({ io, deps, args }) {
     const [merchantId] = args.positionals as [string];
     const rawAmount = stringFlag(args, 'amount');
-    const currency = stringFlag(args, 'currency') as LedgerCurrency | undefined;
+    const currency = stringFlag(args, 'currency') as FundingCurrency | undefined;
     if (rawAmount === undefined || currency === undefined) {
       throw new UsageError(`${rawAmount === undefined ? '--amount' : '--currency'} is required`, 'balance credit');
     }

@@ -29,6 +29,7 @@ export const idPrefixes = {
   fraudImport: 'fim_',
   cardToken: 'ctok_',
   dispute: 'dp_',
+  refund: 're_',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

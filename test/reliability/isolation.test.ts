@@ -144,6 +144,11 @@ async function seedLivePaidObjects(a: TestMerchant): Promise<void> {
     harvest(outcome.page);
     own('payment', 'live', outcome.page.paymentId);
     own('subscription', 'live', outcome.page.subscriptionId);
+    // A live refund of it, made while the live processor stands in (refunds need one).
+    const refund = await context.request({ method: 'POST', url: '/v1/refunds?livemode=true', apiKey: a.apiKey, body: { paymentPageId: outcome.page.id, amount: 100 } });
+    assert.equal(refund.statusCode, 200, refund.body);
+    harvest(json(refund));
+    own('refund', 'live', json<{ data: { id: string } }>(refund).data.id);
   } finally {
     Object.assign(router, installed);
   }
@@ -224,6 +229,10 @@ async function seedMerchantA(): Promise<void> {
   harvest(subscription);
   own('subscription', 'sandbox', subscription.id);
   own('payment', 'sandbox', page.paymentId);
+  const refund = await context.request({ method: 'POST', url: '/v1/refunds?livemode=false', apiKey: a.apiKey, body: { paymentPageId: page.id, amount: 100, reason: 'DUPLICATE' } });
+  assert.equal(refund.statusCode, 200, refund.body);
+  harvest(json(refund));
+  own('refund', 'sandbox', json<{ data: { id: string } }>(refund).data.id);
   const report = await context.request({ method: 'POST', url: '/v1/test_helpers/fraud_reports?livemode=false', apiKey: a.apiKey, body: { paymentId: page.paymentId, fraudReason: 'iso-a-fraud' } });
   assert.equal(report.statusCode, 200, report.body);
   harvest(json(report));
@@ -454,7 +463,7 @@ describe('isolation matrix: every operation with another merchant’s ids or the
   after(async () => context.close());
 
   test('A owns objects of every kind the document’s ids name, in sandbox and in live', () => {
-    for (const kind of ['customer', 'payoutPage', 'paymentPage', 'webhookEndpoint', 'subscription', 'payment', 'entitlement', 'invoice', 'event', 'webhookDelivery', 'apiKey', 'merchant'] as const) {
+    for (const kind of ['customer', 'payoutPage', 'paymentPage', 'webhookEndpoint', 'subscription', 'payment', 'entitlement', 'invoice', 'event', 'webhookDelivery', 'apiKey', 'merchant', 'refund'] as const) {
       assert.ok(owned[kind]?.sandbox && owned[kind]?.live, `${kind} in both modes: ${JSON.stringify(owned[kind])}`);
     }
     // Merchants and API keys have no mode (a key works in both); every other kind is a different object per mode.

@@ -94,6 +94,7 @@ export const kindBySegment: Record<string, IdKind> = {
   invoices: 'invoice',
   entitlements: 'entitlement',
   disputes: 'dispute',
+  refunds: 'refund',
 };
 
 /** Which id kind a parameter (path or query filter) takes, by its name. */
@@ -113,9 +114,10 @@ export const kindByParam: Record<string, IdKind> = {
   subscriptionId: 'subscription',
   invoiceId: 'invoice',
   entitlementId: 'entitlement',
+  refundId: 'refund',
+  paymentPageId: 'paymentPage',
   relatedId: 'payoutPage',
   disputeId: 'dispute',
-  paymentPageId: 'paymentPage',
 };
 
 export function resolveSchema(document: OpenApiDocument, schema: Schema | undefined): Schema | undefined {

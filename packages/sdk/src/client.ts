@@ -9,6 +9,7 @@ import {
   Events,
   FraudReports,
   PaymentPages,
+  Refunds,
   PayoutPages,
   Subscriptions,
   TestHelpers,
@@ -33,6 +34,7 @@ export class Paysail {
   readonly balance: BalanceResource;
   readonly payoutPages: PayoutPages;
   readonly paymentPages: PaymentPages;
+  readonly refunds: Refunds;
   readonly fraudReports: FraudReports;
   readonly disputes: Disputes;
   readonly subscriptions: Subscriptions;
@@ -52,6 +54,7 @@ export class Paysail {
     this.balance = new BalanceResource(this.transport);
     this.payoutPages = new PayoutPages(this.transport);
     this.paymentPages = new PaymentPages(this.transport);
+    this.refunds = new Refunds(this.transport);
     this.fraudReports = new FraudReports(this.transport);
     this.disputes = new Disputes(this.transport);
     this.subscriptions = new Subscriptions(this.transport);

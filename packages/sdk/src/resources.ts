@@ -1,4 +1,4 @@
-import type { Dispute, Event, FraudReport, OperationKey, Operations, WebhookDelivery } from './generated/openapi.ts';
+import type { Dispute, Event, FraudReport, OperationKey, Operations, Refund, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -89,6 +89,31 @@ export class PaymentPages extends Resource {
   /** CREATED → EXPIRED (a PAID page answers `WRONG_PARAMETER`). */
   expire(pageId: string, options?: RequestOptions) {
     return this.transport.call('POST /v1/payment_pages/{pageId}/expire', { pathParams: { pageId } }, options);
+  }
+}
+
+/** `/v1/refunds`: refunds of PAID payment pages; newest first, cursor paging like `/v1/events`. */
+export class Refunds extends Resource {
+  /** A PENDING refund of `amount` (default: all that is left) of the page's payment; send an Idempotency-Key to retry safely. */
+  create(body: Body<'POST /v1/refunds'>, options?: RequestOptions) {
+    return this.transport.call('POST /v1/refunds', { body }, options);
+  }
+
+  retrieve(refundId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/refunds/{refundId}', { pathParams: { refundId } }, options);
+  }
+
+  list(query?: Query<'GET /v1/refunds'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/refunds', { query }, options);
+  }
+
+  /** Every matching refund (e.g. `{ paymentPageId }`), newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/refunds'> = {}, options?: RequestOptions): AsyncGenerator<Refund, void, undefined> {
+    return paginate<Result<'GET /v1/refunds'>, Refund, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.refunds, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.refunds.at(-1)?.id } : undefined }),
+    );
   }
 }
 

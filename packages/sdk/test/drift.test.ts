@@ -60,6 +60,9 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/disputes': (client) => client.disputes.list({ paymentPageId: 'page_1', limit: 5 }),
   'GET /v1/disputes/{disputeId}': (client) => client.disputes.retrieve('dp_1'),
   'POST /v1/test_helpers/disputes/{disputeId}/close': (client) => client.testHelpers.disputes.close('dp_1', { outcome: 'WON' }),
+  'POST /v1/refunds': (client) => client.refunds.create({ paymentPageId: 'page_1', amount: 100, reason: 'DUPLICATE' }),
+  'GET /v1/refunds': (client) => client.refunds.list({ paymentPageId: 'page_1', limit: 5 }),
+  'GET /v1/refunds/{refundId}': (client) => client.refunds.retrieve('re_1'),
   'GET /v1/fraud_reports': (client) => client.fraudReports.list({ pagination: { offset: 0, limit: 1 } }),
   'GET /v1/fraud_reports/{id}': (client) => client.fraudReports.retrieve('pay_1'),
   'POST /v1/test_helpers/fraud_reports': (client) => client.testHelpers.fraudReports.create({ paymentId: 'pay_1', fraudReason: 'x' }),
@@ -117,6 +120,8 @@ export function rejectedByTheTypes(client: Paysail): void {
   void client.payoutPages.create({ amount: 1, fundingCurrency: 'USDC', clientReferenceId: 'c', customer: { referenceId: 'r', email: 'e' } });
   // @ts-expect-error currency is USD, EUR or GBP
   void client.paymentPages.create({ amount: 1, currency: 'JPY', clientReferenceId: 'c', customer: { referenceId: 'r', email: 'e' } });
+  // @ts-expect-error reason is REQUESTED_BY_CUSTOMER, DUPLICATE or FRAUDULENT
+  void client.refunds.create({ paymentPageId: 'page_1', reason: 'CHANGED_MIND' });
   // @ts-expect-error unknown body field
   void client.customers.update('cus_1', { nickname: 'new' });
   // @ts-expect-error sort is asc or desc

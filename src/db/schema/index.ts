@@ -8,3 +8,4 @@ export * from './payouts.ts';
 export * from './subscriptions.ts';
 export * from './webhooks.ts';
 export * from './disputes.ts';
+export * from './refunds.ts';

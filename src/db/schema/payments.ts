@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 import { customers } from './customers.ts';
 
@@ -98,6 +98,11 @@ export const payments = pgTable(
     /** The session keeps the card for renewals (its page starts a subscription): the processor's create is repeated with exactly these parameters. */
     saveCard: boolean('save_card').notNull().default(false),
     declineReason: text('decline_reason'),
+    /**
+     * What refunds have taken back (minor units): every refund not FAILED, pending ones included. Raised
+     * with the refund's insert under the payment's row lock, by an UPDATE that refuses to pass `amount`.
+     */
+    refundedAmount: integer('refunded_amount').notNull().default(0),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     /** When the processor's answer was recorded: the transaction date of a successful payment. */
@@ -110,6 +115,7 @@ export const payments = pgTable(
     index('payments_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id),
     index('payments_network_transaction').on(table.networkTransactionId),
     index('payments_card_amount_date').on(table.bin, table.last4, table.amount, table.decidedAt).where(sql`status = 'SUCCEEDED'`),
+    check('payments_refunded_within_amount', sql`${table.refundedAmount} >= 0 and ${table.refundedAmount} <= ${table.amount}`),
   ],
 );
 

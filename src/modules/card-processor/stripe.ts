@@ -239,9 +239,9 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
     },
 
     async refund(input) {
-      const intent = await requireIntent(input.paymentId);
+      const intentId = input.processorReference ?? (await requireIntent(input.paymentId)).id;
       const refund = await stripe.refunds.create(
-        { payment_intent: intent.id, amount: input.amount, metadata: { [refundIdMetadataKey]: input.refundId, [paymentIdMetadataKey]: input.paymentId } },
+        { payment_intent: intentId, amount: input.amount, metadata: { [refundIdMetadataKey]: input.refundId, [paymentIdMetadataKey]: input.paymentId } },
         { idempotencyKey: idempotencyKey('refund', input.refundId) },
       );
       return refundStateOf(refund);
@@ -251,11 +251,11 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
       if (!input.paymentId) {
         return null;
       }
-      const intent = await findIntent(input.paymentId);
-      if (!intent) {
+      const intentId = input.processorReference ?? (await findIntent(input.paymentId))?.id;
+      if (!intentId) {
         return null;
       }
-      for await (const refund of stripe.refunds.list({ payment_intent: intent.id, limit: 100 })) {
+      for await (const refund of stripe.refunds.list({ payment_intent: intentId, limit: 100 })) {
         if (refund.metadata?.[refundIdMetadataKey] === input.refundId) {
           return refundStateOf(refund);
         }

@@ -100,10 +100,10 @@ export interface CardProcessor {
   cancelPayment(input: { paymentId: string; livemode: boolean; processorReference?: string | null }): Promise<Exclude<PaymentLookup, null>>;
   /** Charges a saved card off-session (renewals), once per `paymentId`; a card needing authentication is declined (`authentication_required`). */
   chargeSaved(input: { paymentId: string; livemode: boolean; amount: number; currency: string; token: string }): Promise<ChargeResult>;
-  /** Refunds (part of) a succeeded payment, once per `refundId`. */
-  refund(input: { refundId: string; paymentId: string; livemode: boolean; amount: number }): Promise<RefundState>;
+  /** Refunds (part of) a succeeded payment, once per `refundId` (the payment's `processorReference`, when known, makes the lookup direct). */
+  refund(input: { refundId: string; paymentId: string; livemode: boolean; amount: number; processorReference?: string | null }): Promise<RefundState>;
   /** The refund made with our `refundId` (of our `paymentId`), or null when the processor never received it. */
-  retrieveRefund(input: { refundId: string; livemode: boolean; paymentId?: string }): Promise<RefundState | null>;
+  retrieveRefund(input: { refundId: string; livemode: boolean; paymentId?: string; processorReference?: string | null }): Promise<RefundState | null>;
 }
 
 export type ProcessorDisputeStatus = 'NEEDS_RESPONSE' | 'UNDER_REVIEW' | 'WON' | 'LOST';

@@ -144,6 +144,7 @@ export const notices: Record<string, string> = {
   'kyc-rejected': "The identity was rejected. The customer's waiting payout pages fail.",
   canceled: 'The payout page was canceled and its reservation released.',
   expired: 'The payment page was expired.',
+  refunded: 'The refund was made. It shows PENDING until the card processor settles it; PAYMENT_REFUNDED (or REFUND_FAILED) follows.',
   'endpoint-created': 'The webhook endpoint was added.',
   'endpoint-deleted': 'The webhook endpoint was deleted. Its past deliveries stay in the event log.',
   'endpoint-enabled': 'The endpoint is enabled and receives events again.',
@@ -160,6 +161,8 @@ export const errorNotices: Record<string, string> = {
   WRONG_PARAMETER: 'This action is not possible for this resource as it is now.',
   INSUFFICIENT_FUNDS: 'Your balance cannot cover this action. Add funds and try again.',
   FORBIDDEN: 'This action is not allowed in this mode.',
+  'refund-amount': 'Enter the refund amount as a number with at most two decimals (for example 12.50), no more than what is left to refund.',
+  'refund-unconfirmed': 'Tick the confirmation box to make the refund: it sends money back to the customer and cannot be undone.',
 };
 
 export function noticeOf(request: FastifyRequest): { notice: string | undefined; error: string | undefined } {
@@ -175,7 +178,9 @@ export async function runAction(reply: FastifyReply, back: string, notice: strin
     await action();
   } catch (error) {
     if (error instanceof AppError && error.code in errorNotices && error.statusCode < 500) {
-      return reply.redirect(`${back}${back.includes('?') ? '&' : '?'}error=${error.code}`, 303);
+      // An action may name a more precise notice than its error code's.
+      const key = typeof error.extra['notice'] === 'string' && error.extra['notice'] in errorNotices ? error.extra['notice'] : error.code;
+      return reply.redirect(`${back}${back.includes('?') ? '&' : '?'}error=${key}`, 303);
     }
     throw error;
   }

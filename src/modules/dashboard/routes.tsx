@@ -70,7 +70,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
   const secureCookies = config.publicUrl.startsWith('https://');
 
   const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox'];
-  const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages });
+  const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages, refunds: services.refunds });
   const presenters = {
     overview: createOverviewPresenter({ database, ledger: services.ledger }),
     customers: createCustomersPresenter({ database, customers: services.customers }),
@@ -172,7 +172,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
       registerCustomerScreens(signedIn, tools, presenters.customers, services.kyc.reviews);
       registerPayoutPageScreens(signedIn, tools, { presenter: presenters.payoutPages, payoutPages: services.payoutPages });
-      registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages, disputes: presenters.disputes });
+      registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages, disputes: presenters.disputes, refunds: services.refunds });
       registerSubscriptionScreens(signedIn, tools, { presenter: presenters.subscriptions, subscriptions: services.subscriptions, clock });
       registerFraudReportScreens(signedIn, tools, presenters.fraudReports);
       registerDisputeScreens(signedIn, tools, presenters.disputes);

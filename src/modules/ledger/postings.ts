@@ -1,7 +1,16 @@
 import type { LedgerAccountKind } from '../../db/schema/ledger.ts';
 
-export const ledgerCurrencies = ['USDC', 'USD'] as const;
+/**
+ * Every currency a merchant's balance is kept in: the funding currencies of payout pages (USDC, USD;
+ * sandbox balances open funded in them) and the currencies card payments are taken in (USD, EUR, GBP;
+ * a payment credits its currency, a refund debits it).
+ */
+export const ledgerCurrencies = ['USDC', 'USD', 'EUR', 'GBP'] as const;
 export type LedgerCurrency = (typeof ledgerCurrencies)[number];
+
+/** The currencies payout pages are funded in, funds are added in and sandbox balances open funded in. */
+export const fundingCurrencies = ['USDC', 'USD'] as const satisfies readonly LedgerCurrency[];
+export type FundingCurrency = (typeof fundingCurrencies)[number];
 
 /** Accounts that may go below zero: only the outside world. */
 export const negativeAllowed: ReadonlySet<LedgerAccountKind> = new Set<LedgerAccountKind>(['external']);

@@ -15,8 +15,9 @@ export function registerLedgerRoutes(api: Api, ledger: LedgerService): void {
         tags: ['Balance'],
         summary: 'Read the balance',
         description:
-          'One entry per funding currency (USDC, USD) and mode: `available` (can fund new payout pages), `reserved` (held by open payout pages) and ' +
-          '`inFlight` (submitted to the payout rail). Amounts are integer minor units. With `livemode` that mode only; without it every mode the merchant can use.',
+          'One entry per currency and mode: USDC and USD always, then EUR and GBP once a card payment in them was received. Fields: `available` (free funds: successful card payments add to it, refunds take from it; ' +
+          'in USDC and USD it funds new payout pages), `reserved` (held by open payout pages) and `inFlight` (submitted to the payout rail). ' +
+          'Amounts are integer minor units. With `livemode` that mode only; without it every mode the merchant can use.',
         querystring: LivemodeQuery,
         response: { 200: Envelope(Type.Array(Balance)), ...errorResponses(403) },
       },

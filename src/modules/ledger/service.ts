@@ -4,7 +4,7 @@ import { ledgerAccountKinds, ledgerAccounts, ledgerEntries, ledgerTransactions, 
 import { newId } from '../../crypto/ids.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
-import { entriesOf, ledgerCurrencies, negativeAllowed, type Entry, type LedgerCurrency, type Posting } from './postings.ts';
+import { entriesOf, fundingCurrencies, ledgerCurrencies, negativeAllowed, type Entry, type LedgerCurrency, type Posting } from './postings.ts';
 
 /** The largest balance an account may hold either way: beyond it a JSON number is no longer exact (2^53 − 1). */
 export const largestBalance = Number.MAX_SAFE_INTEGER;
@@ -41,7 +41,7 @@ export interface LedgerOwner {
 
 export interface PostInput extends LedgerOwner {
   currency: LedgerCurrency;
-  /** opening, fund, credit, reserve, release, submit, settle, return */
+  /** opening, fund, credit, reserve, release, submit, settle, return, payment, refund, refund_failed */
   kind: string;
   reference?: string;
   /** At most one ledger transaction per key, ever. */
@@ -156,8 +156,8 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
     for (const entry of entries) {
       let accountId = await applyEntry(tx, input, input.currency, entry, now);
       if (accountId === undefined && !(await accountExists(tx, input, input.currency, entry.account))) {
-        // Merchants created before the ledger existed (and live balances) are opened on first use.
-        await openAccounts(tx, input, now);
+        // Merchants created before the ledger existed, live balances and card-payment currencies are opened on first use.
+        await openAccounts(tx, input, now, [...new Set<LedgerCurrency>([...fundingCurrencies, input.currency])]);
         accountId = await applyEntry(tx, input, input.currency, entry, now);
       }
       if (accountId === undefined) {
@@ -172,12 +172,14 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
   }
 
   /**
-   * Opens the merchant's accounts in one mode (every funding currency, every kind); idempotent. A
-   * sandbox balance that is opened here for the first time is funded with the opening balance.
+   * Opens the merchant's accounts in one mode (`currencies`, by default the funding currencies; every
+   * kind); idempotent. A
+   * sandbox balance in a funding currency that is opened here for the first time is funded with the
+   * opening balance (card-payment currencies open at zero).
    * Two concurrent openings serialize on the unique index: only the one that inserted funds.
    */
-  async function openAccounts(tx: Executor, owner: LedgerOwner, now: Date): Promise<void> {
-    for (const currency of ledgerCurrencies) {
+  async function openAccounts(tx: Executor, owner: LedgerOwner, now: Date, currencies: readonly LedgerCurrency[] = fundingCurrencies): Promise<void> {
+    for (const currency of currencies) {
       const inserted = await tx
         .insert(ledgerAccounts)
         .values(
@@ -194,7 +196,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
         )
         .onConflictDoNothing()
         .returning({ kind: ledgerAccounts.kind });
-      if (!owner.livemode && inserted.some((row) => row.kind === 'available')) {
+      if (!owner.livemode && (fundingCurrencies as readonly string[]).includes(currency) && inserted.some((row) => row.kind === 'available')) {
         await post(
           tx,
           {
@@ -215,10 +217,12 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
       .select({ currency: ledgerAccounts.currency, kind: ledgerAccounts.kind, balance: ledgerAccounts.balance })
       .from(ledgerAccounts)
       .where(and(eq(ledgerAccounts.merchantId, owner.merchantId), eq(ledgerAccounts.livemode, owner.livemode)));
-    if (rows.length < ledgerCurrencies.length * ledgerAccountKinds.length) {
+    const opened = (currency: LedgerCurrency) => rows.filter((row) => row.currency === currency).length === ledgerAccountKinds.length;
+    if (!fundingCurrencies.every(opened)) {
       return null;
     }
-    return ledgerCurrencies.map((currency) => {
+    // The funding currencies always; a card-payment currency once a payment in it opened its accounts.
+    return ledgerCurrencies.filter(opened).map((currency) => {
       const of = (kind: LedgerAccountKind) => rows.find((row) => row.currency === currency && row.kind === kind)?.balance ?? 0;
       return { livemode: owner.livemode, currency, available: of('available'), reserved: of('reserved'), inFlight: of('in_flight') };
     });
@@ -233,7 +237,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
       await openAccounts(tx, { merchantId, livemode: false }, now);
     },
 
-    /** Balances per funding currency in one mode; opens the accounts on first read. */
+    /** Balances in one mode: each funding currency, then each card-payment currency the merchant has been paid in; opens the funding accounts on first read. */
     async getBalances(owner: LedgerOwner): Promise<Balance[]> {
       const existing = await readBalances(database.db, owner);
       if (existing) {

@@ -66,6 +66,7 @@ export const PaymentPage = Type.Object(
     paymentId: Type.Optional(Type.String({ description: 'pay_… of the successful card payment, once PAID' })),
     subscriptionId: Type.Optional(Type.String({ description: 'sub_… when the payment created a subscription' })),
     payinDetails: Type.Optional(PayinDetails),
+    refundedAmount: Type.Integer({ description: 'Minor units given back by refunds (every refund not FAILED, pending ones included); 0 until refunded. The page stays PAID.' }),
     metadata: Type.Record(Type.String(), Type.String()),
     successReturnUrl: Type.Optional(Type.String()),
     failureReturnUrl: Type.Optional(Type.String()),

@@ -39,6 +39,7 @@ export function pageResponse(keyRing: KeyRing, publicUrl: string, view: PageView
     createdAt: page.createdAt.getTime(),
     livemode: page.livemode,
     metadata: page.metadata,
+    refundedAmount: payment && payment.status === 'SUCCEEDED' ? payment.refundedAmount : 0,
   };
   if (page.paidAt) {
     response.paidAt = page.paidAt.getTime();

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, gte, isNotNull, lt, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { cardTokens, paymentPages, payments } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -45,6 +45,50 @@ export async function findPayment(executor: Executor, paymentId: string): Promis
 export async function lockPayment(tx: Executor, paymentId: string): Promise<PaymentRow | null> {
   const [row] = await tx.select().from(payments).where(eq(payments.id, paymentId)).for('update');
   return row ?? null;
+}
+
+/** A payment page as refunds see it: its state, and the successful payment that paid it (null until PAID). */
+export interface PagePayment {
+  page: { id: string; merchantId: string; livemode: boolean; status: string; clientReferenceId: string };
+  payment: PaymentRow | null;
+}
+
+/** The page (scoped to its merchant, and to `livemode` when given) with its successful payment; null when no such page. */
+export async function findPagePayment(executor: Executor, target: { merchantId: string; livemode: boolean | undefined; pageId: string }): Promise<PagePayment | null> {
+  const [row] = await executor
+    .select({
+      page: { id: paymentPages.id, merchantId: paymentPages.merchantId, livemode: paymentPages.livemode, status: paymentPages.status, clientReferenceId: paymentPages.clientReferenceId },
+      payment: payments,
+    })
+    .from(paymentPages)
+    .leftJoin(payments, and(eq(payments.id, paymentPages.paymentId), eq(payments.status, 'SUCCEEDED')))
+    .where(and(eq(paymentPages.id, target.pageId), eq(paymentPages.merchantId, target.merchantId), target.livemode === undefined ? undefined : eq(paymentPages.livemode, target.livemode)));
+  return row ?? null;
+}
+
+/**
+ * Takes `amount` of what is left to refund on a successful payment (the caller holds its row lock);
+ * the new `refundedAmount`, or null when that would pass the payment's amount (nothing changes).
+ */
+export async function takeRefundAmount(tx: Executor, paymentId: string, amount: number): Promise<number | null> {
+  const [row] = await tx
+    .update(payments)
+    .set({ refundedAmount: sql`${payments.refundedAmount} + ${amount}::int` })
+    .where(and(eq(payments.id, paymentId), eq(payments.status, 'SUCCEEDED'), sql`${payments.refundedAmount} + ${amount}::int <= ${payments.amount}`))
+    .returning({ refundedAmount: payments.refundedAmount });
+  return row ? row.refundedAmount : null;
+}
+
+/** Gives back what a failed refund had taken (it may be refunded again). */
+export async function returnRefundAmount(tx: Executor, paymentId: string, amount: number): Promise<void> {
+  const [row] = await tx
+    .update(payments)
+    .set({ refundedAmount: sql`${payments.refundedAmount} - ${amount}::int` })
+    .where(and(eq(payments.id, paymentId), sql`${payments.refundedAmount} >= ${amount}::int`))
+    .returning({ id: payments.id });
+  if (!row) {
+    throw new Error(`payment ${paymentId} has less than ${amount} refunded to give back`);
+  }
 }
 
 /** A saved card (ctok_…) with the processor token renewals charge. */

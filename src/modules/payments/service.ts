@@ -10,8 +10,9 @@ import { AppError, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/service.ts';
+import type { LedgerService } from '../ledger/service.ts';
 import { liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
-import type { CardDetails, ChargeResult, PaymentLookup, PaymentSession } from '../card-processor/types.ts';
+import type { CardDetails, ChargeResult, PaymentLookup, PaymentSession, RefundState } from '../card-processor/types.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
 import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
@@ -63,12 +64,12 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * DECLINED, with the settled hooks in the same transaction. A lost answer (crash, timeout) is
  * settled by the resolve job from the processor's own record, never guessed.
  */
-export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: CardProcessorRouter; logger: Logger }) {
-  const { database, clock, keyRing, customers, cardProcessor, logger } = deps;
+export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: CardProcessorRouter; ledger: Pick<LedgerService, 'post'>; logger: Logger }) {
+  const { database, clock, keyRing, customers, cardProcessor, ledger, logger } = deps;
   const settledHooks: PaymentSettledHook[] = [];
   let checkoutContact: CheckoutContact | null = null;
 
-  const settle = createSettlement({ database, clock, settledHooks });
+  const settle = createSettlement({ database, clock, settledHooks, ledger });
 
   /**
    * A checkout payment the customer confirms in the browser with the processor's own fields (any
@@ -375,6 +376,21 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
         declineReason: payment.declineReason,
         payinDetails: payment.status === 'SUCCEEDED' ? payinDetailsOf(payment) : null,
       };
+    },
+
+    /**
+     * Refunds (part of) a successful payment at its processor, once per `refundId` (the processor's
+     * idempotency key): its answer, or the refund already made with that id.
+     */
+    refundAtProcessor(input: { refundId: string; payment: PaymentRow; amount: number }): Promise<RefundState> {
+      const { payment } = input;
+      return withTimeout(cardProcessor.refund({ refundId: input.refundId, paymentId: payment.id, livemode: payment.livemode, amount: input.amount, processorReference: payment.processorReference }), processorTimeoutMs);
+    },
+
+    /** Where the refund made with our `refundId` stands at the processor; null when it never received it. */
+    retrieveRefundAtProcessor(input: { refundId: string; payment: PaymentRow }): Promise<RefundState | null> {
+      const { payment } = input;
+      return withTimeout(cardProcessor.retrieveRefund({ refundId: input.refundId, paymentId: payment.id, livemode: payment.livemode, processorReference: payment.processorReference }), processorTimeoutMs);
     },
 
     /** Payments the fraud reports module may attach a report to (read-only). */

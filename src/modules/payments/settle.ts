@@ -4,6 +4,8 @@ import { cardTokens, payments } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { ChargeResult } from '../card-processor/types.ts';
+import type { LedgerService } from '../ledger/service.ts';
+import { isLedgerCurrency } from '../ledger/postings.ts';
 import { lockPayment, type PaymentRow } from './repository.ts';
 
 /**
@@ -16,11 +18,35 @@ export type PaymentSettledHook = (tx: Executor, payment: PaymentRow, now: Date) 
 
 /**
  * Settlement: records the processor's final answer for a PROCESSING payment under a row lock —
- * SUCCEEDED (with the saved card when the processor returned a token) or DECLINED — and runs the
- * settled hooks in the same transaction.
+ * SUCCEEDED (with the saved card when the processor returned a token) or DECLINED — credits the
+ * merchant's balance for a success, and runs the settled hooks in the same transaction.
  */
-export function createSettlement(deps: { database: Database; clock: Clock; settledHooks: readonly PaymentSettledHook[] }) {
-  const { database, clock, settledHooks } = deps;
+export function createSettlement(deps: { database: Database; clock: Clock; settledHooks: readonly PaymentSettledHook[]; ledger: Pick<LedgerService, 'post'> }) {
+  const { database, clock, settledHooks, ledger } = deps;
+
+  /**
+   * A successful payment credits the merchant's balance in its currency (external → available), once
+   * per payment (the ledger's idempotency key), in the settlement's transaction.
+   */
+  async function creditMerchant(tx: Executor, payment: PaymentRow, now: Date): Promise<void> {
+    if (!isLedgerCurrency(payment.currency)) {
+      throw new Error(`payment ${payment.id} is in ${payment.currency}, which the ledger does not keep`);
+    }
+    await ledger.post(
+      tx,
+      {
+        merchantId: payment.merchantId,
+        livemode: payment.livemode,
+        currency: payment.currency,
+        kind: 'payment',
+        reference: payment.id,
+        idempotencyKey: `${payment.id}:payment`,
+        postings: [{ source: 'external', destination: 'available', amount: payment.amount }],
+      },
+      now,
+    );
+  }
+
   /** Records the processor's answer for a PROCESSING payment; one no longer PROCESSING is left alone (null). */
   async function settle(paymentId: string, result: ChargeResult): Promise<PaymentRow | null> {
     return database.transaction(async (tx) => {
@@ -83,6 +109,9 @@ export function createSettlement(deps: { database: Database; clock: Clock; settl
       }
       if (!settled) {
         throw new Error(`payment ${paymentId} vanished while settling`);
+      }
+      if (settled.status === 'SUCCEEDED') {
+        await creditMerchant(tx, settled, now);
       }
       for (const hook of settledHooks) {
         await hook(tx, settled, now);

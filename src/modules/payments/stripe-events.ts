@@ -8,8 +8,12 @@ import type { PaymentsService } from './service.ts';
 
 export const stripeEventQueue = 'payments.stripe-event';
 
+/** Refund events go to the refunds module's job (`src/modules/refunds/stripe-events.ts`) on this queue. */
+export const stripeRefundEventQueue = 'refunds.stripe-event';
+export const stripeRefundEvents = ['charge.refunded', 'refund.updated'] as const;
+
 /** The Stripe events Paysail acts on today (enable these on the endpoint); others are acknowledged and ignored. */
-export const handledStripeEvents = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled'] as const;
+export const handledStripeEvents = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled', ...stripeRefundEvents] as const;
 
 /**
  * Stripe events another module acts on (disputes, early fraud warnings): each is recorded on that
@@ -28,7 +32,7 @@ export interface StripeObjectEventJob {
 
 export interface StripeEventJob {
   eventType: string;
-  /** The PaymentIntent the event is about; fetched from Stripe before anything is done. */
+  /** The object the event is about (a PaymentIntent; a Charge or Refund on the refunds queue); fetched from Stripe before anything is done. */
   intentId: string;
 }
 
@@ -60,8 +64,10 @@ export function createStripeWebhooks(deps: { database: Database; clock: Clock; s
         await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue: route.queue, payload });
         return;
       }
+      // Refund events carry their charge or refund id in `intentId` (the refunds job fetches from it).
       const payload: StripeEventJob = { eventType: event.type, intentId: objectId };
-      await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue: stripeEventQueue, payload });
+      const queue = (stripeRefundEvents as readonly string[]).includes(event.type) ? stripeRefundEventQueue : stripeEventQueue;
+      await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue, payload });
     },
   };
 }

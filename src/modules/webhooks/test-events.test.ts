@@ -6,6 +6,7 @@ import { eventTypes } from '../events/record.ts';
 import { Entitlement } from '../entitlements/schemas.ts';
 import { PayinDetails } from '../payment-pages/schemas.ts';
 import { PayoutPage } from '../payout-pages/schemas.ts';
+import { Refund } from '../refunds/schemas.ts';
 import { exampleEventData, isTestEventId, newTestEventId, testObjectIds } from './test-events.ts';
 
 const context = { merchantId: 'mer_0000000000000000000000000000000001', livemode: false, publicUrl: 'http://paysail.test', now: new Date('2026-01-01T00:00:00Z') };
@@ -23,7 +24,7 @@ test('test event ids are unique, marked, and never real event ids', () => {
 });
 
 test('object ids in examples are as long as real ids but never valid ones', () => {
-  const kinds = { paymentPage: 'paymentPage', payment: 'payment', customer: 'customer', payoutPage: 'payoutPage', subscription: 'subscription', invoice: 'invoice', entitlement: 'entitlement' } as const;
+  const kinds = { paymentPage: 'paymentPage', payment: 'payment', customer: 'customer', payoutPage: 'payoutPage', subscription: 'subscription', invoice: 'invoice', entitlement: 'entitlement', refund: 'refund' } as const;
   for (const [name, kind] of Object.entries(kinds)) {
     const id = testObjectIds[name as keyof typeof testObjectIds];
     assert.match(id, /_test_0{31}$/);
@@ -42,6 +43,13 @@ test('every event type has an example with the real payload shape', () => {
   assert.deepEqual(Object.keys(exampleEventData('PAYMENT_EXPIRED', context)).sort(), ['clientReferenceId', 'pageId']);
   assert.deepEqual(Object.keys(exampleEventData('FRAUD_REPORTED', context)).sort(), ['clientReferenceId', 'fraudReason', 'fraudReportId', 'pageId']);
   assert.ok(Value.Check(Entitlement, exampleEventData('ENTITLEMENT_CREATED', context)), 'ENTITLEMENT_CREATED data is an entitlement');
+
+  for (const type of ['PAYMENT_REFUNDED', 'REFUND_FAILED'] as const) {
+    const { clientReferenceId, ...refund } = exampleEventData(type, context);
+    assert.equal(clientReferenceId, 'paysail-test-event');
+    assert.ok(Value.Check(Refund, refund), `${type} data is a refund plus clientReferenceId`);
+    assert.equal(refund['status'], type === 'PAYMENT_REFUNDED' ? 'SUCCEEDED' : 'FAILED');
+  }
 
   // PAYOUT_PAGE_UPDATED is the page as the API reads it, without the customer's e-mail, plus the previous state.
   const { previousStatus, previousSubStatus, customer, ...page } = exampleEventData('PAYOUT_PAGE_UPDATED', context);

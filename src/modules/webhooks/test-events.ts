@@ -34,6 +34,7 @@ export const testObjectIds = {
   invoice: testObjectId('inv_'),
   entitlement: testObjectId('ent_'),
   dispute: testObjectId('dp_'),
+  refund: testObjectId('re_'),
 } as const;
 
 /** References of the examples: they say what they are wherever a receiver logs them. */
@@ -117,6 +118,21 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
         payoutMethod: { type: 'BANK_TRANSFER', last4: '6789', routingNumber: '021000021' },
         previousStatus: 'CREATED',
         previousSubStatus: 'AWAITING_CUSTOMER',
+      };
+    case 'PAYMENT_REFUNDED':
+    case 'REFUND_FAILED':
+      return {
+        id: ids.refund,
+        paymentPageId: ids.paymentPage,
+        paymentId: ids.payment,
+        amount: 1000,
+        currency: 'USD',
+        reason: 'REQUESTED_BY_CUSTOMER',
+        status: type === 'PAYMENT_REFUNDED' ? 'SUCCEEDED' : 'FAILED',
+        ...(type === 'REFUND_FAILED' ? { failureReason: 'declined_by_issuer' } : {}),
+        createdAt: now - 60_000,
+        livemode: context.livemode,
+        clientReferenceId: testClientReferenceId,
       };
   }
 }

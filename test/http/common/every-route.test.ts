@@ -92,6 +92,9 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'GET /admin/v1/merchants/{merchantId}/pii_keys',
     'POST /admin/v1/merchants/{merchantId}/pii_keys/rotate',
     'POST /admin/v1/customers/{customerId}/supported_payout_methods',
+    'POST /v1/refunds',
+    'GET /v1/refunds',
+    'GET /v1/refunds/{refundId}',
     'GET /healthz',
     'GET /readyz',
   ]) {

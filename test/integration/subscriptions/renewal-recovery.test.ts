@@ -103,6 +103,7 @@ describe('renewal recovery with a scripted card processor', () => {
       keyRing: context.keyRing,
       customers: context.platform.services.customers,
       cardProcessor: createCardProcessorRouter({ sandbox: processor, live: null }),
+      ledger: context.platform.services.ledger,
       logger,
     });
     pages = createPaymentPagesService({ database, clock, keyRing: context.keyRing, publicUrl: context.config.publicUrl, customers: context.platform.services.customers, payments });

@@ -11,8 +11,8 @@ export interface TestCard {
   funding: 'credit' | 'debit' | 'prepaid';
   issuer: string;
   /** What confirming with it does (Stripe's documented test cards). */
-  /** three_d_secure: a challenge on every payment; three_d_secure_setup: a challenge on-session, none off-session once saved. */
-  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'three_d_secure_setup' | 'authentication_required_off_session';
+  /** three_d_secure: a challenge on every payment; three_d_secure_setup: a challenge on-session, none off-session once saved. refund_fails: a refund starts `succeeded`, then turns `failed`. */
+  behaviour: 'succeed' | 'decline' | 'insufficient_funds' | 'three_d_secure' | 'three_d_secure_setup' | 'authentication_required_off_session' | 'refund_fails';
 }
 
 export const stripeTestCards: Readonly<Record<string, TestCard>> = {
@@ -25,6 +25,8 @@ export const stripeTestCards: Readonly<Record<string, TestCard>> = {
   '378282246310005': { number: '378282246310005', brand: 'amex', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
   '371449635398431': { number: '371449635398431', brand: 'amex', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
   '6011000990139424': { number: '6011000990139424', brand: 'discover', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
+  // Succeeds; a refund of it starts `succeeded`, then turns `failed` (Stripe's documented test card).
+  '4000000000005126': { number: '4000000000005126', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'refund_fails' },
   '4000002760003184': { number: '4000002760003184', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'authentication_required_off_session' },
   // Succeeds; Stripe then disputes it (the test drives that with `replica.dispute`).
   '4000000000000259': { number: '4000000000000259', brand: 'visa', funding: 'credit', issuer: 'Stripe Test Bank', behaviour: 'succeed' },
@@ -180,7 +182,7 @@ export function paymentIntentObject(input: {
   };
 }
 
-export function refundObject(input: { id: string; amount: number; currency: string; created: number; chargeId: string; intentId: string; status: 'pending' | 'succeeded' | 'failed'; metadata: Stripe.Metadata }): Stripe.Refund {
+export function refundObject(input: { id: string; amount: number; currency: string; created: number; chargeId: string; intentId: string; status: 'pending' | 'succeeded' | 'failed'; metadata: Stripe.Metadata; failureReason?: string }): Stripe.Refund {
   return {
     id: input.id,
     object: 'refund',
@@ -199,7 +201,7 @@ export function refundObject(input: { id: string; amount: number; currency: stri
     source_transfer_reversal: null,
     status: input.status,
     transfer_reversal: null,
-    ...(input.status === 'failed' ? { failure_reason: 'declined' as const } : {}),
+    ...(input.status === 'failed' ? { failure_reason: input.failureReason ?? 'declined' } : {}),
   };
 }
 

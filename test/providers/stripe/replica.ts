@@ -7,7 +7,7 @@ import { createStripeBrowserSide, type BrowserSide } from './stand-in.ts';
 
 /**
  * A replica of the Stripe API for exactly the calls the adapter makes (customers, PaymentIntents:
- * create, retrieve, search by metadata, cancel; refunds: create, list; disputes and Radar early fraud
+ * create, retrieve, search by metadata, cancel; refunds: create, retrieve, list by PaymentIntent or charge; disputes and Radar early fraud
  * warnings: retrieve), speaking Stripe's wire
  * format (form-encoded requests, JSON objects, error envelopes, `Idempotency-Key` replays) on
  * loopback. Objects move through their documented states. The test drives the customer's side
@@ -67,6 +67,8 @@ export interface StripeReplica {
   requireAuthentication(paymentMethod: string): void;
   /** A PaymentMethod for a Stripe test card, as if the customer had saved it earlier (renewal scenarios). */
   paymentMethod(cardNumber: string): string;
+  /** Stripe moves a refund on (`pending` → `succeeded`, or `failed` as the 4000000000005126 card's do after succeeding); answers it as `refund.updated` would carry it. */
+  updateRefund(refundId: string, status: 'succeeded' | 'failed'): Stripe.Refund;
   /** The intent with its charge expanded, as `GET /v1/payment_intents/:id?expand[]=latest_charge` answers. */
   expanded(intentId: string): Stripe.PaymentIntent;
   /** The customer confirmed with `cardNumber` and the network has not answered yet: the intent is `processing` until `finishProcessing`. */
@@ -213,12 +215,19 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       if (amount < 1 || already + amount > state.intent.amount) {
         return error(400, 'invalid_request_error', `Refund amount ($${amount / 100}) is greater than unrefunded amount on charge.`, { code: 'amount_too_large', param: 'amount' });
       }
-      const refund = refundObject({ id: newId('re'), amount, currency: state.intent.currency, created, chargeId: state.charge.id, intentId: state.intent.id, status: 'pending', metadata: record(form, 'metadata') });
+      const card = paymentMethodCards.get(typeof state.intent.payment_method === 'string' ? state.intent.payment_method : '');
+      const status = card?.behaviour === 'refund_fails' ? 'succeeded' : 'pending';
+      const refund = refundObject({ id: newId('re'), amount, currency: state.intent.currency, created, chargeId: state.charge.id, intentId: state.intent.id, status, metadata: record(form, 'metadata') });
       refunds.set(refund.id, refund);
       return { status: 200, body: refund };
     }
+    const refundPath = /^\/v1\/refunds\/(re_[0-9a-f]+)$/.exec(path);
+    if (method === 'GET' && refundPath) {
+      const refund = refunds.get(refundPath[1] ?? '');
+      return refund ? { status: 200, body: refund } : error(404, 'invalid_request_error', `No such refund: '${refundPath[1]}'`, { code: 'resource_missing' });
+    }
     if (method === 'GET' && path === '/v1/refunds') {
-      const data = [...refunds.values()].filter((refund) => refund.payment_intent === query.get('payment_intent'));
+      const data = [...refunds.values()].filter((refund) => (query.has('charge') ? refund.charge === query.get('charge') : refund.payment_intent === query.get('payment_intent')));
       const list: Stripe.ApiList<Stripe.Refund> = { object: 'list', url: '/v1/refunds', has_more: false, data };
       return { status: 200, body: list };
     }
@@ -416,6 +425,25 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
       return id;
     },
     expanded,
+    updateRefund(refundId, status) {
+      const refund = refunds.get(refundId);
+      if (!refund) {
+        throw new Error(`replica: unknown refund ${refundId}`);
+      }
+      const updated = refundObject({
+        id: refund.id,
+        amount: refund.amount,
+        currency: refund.currency,
+        created: refund.created,
+        chargeId: typeof refund.charge === 'string' ? refund.charge : '',
+        intentId: typeof refund.payment_intent === 'string' ? refund.payment_intent : '',
+        status,
+        metadata: refund.metadata ?? {},
+        ...(status === 'failed' ? { failureReason: 'expired_or_canceled_card' } : {}),
+      });
+      refunds.set(refundId, updated);
+      return updated;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -54,10 +54,10 @@ export interface Customer {
 }
 
 export interface Balance {
-  /** Funding currency: USDC or USD. */
-  currency: "USDC" | "USD";
+  /** USDC or USD (funding currencies), EUR or GBP (card payments only). */
+  currency: "USDC" | "USD" | "EUR" | "GBP";
   livemode: boolean;
-  /** Minor units (hundredths) the merchant can put on new payout pages. */
+  /** Minor units (hundredths): funds the merchant holds, free for payout pages (USDC, USD) and refunds. Card payments add to it, refunds take from it. */
   available: number;
   /** Held by payout pages not paid out yet. */
   reserved: number;
@@ -110,8 +110,8 @@ export interface PayoutPage {
 export interface Event {
   /** evt_… (also the `webhook-id` of its deliveries) */
   id: string;
-  /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED. */
-  type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
+  /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED. */
+  type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
   /** Epoch milliseconds. */
   createdAt: number;
   livemode: boolean;
@@ -228,6 +228,8 @@ export interface PaymentPage {
     bin: string;
     issuer: string;
   };
+  /** Minor units given back by refunds (every refund not FAILED, pending ones included); 0 until refunded. The page stays PAID. */
+  refundedAmount: number;
   metadata: Record<string, string>;
   successReturnUrl?: string;
   failureReturnUrl?: string;
@@ -236,6 +238,28 @@ export interface PaymentPage {
     interval: "DAY" | "WEEK" | "MONTH" | "YEAR";
     intervalCount: number;
   };
+}
+
+export interface Refund {
+  /** re_… */
+  id: string;
+  /** page_… the refund gives money back on. */
+  paymentPageId: string;
+  /** pay_… the successful card payment refunded. */
+  paymentId: string;
+  /** Minor units. */
+  amount: number;
+  /** The page's currency. */
+  currency: string;
+  /** As given at creation; null when none was. */
+  reason: ("REQUESTED_BY_CUSTOMER" | "DUPLICATE" | "FRAUDULENT") | (null | null);
+  /** PENDING until the card processor settles it, then SUCCEEDED or FAILED. */
+  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  /** The processor's reason, once FAILED. */
+  failureReason?: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  livemode: boolean;
 }
 
 export interface FraudReport {
@@ -576,8 +600,8 @@ export interface Operations {
       limit?: number;
       /** The `nextCursor` of the previous page, or the id of the last event seen. */
       startingAfter?: string;
-      /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED. */
-      type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
+      /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED. */
+      type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
       /** Only this mode; omitted: both modes. */
       livemode?: boolean;
     };
@@ -637,8 +661,8 @@ export interface Operations {
     body: {
       /** http or https; https in live mode. Redirects are not followed. */
       url: string;
-      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
-      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
+      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
+      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
       description?: string;
     };
     result: WebhookEndpointWithSecret;
@@ -663,8 +687,8 @@ export interface Operations {
     body: {
       /** http or https; https in live mode. Redirects are not followed. */
       url?: string;
-      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
-      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
+      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
+      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
       description?: string | null;
       /** ENABLED re-enables an endpoint that was disabled (by you, a 410 answer, or 5 days of failures). */
       status?: "ENABLED" | "DISABLED";
@@ -705,8 +729,8 @@ export interface Operations {
       livemode?: boolean;
     };
     body: {
-      /** The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, DISPUTE_CREATED, DISPUTE_CLOSED). */
-      eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
+      /** The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED). */
+      eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
     };
     result: {
       event: Event;
@@ -818,6 +842,55 @@ export interface Operations {
       cardholderName: string;
     };
     result: PaymentPage;
+  };
+  /** List refunds */
+  "GET /v1/refunds": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Only this page's refunds. */
+      paymentPageId?: string;
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (of the same filter), or the id of the last refund seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+    };
+    body: undefined;
+    result: {
+      /** Newest first. */
+      refunds: Refund[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
+  /** Refund a paid payment page */
+  "POST /v1/refunds": {
+    pathParams: Record<string, never>;
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: {
+      /** page_… of a PAID payment page. */
+      paymentPageId: string;
+      /** Minor units, at most what is left to refund (the page amount minus `refundedAmount`); default: all of it. */
+      amount?: number;
+      /** REQUESTED_BY_CUSTOMER, DUPLICATE or FRAUDULENT. */
+      reason?: "REQUESTED_BY_CUSTOMER" | "DUPLICATE" | "FRAUDULENT";
+    };
+    result: Refund;
+  };
+  /** Read a refund */
+  "GET /v1/refunds/{refundId}": {
+    pathParams: { refundId: string };
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: undefined;
+    result: Refund;
   };
   /** List fraud reports */
   "GET /v1/fraud_reports": {
@@ -1236,6 +1309,9 @@ export const operations = {
   "GET /v1/payment_pages/{pageId}": { method: "GET", path: "/v1/payment_pages/{pageId}", pathParams: ["pageId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/payment_pages/{pageId}/expire": { method: "POST", path: "/v1/payment_pages/{pageId}/expire", pathParams: ["pageId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/test_helpers/payment_pages/{pageId}/pay": { method: "POST", path: "/v1/test_helpers/payment_pages/{pageId}/pay", pathParams: ["pageId"], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/refunds": { method: "GET", path: "/v1/refunds", pathParams: [], query: ["paymentPageId","limit","startingAfter","livemode"], body: "none", envelope: true },
+  "POST /v1/refunds": { method: "POST", path: "/v1/refunds", pathParams: [], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/refunds/{refundId}": { method: "GET", path: "/v1/refunds/{refundId}", pathParams: ["refundId"], query: ["livemode"], body: "none", envelope: true },
   "GET /v1/fraud_reports": { method: "GET", path: "/v1/fraud_reports", pathParams: [], query: ["livemode","pagination[offset]","pagination[limit]","filters[checkoutPaymentId]","filters[fraudIssueDateRange][start]","filters[fraudIssueDateRange][end]"], body: "none", envelope: true },
   "GET /v1/fraud_reports/{id}": { method: "GET", path: "/v1/fraud_reports/{id}", pathParams: ["id"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/fraud_reports": { method: "POST", path: "/v1/test_helpers/fraud_reports", pathParams: [], query: ["livemode"], body: "required", envelope: true },

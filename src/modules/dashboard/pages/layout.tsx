@@ -85,6 +85,8 @@ nav.sections a[aria-current="page"] { background: #dbeafe; color: #1e3a8a; font-
 .sandbox-banner { background: #fef3c7; color: #78350f; text-align: center; font-size: 0.9rem; padding: 0.3rem 1rem; margin: 0.6rem -1rem -0.6rem; }
 a { color: var(--accent); }
 form.inline { display: inline; margin: 0; }
+form.compact { max-width: 34rem; }
+form.compact button { width: auto; padding: 0.55rem 1.4rem; }
 form.inline button, .toolbar button, .toolbar .button { width: auto; margin: 0.25rem 0.25rem 0.25rem 0; padding: 0.45rem 0.9rem; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-end; margin: 0.5rem 0 1rem; }
 .toolbar label { margin: 0 0 0.2rem; font-size: 0.9rem; }

@@ -6,6 +6,7 @@ import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFi
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { DisputeRowView } from '../presenters/disputes.ts';
 import { DisputesTable } from './disputes.tsx';
+import { RefundForm, RefundsTable } from './refunds.tsx';
 
 export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; result: PageOf<PaymentPageRowView> }) {
   const { frame, result } = props;
@@ -146,6 +147,14 @@ export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPage
               </dd>
             </>
           ) : null}
+          {page.status === 'PAID' ? (
+            <>
+              <dt>Refunded</dt>
+              <dd>
+                <Money amount={page.refundedAmount} currency={page.currency} />
+              </dd>
+            </>
+          ) : null}
           {page.expiredAt ? (
             <>
               <dt>Expired</dt>
@@ -187,6 +196,13 @@ export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPage
       ) : (
         <AttemptsTable frame={frame} attempts={attempts} fraudReports={props.fraudReports} />
       )}
+      {page.status === 'PAID' ? (
+        <>
+          <h2>Refunds</h2>
+          <RefundsTable refunds={props.detail.refunds} />
+          <RefundForm frame={frame} pageId={page.id} currency={page.currency} left={page.amount - page.refundedAmount} />
+        </>
+      ) : null}
       {props.disputes.length > 0 ? (
         <>
           <h2 id="disputes">Disputes</h2>

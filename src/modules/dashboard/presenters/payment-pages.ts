@@ -4,6 +4,7 @@ import { customers, fraudReports, paymentPageStatuses, paymentPages, payments, t
 import type { Merchant } from '../../merchants/service.ts';
 import type { PaymentPagesService } from '../../payment-pages/service.ts';
 import type { PaymentPageResponse } from '../../payment-pages/schemas.ts';
+import type { RefundsService, RefundView } from '../../refunds/index.ts';
 import { readPage, type PageOf } from './pagination.ts';
 import { stripeDashboardUrl } from './provider-links.ts';
 
@@ -37,6 +38,8 @@ export interface PaymentAttemptView {
 export interface PaymentPageDetailView {
   page: PaymentPageResponse;
   attempts: PaymentAttemptView[];
+  /** Newest first (the latest 100). */
+  refunds: RefundView[];
 }
 
 export function parsePaymentPageStatus(raw: unknown): PaymentPageStatus | undefined {
@@ -48,7 +51,7 @@ export function describeCard(payment: { scheme: string | null; cardType: string 
 }
 
 /** Read model of the payment page screens (lists by SQL; the page itself as the API reads it). */
-export function createPaymentPagesPresenter(deps: { database: Database; paymentPages: PaymentPagesService }) {
+export function createPaymentPagesPresenter(deps: { database: Database; paymentPages: PaymentPagesService; refunds: Pick<RefundsService, 'listRefunds'> }) {
   const { database } = deps;
 
   async function attemptsOf(merchantId: string, livemode: boolean, where: SQL): Promise<PaymentAttemptView[]> {
@@ -104,7 +107,8 @@ export function createPaymentPagesPresenter(deps: { database: Database; paymentP
     /** The page as GET /v1/payment_pages/:id shows it, with every card attempt on it. Throws NOT_FOUND outside the merchant and mode. */
     async detail(merchant: Merchant, livemode: boolean, pageId: string): Promise<PaymentPageDetailView> {
       const page = await deps.paymentPages.getPage(merchant, livemode, pageId);
-      return { page, attempts: await attemptsOf(merchant.id, livemode, eq(payments.pageId, page.id)) };
+      const refunds = page.status === 'PAID' ? (await deps.refunds.listRefunds(merchant, livemode, { paymentPageId: page.id, limit: 100 })).refunds : [];
+      return { page, attempts: await attemptsOf(merchant.id, livemode, eq(payments.pageId, page.id)), refunds };
     },
 
     /** One card payment (the subject of a fraud report), or null outside the merchant and mode. */

@@ -1,13 +1,17 @@
 import type { Api } from '../../../http/types.ts';
 import type { PaymentPagesService } from '../../payment-pages/service.ts';
+import type { RefundsService } from '../../refunds/index.ts';
+import { refundReasons, type RefundReason } from '../../../db/schema/index.ts';
+import { AppError } from '../../../http/errors.ts';
 import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parsePaymentPageStatus, type PaymentPagesPresenter } from '../presenters/payment-pages.ts';
 import type { DisputesPresenter } from '../presenters/disputes.ts';
 import { PaymentPageDetailPage, PaymentPagesPage } from '../pages/payment-pages.tsx';
+import { minorUnitsOf } from '../pages/refunds.tsx';
 
-export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PaymentPagesPresenter; paymentPages: PaymentPagesService; disputes: DisputesPresenter }): void {
+export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PaymentPagesPresenter; paymentPages: PaymentPagesService; disputes: DisputesPresenter; refunds: RefundsService }): void {
   const { presenter } = deps;
 
   web.get('/:mode/payment-pages', async (request, reply) => {
@@ -30,5 +34,29 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     const view = screen(tools, request, reply);
     const pageId = param(request, 'pageId');
     return runAction(reply, modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`), 'expired', () => deps.paymentPages.expirePage(view.session.merchant, view.livemode, pageId));
+  });
+
+  /** The refund form: the same service as POST /v1/refunds; the amount is typed in major units, the checkbox confirms. */
+  web.post('/:mode/payment-pages/:pageId/refund', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const pageId = param(request, 'pageId');
+    const back = modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`);
+    const amount = minorUnitsOf(field(request.body, 'amount', 20));
+    if (field(request.body, 'confirm', 5) !== 'yes') {
+      return reply.redirect(`${back}?error=refund-unconfirmed`, 303);
+    }
+    if (amount === null || amount < 1) {
+      return reply.redirect(`${back}?error=refund-amount`, 303);
+    }
+    const reasonField = field(request.body, 'reason', 40);
+    const reason = (refundReasons as readonly string[]).includes(reasonField) ? (reasonField as RefundReason) : undefined;
+    return runAction(reply, back, 'refunded', async () => {
+      try {
+        await deps.refunds.createRefund(view.session.merchant, view.livemode, { paymentPageId: pageId, amount, ...(reason ? { reason } : {}) });
+      } catch (error) {
+        // The one bad input left once the form parsed: more than what is left to refund.
+        throw error instanceof AppError && error.code === 'WRONG_PARAMETER' ? new AppError('WRONG_PARAMETER', error.message, { notice: 'refund-amount' }) : error;
+      }
+    });
   });
 }

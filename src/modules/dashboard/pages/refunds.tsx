@@ -1,0 +1,91 @@
+import type { RefundView } from '../../refunds/index.ts';
+import { modePath } from '../paths.ts';
+import { Badge, CsrfField, DataTable, EmptyState, Money, Time } from './components.tsx';
+import type { Frame } from './layout.tsx';
+
+const reasons = [
+  ['', 'No reason given'],
+  ['REQUESTED_BY_CUSTOMER', 'Requested by the customer'],
+  ['DUPLICATE', 'Duplicate payment'],
+  ['FRAUDULENT', 'Fraudulent payment'],
+] as const;
+
+/** Minor units as the decimal a person types: 2500 → "25.00". */
+export function decimalOf(minorUnits: number): string {
+  return `${Math.floor(minorUnits / 100)}.${String(minorUnits % 100).padStart(2, '0')}`;
+}
+
+/** "25", "25.5", "25.50" → 2550; anything else → null. */
+export function minorUnitsOf(typed: string): number | null {
+  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(typed);
+  if (!match) {
+    return null;
+  }
+  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+}
+
+/**
+ * The refund form of a PAID page: the amount (what is left, by default), a reason, and a checkbox
+ * that confirms the money goes back to the customer's card (the server checks it too).
+ */
+export function RefundForm(props: { frame: Frame; pageId: string; currency: string; left: number }) {
+  const { frame } = props;
+  if (props.left <= 0) {
+    return (
+      <p class="muted" id="refund-help">
+        This payment has been refunded in full.
+      </p>
+    );
+  }
+  return (
+    <form method="post" action={modePath(frame.mode, `/payment-pages/${props.pageId}/refund`)} class="card compact" aria-labelledby="refund-heading">
+      <h2 id="refund-heading">Refund this payment</h2>
+      <CsrfField token={frame.csrfToken} />
+      <label for="refund-amount">Amount ({props.currency})</label>
+      <input id="refund-amount" name="amount" inputmode="decimal" required pattern="\d{1,9}([.,]\d{1,2})?" value={decimalOf(props.left)} aria-describedby="refund-amount-help" />
+      <p class="muted" id="refund-amount-help">
+        Up to <Money amount={props.left} currency={props.currency} /> is left to refund. The amount leaves your available balance now and comes back if the refund fails.
+      </p>
+      <label for="refund-reason">Reason</label>
+      <select id="refund-reason" name="reason">
+        {reasons.map(([value, label]) => (
+          <option value={value}>{label}</option>
+        ))}
+      </select>
+      <label class="choice">
+        <input type="checkbox" name="confirm" value="yes" required /> I confirm: send this amount back to the customer's card. A refund cannot be undone.
+      </label>
+      <button type="submit" class="danger">
+        Refund
+      </button>
+    </form>
+  );
+}
+
+export function RefundsTable(props: { refunds: RefundView[] }) {
+  if (props.refunds.length === 0) {
+    return <EmptyState title="No refunds on this payment." />;
+  }
+  return (
+    <DataTable label="Refunds" headers={['Refund', 'Status', 'Amount', 'Reason', 'Made']}>
+      {props.refunds.map((refund) => (
+        <tr>
+          <td>
+            <code>{refund.id}</code>
+          </td>
+          <td>
+            <Badge value={refund.status} />
+            {refund.failureReason ? <span class="muted"> {refund.failureReason}</span> : null}
+          </td>
+          <td class="num">
+            <Money amount={refund.amount} currency={refund.currency} />
+          </td>
+          <td>{refund.reason ? refund.reason.toLowerCase().replaceAll('_', ' ') : '—'}</td>
+          <td>
+            <Time value={new Date(refund.createdAt)} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}

@@ -1,0 +1,273 @@
+import type { Database, Executor } from '../../db/client.ts';
+import { newId, isId } from '../../crypto/ids.ts';
+import type { KeyRing } from '../../crypto/keyring.ts';
+import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import type { Clock } from '../../jobs/worker.ts';
+import { recordEvent } from '../events/record.ts';
+import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../events/paging.ts';
+import { InsufficientFundsError, type LedgerService } from '../ledger/service.ts';
+import { isLedgerCurrency, type LedgerCurrency } from '../ledger/postings.ts';
+import type { Merchant } from '../merchants/service.ts';
+import type { RefundState } from '../card-processor/types.ts';
+import { findPagePayment, findPayment, returnRefundAmount, takeRefundAmount, type PaymentRow, type PaymentsService } from '../payments/index.ts';
+import { createProcessRefundJob, refundProcessQueue } from './jobs.ts';
+import { findRefund, findScopedRefund, finishRefund, insertRefund, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
+import type { RefundCreateInput, RefundListInput, RefundListView, RefundView } from './schemas.ts';
+
+/** How long a refund still PENDING at a live processor waits before it is looked up again (its webhook usually comes first). */
+const livePollIntervalMs = 15 * 60_000;
+
+export interface RefundsDeps {
+  database: Database;
+  clock: Clock;
+  keyRing: KeyRing;
+  ledger: Pick<LedgerService, 'post'>;
+  payments: Pick<PaymentsService, 'refundAtProcessor' | 'retrieveRefundAtProcessor' | 'isAvailable'>;
+  /** When a sandbox refund is looked up after it was made (the sandbox processor settles it after SANDBOX_PAYOUT_DELAY_MS). */
+  sandboxDelayMs: number;
+}
+
+/**
+ * Refunds of card payments (issue 13, item 6). A refund is created PENDING in one transaction that
+ * also takes its amount from the payment's `refundedAmount` (a conditional UPDATE that refuses to
+ * pass the payment's amount: concurrent refunds queue on the payment row and never exceed it),
+ * debits the merchant's balance in the page currency (available → external), and enqueues the job
+ * that asks the processor (idempotent on the refund id). The processor's final answer settles it,
+ * again in one transaction: SUCCEEDED with PAYMENT_REFUNDED, or FAILED with REFUND_FAILED, the
+ * amount given back to the payment and the money back to the balance (external → available).
+ */
+export function createRefundsService(deps: RefundsDeps) {
+  const { database, clock, keyRing, ledger, payments } = deps;
+  const cursorCodecs = new Map<string, CursorCodec>();
+
+  /** Cursors are bound to the list's filter: one made for another page's refunds is refused. */
+  function cursorsFor(paymentPageId: string | undefined): CursorCodec {
+    const list = `refunds:${paymentPageId ?? '*'}`;
+    let codec = cursorCodecs.get(list);
+    if (!codec) {
+      codec = createCursorCodec(keyRing, list);
+      if (cursorCodecs.size < 1_000) {
+        cursorCodecs.set(list, codec);
+      }
+    }
+    return codec;
+  }
+
+  function currencyOf(row: { currency: string; id: string }): LedgerCurrency {
+    if (!isLedgerCurrency(row.currency)) {
+      throw new Error(`${row.id} is in ${row.currency}, which the ledger does not keep`);
+    }
+    return row.currency;
+  }
+
+  function pollAfterMs(livemode: boolean): number {
+    return livemode ? livePollIntervalMs : Math.max(deps.sandboxDelayMs, 0);
+  }
+
+  /** Records the processor's final answer on a PENDING refund (once: a conditional UPDATE), with its event and, for a failure, the money back. */
+  async function settleIn(tx: Executor, refund: RefundRow, state: RefundState, now: Date): Promise<RefundRow | null> {
+    if (state.status === 'PENDING') {
+      return null;
+    }
+    const failureReason = state.status === 'FAILED' ? state.failureReason : null;
+    const status = state.status === 'FAILED' ? 'FAILED' : 'SUCCEEDED';
+    const finished = await finishRefund(tx, refund.id, { status, failureReason, processorReference: state.processorReference, now });
+    if (!finished) {
+      return null;
+    }
+    const found = await findPagePayment(tx, { merchantId: finished.merchantId, livemode: finished.livemode, pageId: finished.paymentPageId });
+    const clientReferenceId = found?.page.clientReferenceId ?? null;
+    if (finished.status === 'FAILED') {
+      await returnRefundAmount(tx, finished.paymentId, finished.amount);
+      await ledger.post(
+        tx,
+        {
+          merchantId: finished.merchantId,
+          livemode: finished.livemode,
+          currency: currencyOf(finished),
+          kind: 'refund_failed',
+          reference: finished.id,
+          idempotencyKey: `${finished.id}:refund_failed`,
+          postings: [{ source: 'external', destination: 'available', amount: finished.amount }],
+        },
+        now,
+      );
+    }
+    await recordEvent(tx, now, {
+      merchantId: finished.merchantId,
+      livemode: finished.livemode,
+      type: finished.status === 'FAILED' ? 'REFUND_FAILED' : 'PAYMENT_REFUNDED',
+      data: { ...refundView(finished), clientReferenceId },
+    });
+    return finished;
+  }
+
+  async function paymentOf(refund: RefundRow): Promise<PaymentRow> {
+    const payment = await findPayment(database.db, refund.paymentId);
+    if (!payment) {
+      throw new Error(`refund ${refund.id}: payment ${refund.paymentId} vanished`);
+    }
+    return payment;
+  }
+
+  /**
+   * Where a PENDING refund stands at the processor. `mayHaveReached`: an earlier call may have got
+   * there (a retry, a known processor id), so it is looked up first and made only when the
+   * processor never received it — never submitted blindly a second time.
+   */
+  async function processorState(refund: RefundRow, mayHaveReached: boolean): Promise<RefundState> {
+    const payment = await paymentOf(refund);
+    if (mayHaveReached) {
+      const existing = await payments.retrieveRefundAtProcessor({ refundId: refund.id, payment });
+      if (existing) {
+        return existing;
+      }
+    }
+    return payments.refundAtProcessor({ refundId: refund.id, payment, amount: refund.amount });
+  }
+
+  async function position(merchant: Merchant, paymentPageId: string | undefined, startingAfter: string): Promise<PagePosition> {
+    if (isId('refund', startingAfter)) {
+      const row = await findScopedRefund(database.db, { merchantId: merchant.id, livemode: undefined }, startingAfter);
+      if (row && (paymentPageId === undefined || row.paymentPageId === paymentPageId)) {
+        return { createdAt: row.createdAt, id: row.id };
+      }
+    } else {
+      const decoded = cursorsFor(paymentPageId).decode(startingAfter);
+      if (decoded) {
+        return decoded;
+      }
+    }
+    throw wrongParameter('startingAfter', 'must be the nextCursor of a previous page of this same list (same paymentPageId) or the id of one of its refunds');
+  }
+
+  return {
+    /** `POST /v1/refunds`: the PENDING refund, its amount taken and the balance debited in one transaction. */
+    async createRefund(merchant: Merchant, livemode: boolean | undefined, input: RefundCreateInput): Promise<RefundView> {
+      const now = clock.now();
+      const refund = await database.transaction(async (tx) => {
+        const found = await findPagePayment(tx, { merchantId: merchant.id, livemode, pageId: input.paymentPageId });
+        if (!found) {
+          throw notFound('payment page', input.paymentPageId);
+        }
+        const { page, payment } = found;
+        if (page.status !== 'PAID' || !payment) {
+          throw new AppError('INVALID_STATE', `Payment page ${page.id} is ${page.status}: only a PAID page can be refunded`);
+        }
+        if (!payments.isAvailable(payment.livemode)) {
+          throw new AppError('FORBIDDEN', 'Live refunds are not available: no live card processor is configured on this Paysail installation');
+        }
+        const amount = input.amount ?? payment.amount - payment.refundedAmount;
+        const left = () => `what is left to refund on payment page ${page.id}`;
+        if (amount < 1) {
+          throw wrongParameter('amount', `must be at most ${left()}, and nothing is left (${payment.refundedAmount} of ${payment.amount} refunded or being refunded)`);
+        }
+        const id = newId('refund', now.getTime());
+        // The writes that take no lock first: the payment row and the ledger accounts stay locked
+        // for as few statements as possible (every refund of the payment, and every posting of the
+        // merchant, queues behind them).
+        const inserted = await insertRefund(tx, {
+          id,
+          merchantId: payment.merchantId,
+          livemode: payment.livemode,
+          paymentPageId: page.id,
+          paymentId: payment.id,
+          amount,
+          currency: payment.currency,
+          reason: input.reason ?? null,
+          status: 'PENDING',
+          createdAt: now,
+          updatedAt: now,
+        });
+        await enqueueJob(tx, now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` });
+        // Concurrent refunds queue on the payment row here; the UPDATE refuses to pass the payment's amount.
+        if ((await takeRefundAmount(tx, payment.id, amount)) === null) {
+          const current = await findPayment(tx, payment.id);
+          const remaining = current ? current.amount - current.refundedAmount : 0;
+          throw wrongParameter('amount', `must be at most ${left()}: ${remaining} ${payment.currency} minor units`);
+        }
+        try {
+          await ledger.post(
+            tx,
+            {
+              merchantId: payment.merchantId,
+              livemode: payment.livemode,
+              currency: currencyOf(payment),
+              kind: 'refund',
+              reference: id,
+              idempotencyKey: `${id}:refund`,
+              postings: [{ source: 'available', destination: 'external', amount }],
+            },
+            now,
+          );
+        } catch (error) {
+          if (error instanceof InsufficientFundsError) {
+            throw new AppError('INSUFFICIENT_FUNDS', `The available ${payment.currency} balance cannot cover this refund of ${amount}`);
+          }
+          throw error;
+        }
+        return inserted;
+      });
+      return refundView(refund);
+    },
+
+    async getRefund(merchant: Merchant, livemode: boolean | undefined, refundId: string): Promise<RefundView> {
+      const row = await findScopedRefund(database.db, { merchantId: merchant.id, livemode }, refundId);
+      if (!row) {
+        throw notFound('refund', refundId);
+      }
+      return refundView(row);
+    },
+
+    /** `GET /v1/refunds`: newest first, keyset-paged like `GET /v1/events`; cursors are bound to `paymentPageId`. */
+    async listRefunds(merchant: Merchant, livemode: boolean | undefined, input: RefundListInput): Promise<RefundListView> {
+      const limit = input.limit ?? 20;
+      const scope: RefundScope = { merchantId: merchant.id, livemode };
+      const after = input.startingAfter === undefined ? undefined : await position(merchant, input.paymentPageId, input.startingAfter);
+      const rows = await listRefunds(database.db, scope, { paymentPageId: input.paymentPageId, after, limit });
+      const page = pageOf(rows, limit, cursorsFor(input.paymentPageId));
+      return { refunds: page.items.map(refundView), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+
+    /**
+     * A processor said something changed about our refund (Stripe's `charge.refunded` and
+     * `refund.updated` webhooks): looks it up and settles it when final, or fails a SUCCEEDED one
+     * the processor now reports FAILED (money back, REFUND_FAILED). Never creates a refund.
+     */
+    async reconcile(refundId: string): Promise<RefundView | null> {
+      const refund = await findRefund(database.db, refundId);
+      if (!refund || refund.status === 'FAILED') {
+        return refund ? refundView(refund) : null;
+      }
+      const state = await payments.retrieveRefundAtProcessor({ refundId, payment: await paymentOf(refund) });
+      // A SUCCEEDED refund can still fail later (then only a failure changes it).
+      if (state === null || state.status === 'PENDING' || state.status === refund.status) {
+        return refundView(refund);
+      }
+      const settled = await database.transaction((tx) => settleIn(tx, refund, state, clock.now()));
+      return refundView(settled ?? (await findRefund(database.db, refundId)) ?? refund);
+    },
+
+    /** The `refunds.process` job: asks the processor (once per refund id), then polls until it settles. */
+    processJob() {
+      return createProcessRefundJob({
+        find: (refundId) => findRefund(database.db, refundId),
+        advance: async (refund, attempt, context) => {
+          const now = clock.now();
+          const state = await processorState(refund, attempt > 1 || refund.processorReference !== null);
+          if (state.status === 'PENDING') {
+            if (refund.processorReference === null) {
+              await recordProcessorReference(database.db, refund.id, state.processorReference, now);
+            }
+            return { rescheduleAt: new Date(now.getTime() + pollAfterMs(refund.livemode)) };
+          }
+          await context.transaction((tx) => settleIn(tx, refund, state, clock.now()));
+          return undefined;
+        },
+      });
+    },
+  };
+}
+
+export type RefundsService = ReturnType<typeof createRefundsService>;

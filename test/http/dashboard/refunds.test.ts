@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { paidPage, readPage, refundFootprint, settleSandboxRefunds } from '../../helpers/refunds.ts';
+import { createPage } from '../../helpers/payment-pages.ts';
+import { signedInClient, textOf, type DashboardClient } from './client.ts';
+
+describe('dashboard: refund a paid payment page (amount, confirmation) and its refunds', () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let client: DashboardClient;
+
+  before(async () => {
+    context = await createTestContext();
+    merchant = await context.createMerchant({ name: 'Acme Sails' });
+    client = await signedInClient(context, merchant);
+  });
+  after(async () => context.close());
+
+  test('a PAID page offers the refund form with what is left; a CREATED page does not', async () => {
+    const open = await createPage(context, merchant);
+    assert.doesNotMatch((await client.get(`/dashboard/sandbox/payment-pages/${open.id}`)).body, /refund-amount/);
+    const page = await paidPage(context, merchant, { amount: 2500 });
+    const detail = await client.get(`/dashboard/sandbox/payment-pages/${page.id}`);
+    assert.match(detail.body, /<input id="refund-amount" name="amount"[^>]*value="25.00"/);
+    assert.match(detail.body, /name="confirm" value="yes" required/);
+    assert.match(textOf(detail.body), /Refunds No refunds on this payment\./);
+    assert.match(textOf(detail.body), /Refunded 0\.00 USD/);
+  });
+
+  test('refund 10.50 with a reason: the same service as the API; the page lists the refund, then SUCCEEDED', async () => {
+    const page = await paidPage(context, merchant, { amount: 2500 });
+    const made = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '10.50', reason: 'DUPLICATE', confirm: 'yes' });
+    assert.equal(made.headers.location, `/dashboard/sandbox/payment-pages/${page.id}?notice=refunded`);
+    assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 1050);
+    const shown = textOf((await client.get(String(made.headers.location))).body);
+    assert.match(shown, /The refund was made/);
+    assert.match(shown, /Refund Status Amount Reason Made re_\S+ PENDING 10\.50 USD duplicate/);
+    assert.match(shown, /Refunded 10\.50 USD/);
+    assert.match((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body, /value="14.50"/, 'the form offers what is left');
+    await settleSandboxRefunds(context);
+    assert.match(textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body), /re_\S+ SUCCEEDED 10\.50 USD duplicate/);
+  });
+
+  test('without the confirmation, with a bad amount or more than is left: an error notice and nothing written', async () => {
+    const page = await paidPage(context, merchant, { amount: 1000 });
+    const before = await refundFootprint(context);
+    const cases: Array<[Record<string, string>, string, RegExp]> = [
+      [{ amount: '5.00' }, 'refund-unconfirmed', /Tick the confirmation box/],
+      [{ amount: '5.00', confirm: 'no' }, 'refund-unconfirmed', /Tick the confirmation box/],
+      [{ amount: 'five', confirm: 'yes' }, 'refund-amount', /Enter the refund amount/],
+      [{ amount: '1.234', confirm: 'yes' }, 'refund-amount', /Enter the refund amount/],
+      [{ amount: '0', confirm: 'yes' }, 'refund-amount', /Enter the refund amount/],
+      [{ amount: '10.01', confirm: 'yes' }, 'refund-amount', /no more than what is left/],
+    ];
+    for (const [form, key, message] of cases) {
+      const refused = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, form);
+      assert.equal(refused.headers.location, `/dashboard/sandbox/payment-pages/${page.id}?error=${key}`, JSON.stringify(form));
+      assert.match(textOf((await client.get(String(refused.headers.location))).body), message);
+    }
+    assert.deepEqual(await refundFootprint(context), before);
+    const created = await createPage(context, merchant);
+    const notPaid = await client.post(`/dashboard/sandbox/payment-pages/${created.id}/refund`, { amount: '1.00', confirm: 'yes' });
+    assert.equal(notPaid.headers.location, `/dashboard/sandbox/payment-pages/${created.id}?error=INVALID_STATE`);
+    assert.deepEqual(await refundFootprint(context), before);
+  });
+
+  test('a fully refunded page says so instead of offering the form', async () => {
+    const page = await paidPage(context, merchant, { amount: 700 });
+    await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '7', confirm: 'yes' });
+    const body = (await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body;
+    assert.doesNotMatch(body, /refund-amount/);
+    assert.match(textOf(body), /This payment has been refunded in full\./);
+  });
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Stripe from 'stripe';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
+import { createPage } from '../../helpers/payment-pages.ts';
+import { ledgerMovements, refundEvents, type RefundBody } from '../../helpers/refunds.ts';
+import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+
+const webhookSecret = 'whsec_replica_0123456789';
+const secretKey = 'sk_live_replica';
+
+/** Live refunds through Stripe: the official package pointed at the replica, Stripe's refund webhooks verified and handled in jobs. */
+describe('Stripe refunds (replica)', () => {
+  let replica: StripeReplica;
+  let context: TestContext;
+  let merchant: TestMerchant;
+  const signer = new Stripe('sk_test_signer_only');
+  let eventCounter = 0;
+
+  before(async () => {
+    replica = await startStripeReplica({ secretKey });
+    context = await createTestContext({ env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: replica.url } });
+    merchant = await context.createMerchant({ live: true });
+  });
+  after(async () => {
+    await assertLedgerInvariants(context.database);
+    await context.close();
+    await replica.close();
+  });
+
+  function envelope<T extends Stripe.Event>(type: T['type'], object: T['data']['object']): string {
+    const event = { id: `evt_refund_${(eventCounter += 1)}`, object: 'event', api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object }, livemode: true, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type } as T;
+    return JSON.stringify(event);
+  }
+
+  function deliver(payload: string) {
+    const signature = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
+    return context.app.inject({ method: 'POST', url: '/providers/stripe/webhooks', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
+  }
+
+  /** A live page paid in Stripe's Payment Element with `card`, settled from the PaymentIntent. */
+  async function paidLivePage(amount: number, card: string): Promise<{ pageId: string; intentId: string; clientReferenceId: string }> {
+    const page = await createPage(context, merchant, { amount }, '?livemode=true');
+    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
+    const [state] = [...replica.intents.values()].filter((entry) => entry.intent.metadata['paysail_payment_id'] === session.paymentId);
+    assert.ok(state);
+    replica.confirm(state.intent.id, card);
+    const settled = await context.platform.services.paymentPages.completeCheckout(page.id);
+    assert.equal(settled.status, 'PAID');
+    return { pageId: page.id, intentId: state.intent.id, clientReferenceId: page.clientReferenceId };
+  }
+
+  async function refund(body: Record<string, unknown>): Promise<RefundBody> {
+    const response = await context.request({ method: 'POST', url: '/v1/refunds?livemode=true', apiKey: merchant.apiKey, body });
+    assert.equal(response.statusCode, 200, response.body);
+    return json<{ data: RefundBody }>(response).data;
+  }
+
+  async function read(refundId: string): Promise<RefundBody> {
+    return json<{ data: RefundBody }>(await context.request({ method: 'GET', url: `/v1/refunds/${refundId}`, apiKey: merchant.apiKey })).data;
+  }
+
+  function stripeRefundOf(refundId: string): Stripe.Refund {
+    const found = [...replica.refunds.values()].filter((candidate) => candidate.metadata?.['paysail_refund_id'] === refundId);
+    assert.equal(found.length, 1, `one Stripe refund for ${refundId}`);
+    const [only] = found;
+    assert.ok(only);
+    return only;
+  }
+
+  test('a live payment credits the live balance; a refund is made in Stripe with our refund id as idempotency key and settles from charge.refunded', async () => {
+    const before = await balanceOf(context.database, merchant.id, true, 'USD');
+    const page = await paidLivePage(4000, '4242424242424242');
+    assert.equal((await balanceOf(context.database, merchant.id, true, 'USD')).available, before.available + 4000);
+
+    const made = await refund({ paymentPageId: page.pageId, amount: 1500, reason: 'DUPLICATE' });
+    assert.equal(made.livemode, true);
+    await context.drainJobs();
+    const stripeRefund = stripeRefundOf(made.id);
+    assert.equal(stripeRefund.amount, 1500);
+    assert.equal(stripeRefund.payment_intent, page.intentId);
+    const creates = replica.requests.filter((request) => request.method === 'POST' && request.path === '/v1/refunds' && request.idempotencyKey === `paysail:refund:${made.id}`);
+    assert.equal(creates.length, 1, 'created once, idempotent on our refund id');
+    assert.equal((await read(made.id)).status, 'PENDING', 'Stripe says pending');
+
+    replica.updateRefund(stripeRefund.id, 'succeeded');
+    const state = replica.intents.get(page.intentId);
+    assert.ok(state?.charge);
+    const response = await deliver(envelope<Stripe.ChargeRefundedEvent>('charge.refunded', state.charge));
+    assert.equal(response.statusCode, 200, response.body);
+    const listed = replica.requests.length;
+    await context.drainJobs();
+    assert.ok(replica.requests.slice(listed).some((request) => request.method === 'GET' && request.path === '/v1/refunds'), 'fetched from Stripe before acting');
+    const settled = await read(made.id);
+    assert.equal(settled.status, 'SUCCEEDED');
+    assert.deepEqual(await refundEvents(context, made.id), [{ type: 'PAYMENT_REFUNDED', data: { ...settled, clientReferenceId: page.clientReferenceId } }]);
+    assert.equal((await balanceOf(context.database, merchant.id, true, 'USD')).available, before.available + 2500);
+
+    // A replayed or late event changes nothing.
+    await deliver(envelope<Stripe.RefundUpdatedEvent>('refund.updated', stripeRefundOf(made.id)));
+    await context.drainJobs();
+    assert.equal((await refundEvents(context, made.id)).length, 1);
+  });
+
+  test('card 4000000000005126: the refund succeeds, then refund.updated reports it failed → FAILED, REFUND_FAILED, money and amount back', async () => {
+    const page = await paidLivePage(2000, '4000000000005126');
+    const credited = await balanceOf(context.database, merchant.id, true, 'USD');
+    const made = await refund({ paymentPageId: page.pageId });
+    await context.drainJobs();
+    assert.equal((await read(made.id)).status, 'SUCCEEDED', 'Stripe answered succeeded');
+    context.clock.advance(60_000);
+    const failed = replica.updateRefund(stripeRefundOf(made.id).id, 'failed');
+    // Forged data in the event is never trusted: the job reads the refund from Stripe.
+    const response = await deliver(envelope<Stripe.RefundUpdatedEvent>('refund.updated', { ...failed, amount: 1 }));
+    assert.equal(response.statusCode, 200, response.body);
+    await context.drainJobs();
+    const after = await read(made.id);
+    assert.equal(after.status, 'FAILED');
+    assert.equal(after.failureReason, 'expired_or_canceled_card');
+    assert.deepEqual((await refundEvents(context, made.id)).map((event) => event.type), ['PAYMENT_REFUNDED', 'REFUND_FAILED']);
+    const page2 = json<{ data: { refundedAmount: number } }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${page.pageId}`, apiKey: merchant.apiKey })).data;
+    assert.equal(page2.refundedAmount, 0);
+    assert.equal((await balanceOf(context.database, merchant.id, true, 'USD')).available, credited.available);
+    assert.deepEqual(await ledgerMovements(context, made.id), [{ kind: 'refund', currency: 'USD' }, { kind: 'refund_failed', currency: 'USD' }]);
+  });
+
+  test('a lost answer to refunds.create is settled by looking the refund up: Stripe holds one refund', async () => {
+    const page = await paidLivePage(1200, '4242424242424242');
+    const made = await refund({ paymentPageId: page.pageId, amount: 200 });
+    // Every answer to the create is lost (the package's own retries too): the job fails and is retried.
+    replica.loseAnswers('/v1/refunds', 3);
+    await context.drainJobs();
+    assert.equal(stripeRefundOf(made.id).amount, 200, 'Stripe received it');
+    const createsBefore = replica.requests.filter((request) => request.method === 'POST' && request.path === '/v1/refunds').length;
+    context.clock.advance(10 * 60_000);
+    await context.drainJobs();
+    const createsAfter = replica.requests.filter((request) => request.method === 'POST' && request.path === '/v1/refunds').length;
+    assert.equal(createsAfter, createsBefore, 'the retry looked it up instead of creating it again');
+    stripeRefundOf(made.id);
+    assert.equal((await read(made.id)).status, 'PENDING', 'pending at Stripe');
+    replica.updateRefund(stripeRefundOf(made.id).id, 'succeeded');
+    await deliver(envelope<Stripe.RefundUpdatedEvent>('refund.updated', stripeRefundOf(made.id)));
+    await context.drainJobs();
+    assert.equal((await read(made.id)).status, 'SUCCEEDED');
+  });
+});
