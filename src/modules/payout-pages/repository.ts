@@ -50,8 +50,13 @@ export const payoutPagesRepository = {
   async recordRailSubmission(executor: Executor, id: string, rail: string, reference: string, now: Date): Promise<void> {
     await executor
       .update(payoutPages)
-      .set({ rail, railReference: reference, submittedAt: now })
+      .set({ rail, railReference: reference, submittedAt: now, transactionHash: null })
       .where(and(eq(payoutPages.id, id), eq(payoutPages.status, 'PROCESSING')));
+  },
+
+  /** The paid attempt's transaction hash (on-chain rails), on the page itself for its API object and views. */
+  async recordTransactionHash(executor: Executor, id: string, transactionHash: string): Promise<void> {
+    await executor.update(payoutPages).set({ transactionHash }).where(eq(payoutPages.id, id));
   },
 
   /** The reason shown while a PROCESSING payout waits (operator funding); null clears it. Not a state change. */

@@ -7,6 +7,7 @@ import type { PayoutPagesService } from '../../../modules/payout-pages/service.t
 import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
 import type { PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
 import { isRetryable } from '../../../modules/payout-pages/customer-flow.ts';
+import { explorerUrl } from '../../../modules/payout-pages/rails/explorer.ts';
 import { DeclinePage, DestinationPage, KycPage, StatusPage, VerifyPage, statusCopy, type DestinationValues, type FieldErrors, type PageSummary, type VerifyNotice } from './views.tsx';
 
 export const sessionCookieName = 'ps_payout_session';
@@ -143,6 +144,7 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
           returnLabel: returnUrl ? `Return to ${loaded.merchantName}` : null,
           canDecline: verified && status === 'PENDING',
           canRetry: isRetryable(page),
+          transaction: page.transactionHash && page.payoutMethod?.type === 'CRYPTO_WALLET' ? { hash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page.livemode), sandbox: !page.livemode } : null,
         }),
       renderOptions(page),
     );

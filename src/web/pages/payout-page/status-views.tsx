@@ -51,6 +51,8 @@ export function StatusPage(props: {
   returnLabel: string | null;
   canDecline: boolean;
   canRetry: boolean;
+  /** A paid USDC payout: its transaction on chain (sandbox: a deterministic hash on no chain). */
+  transaction: { hash: string; explorerUrl: string; sandbox: boolean } | null;
 }) {
   const { summary, copy } = props;
   return (
@@ -66,6 +68,17 @@ export function StatusPage(props: {
               ? `${props.method.accountType === 'SAVINGS' ? 'savings' : 'checking'} account ending ${props.method.last4}`
               : `${networkLabels[props.method.network]} wallet ${props.method.address}`}
           </p>
+        ) : null}
+        {props.transaction ? (
+          <div class="transaction">
+            <p class="muted">Transaction{props.transaction.sandbox ? ' (sandbox: not on any chain)' : ''}</p>
+            <p class="mono">{props.transaction.hash}</p>
+            <p>
+              <a href={props.transaction.explorerUrl} target="_blank" rel="noopener noreferrer">
+                View on the block explorer
+              </a>
+            </p>
+          </div>
         ) : null}
         {props.refreshSeconds ? <p class="hint">This page refreshes every {props.refreshSeconds} seconds.</p> : null}
       </div>

@@ -75,7 +75,7 @@ export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailO
       const transfer = page.data[0];
       return transfer ? record(transfer) : null;
     },
-    async availableBalance(currency) {
+    async availableBalance({ currency }) {
       if (currency !== 'USD') {
         return null;
       }
