@@ -2,7 +2,7 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { Database } from '../../../../db/client.ts';
 import { AppError } from '../../../../http/errors.ts';
 import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
-import { providerCall, recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
+import { plainProviderError, providerCall, recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
 import type { PayoutRailUpdates } from '../types.ts';
 import type { CircleClient } from './rail.ts';
 
@@ -36,24 +36,37 @@ interface CircleNotification {
  */
 export function createCircleWebhooks(deps: { client: CircleClient; database: Database; clock: Clock; updates: PayoutRailUpdates; subscriptionId?: string | undefined }) {
   const { client, database, clock, updates } = deps;
-  const keys = new Map<string, Promise<KeyObject>>();
+  const keys = new Map<string, Promise<KeyObject | null>>();
 
-  function publicKey(keyId: string): Promise<KeyObject> {
+  /** Circle's public key of `keyId`, or null when Circle has none by that id (a forged header). */
+  function publicKey(keyId: string): Promise<KeyObject | null> {
     let key = keys.get(keyId);
     if (!key) {
-      key = providerCall('circle', 'getNotificationSignature', async () => {
-        const data = (await client.getNotificationSignature(keyId)).data;
+      key = (async () => {
+        let data;
+        try {
+          data = (await client.getNotificationSignature(keyId)).data;
+        } catch (error) {
+          const status = (error as { status?: unknown; response?: { status?: unknown } } | null)?.response?.status ?? (error as { status?: unknown } | null)?.status;
+          if (status === 404) {
+            return null;
+          }
+          throw plainProviderError('circle', 'getNotificationSignature', error);
+        }
         if (!data?.publicKey) {
-          throw new Error('Circle answered without the public key');
+          throw new Error('circle getNotificationSignature answered without the public key');
         }
         return createPublicKey({ key: Buffer.from(data.publicKey, 'base64'), format: 'der', type: 'spki' });
-      });
-      // Only keys that were fetched stay cached; a failed fetch is tried again next time.
-      key.catch(() => keys.delete(keyId));
-      if (keys.size >= keyCacheSize) {
+      })();
+      keys.set(keyId, key);
+      // Only keys that were found stay cached: an unknown id or a failed fetch is asked again next time.
+      key.then(
+        (found) => (found ? undefined : keys.delete(keyId)),
+        () => keys.delete(keyId),
+      );
+      if (keys.size > keyCacheSize) {
         keys.delete(keys.keys().next().value ?? '');
       }
-      keys.set(keyId, key);
     }
     return key;
   }
@@ -70,6 +83,9 @@ export function createCircleWebhooks(deps: { client: CircleClient; database: Dat
         throw invalid('X-Circle-Signature', 'is required');
       }
       const key = await publicKey(keyId);
+      if (!key) {
+        throw invalid('X-Circle-Key-Id', 'names no Circle notification key');
+      }
       if (!verify('sha256', request.rawBody, key, Buffer.from(signature, 'base64'))) {
         throw invalid('X-Circle-Signature', 'does not verify against the body');
       }
