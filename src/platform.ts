@@ -6,7 +6,7 @@ import { idempotencyKeys, jobs } from './db/schema/index.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import { JobRegistry, Worker, systemClock, type Clock } from './jobs/worker.ts';
 import { enqueueJob } from './jobs/queue.ts';
-import { createMetrics, type Metrics } from './http/observability.ts';
+import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
 import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
 import { createKycService, type KycService } from './modules/kyc/service.ts';
@@ -126,6 +126,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     reconcileAfterMs: config.payoutReconcileAfterMs,
   });
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
+  registerAwaitingFundingGauges(metrics, () => payoutPages.awaitingFundingTotals());
   registry.register(payoutPages.expireJob());
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());

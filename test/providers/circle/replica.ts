@@ -32,6 +32,10 @@ export interface CircleReplica {
   setUsdcBalance(amount: string): void;
   /** Moves a transfer to `state` (a hash once SENT) and returns the signed notification of it. */
   advance(transactionId: string, state: TransactionState, errorReason?: string): SignedNotification;
+  /** A transfer out of the operator's first wallet that Paysail did not make (reconciliation must list it). */
+  addForeignTransfer(amount: string): Transaction;
+  /** Changes a transfer's amount behind Paysail's back (reconciliation must list it). */
+  setAmount(transactionId: string, amount: string): void;
   /** A notification signed with a key Circle never published (its key id is unknown). */
   forge(transactionId: string): SignedNotification;
   close(): Promise<void>;
@@ -200,12 +204,13 @@ export async function startCircleReplica(): Promise<CircleReplica> {
     if (request.method === 'GET' && path === '/v1/w3s/transactions') {
       const walletIds = (url.searchParams.get('walletIds') ?? '').split(',').filter((id) => id !== '');
       const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to');
       const pageSize = Number(url.searchParams.get('pageSize') ?? '10');
       const pageAfter = url.searchParams.get('pageAfter');
       // Newest first, like Circle; pageAfter continues after the named transaction.
       let listed = [...byId.values()]
         .filter((transaction) => walletIds.length === 0 || walletIds.includes(transaction.walletId ?? ''))
-        .filter((transaction) => !from || transaction.createDate >= from)
+        .filter((transaction) => (!from || transaction.createDate >= from) && (!to || transaction.createDate <= to))
         .reverse();
       if (pageAfter) {
         listed = listed.slice(listed.findIndex((transaction) => transaction.id === pageAfter) + 1);
@@ -255,6 +260,33 @@ export async function startCircleReplica(): Promise<CircleReplica> {
         transaction.errorReason = errorReason;
       }
       return notify(structuredClone(transaction));
+    },
+    addForeignTransfer(amount) {
+      const wallet = wallets[0] as Wallet;
+      const foreign: Transaction = {
+        id: randomUUID(),
+        blockchain: wallet.blockchain,
+        walletId: wallet.id,
+        sourceAddress: wallet.address,
+        destinationAddress: '0x000000000000000000000000000000000000bEEF',
+        amounts: [amount],
+        tokenId: `usdc-${wallet.blockchain}`,
+        custodyType: 'DEVELOPER',
+        operation: 'TRANSFER',
+        transactionType: 'OUTBOUND',
+        state: 'COMPLETE',
+        createDate: now(),
+        updateDate: now(),
+      };
+      byId.set(foreign.id, foreign);
+      return foreign;
+    },
+    setAmount(transactionId, amount) {
+      const transaction = byId.get(transactionId);
+      if (!transaction) {
+        throw new Error(`no transfer ${transactionId}`);
+      }
+      transaction.amounts = [amount];
     },
     forge(transactionId) {
       const transaction = byId.get(transactionId);

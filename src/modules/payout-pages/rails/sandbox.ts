@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, gte, lt } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
 import type { Clock } from '../../../jobs/worker.ts';
@@ -95,6 +95,16 @@ export function createSandboxPayoutRail(deps: { database: Database; clock: Clock
       return record;
     },
     retrieve: read,
+    async listPayouts({ from, to }) {
+      const records = await database.db
+        .select()
+        .from(sandboxProviderRecords)
+        .where(and(eq(sandboxProviderRecords.provider, sandboxRailName), gte(sandboxProviderRecords.createdAt, from), lt(sandboxProviderRecords.createdAt, to)));
+      return records.map((record) => {
+        const data = record.data as SandboxRecordData;
+        return { payoutId: record.reference, reference: record.reference, amount: data.amount, status: statusOf(record.readyAt, data).status };
+      });
+    },
     async fetchStatus(reference) {
       const record = await read(reference);
       if (!record) {

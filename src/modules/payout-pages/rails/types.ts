@@ -32,6 +32,16 @@ export interface PayoutRailRecord {
   status: PayoutRailStatus;
 }
 
+/** One payout in the rail's own records (the daily reconciliation report compares them with ours). */
+export interface PayoutRailListing {
+  /** Our payout attempt id as the rail keeps it (idempotency key, refId); null when the rail's record has none. */
+  payoutId: string | null;
+  reference: string;
+  /** Minor units. */
+  amount: number;
+  status: PayoutRailStatus['status'];
+}
+
 /**
  * A payout rail (bank transfers, stablecoin transfers). Live adapters implement the same calls; the
  * sandbox rail is a deterministic implementation of them.
@@ -52,6 +62,8 @@ export interface PayoutRail {
   retrieve(payoutId: string, since?: Date): Promise<PayoutRailRecord | null>;
   /** Where the payout is, by the rail's reference. */
   fetchStatus(reference: string): Promise<PayoutRailStatus>;
+  /** The rail's payouts created in [from, to), from its own records (reconciliation report). */
+  listPayouts(window: { from: Date; to: Date }): Promise<PayoutRailListing[]>;
   /** How long to wait before asking again while PENDING. */
   readonly pollIntervalMs: number;
   /**

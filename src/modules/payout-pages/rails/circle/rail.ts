@@ -2,7 +2,7 @@ import { initiateDeveloperControlledWalletsClient, type Blockchain, type Transac
 import { v5 as uuidv5 } from 'uuid';
 import { withPlainErrors } from '../../../providers/index.ts';
 import type { CryptoNetwork } from '../../destinations.ts';
-import type { PayoutRail, PayoutRailRecord, PayoutSubmission } from '../types.ts';
+import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { circleTransactionStatus } from './status.ts';
 
 export const circleRailName = 'circle';
@@ -159,6 +159,23 @@ export function createCircleRail(client: CircleClient, options: CircleRailOption
         pageAfter = transactions[transactions.length - 1]?.id;
       }
       throw new Error('Circle lookup by refId did not finish within its page budget');
+    },
+    async listPayouts({ from, to }) {
+      const listed: PayoutRailListing[] = [];
+      let pageAfter: string | undefined;
+      for (;;) {
+        const transactions =
+          (await client.listTransactions({ walletIds: [...options.walletIds], operation: 'TRANSFER', from: from.toISOString(), to: to.toISOString(), pageSize: 50, ...(pageAfter ? { pageAfter } : {}) })).data?.transactions ?? [];
+        for (const transaction of transactions) {
+          if (transaction.transactionType === 'OUTBOUND') {
+            listed.push({ payoutId: transaction.refId ?? null, reference: transaction.id, amount: usdcToMinor(transaction.amounts?.[0] ?? '0'), status: circleTransactionStatus(transaction).status });
+          }
+        }
+        if (transactions.length < 50) {
+          return listed;
+        }
+        pageAfter = transactions[transactions.length - 1]?.id;
+      }
     },
     async availableBalance({ currency, destination }) {
       if (currency !== 'USDC' || destination.type !== 'CRYPTO_WALLET') {
