@@ -92,6 +92,8 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'GET /admin/v1/merchants/{merchantId}/pii_keys',
     'POST /admin/v1/merchants/{merchantId}/pii_keys/rotate',
     'POST /admin/v1/customers/{customerId}/supported_payout_methods',
+    'GET /admin/v1/reconciliation/payouts',
+    'GET /admin/v1/payouts/awaiting-funding',
     'GET /healthz',
     'GET /readyz',
   ]) {

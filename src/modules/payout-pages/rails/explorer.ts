@@ -28,3 +28,11 @@ export function sandboxTransactionHash(network: CryptoNetwork, payoutId: string)
   const digest = createHash('sha512').update(`paysail-sandbox-tx:${payoutId}`).digest();
   return network === 'SOLANA' ? base58.encode(digest) : `0x${digest.subarray(0, 32).toString('hex')}`;
 }
+
+/** Where the operator sees a rail's payout: the Increase dashboard's transfer page; null for rails without one (Circle: the explorer link of the hash). */
+export function railReferenceUrl(rail: string, reference: string): string | null {
+  if (rail === 'increase' && reference.startsWith('ach_transfer_')) {
+    return `https://dashboard.increase.com/transfers/${encodeURIComponent(reference)}`;
+  }
+  return null;
+}
