@@ -223,6 +223,9 @@ describe('live USDC payouts through Circle (replica, official package)', () => {
     assert.equal(page.status, 'PROCESSING');
     assert.match(String(page.statusReason), /fund the payout account/);
     assert.equal(replica.createRequests, requests, 'nothing sent while short');
+    const waitingView = await context.app.inject({ method: 'GET', url: `/payout-page/${page.id}` });
+    assert.match(waitingView.body, /being prepared/, 'the customer is not told it was sent');
+    assert.doesNotMatch(waitingView.body, /has been sent/);
     await advanceAndDrain(context, 31_000);
     assert.equal(replica.createRequests, requests, 'still waiting');
     replica.setUsdcBalance('80.00');

@@ -20,7 +20,10 @@ export function statusCopy(status: string, subStatus: string, merchantName: stri
         ? { title: 'Waiting', heading: 'Your payout is confirmed', body: `${merchantName} will release it as soon as it can be sent.`, tone: 'progress' }
         : { title: 'Waiting for release', heading: 'Your payout is confirmed', body: `${merchantName} will release the funds shortly. We’ll e-mail you when they are on the way.`, tone: 'progress' };
     case 'PROCESSING/SUBMITTED':
-      return { title: 'On its way', heading: 'Your payout is on its way', body: 'The money has been sent to the destination you chose. This page updates by itself.', tone: 'progress' };
+      // A reason while PROCESSING: not handed to the rail yet (the operator's payout account is being funded).
+      return reason
+        ? { title: 'Being prepared', heading: 'Your payout is being prepared', body: `Your payout from ${merchantName} is approved and will be sent shortly. This page updates by itself.`, tone: 'progress' }
+        : { title: 'On its way', heading: 'Your payout is on its way', body: 'The money has been sent to the destination you chose. This page updates by itself.', tone: 'progress' };
     case 'PROCESSED/PAID':
       return { title: 'Paid', heading: 'You’ve been paid', body: 'The payout has been delivered to the destination you chose.', tone: 'good' };
     case 'FAILED/KYC_REJECTED':
