@@ -41,28 +41,22 @@ export function registerAwaitingFundingGauges(metrics: Metrics, read: () => Prom
     return pending;
   };
   const labelNames = ['currency', 'livemode'] as const;
-  new Gauge({
-    name: 'paysail_payouts_awaiting_funding',
-    help: 'Payouts waiting for the operator to fund the payout rail account',
-    labelNames,
-    registers: [metrics.registry],
-    async collect() {
-      this.reset();
-      for (const row of await totals()) {
-        this.set({ currency: row.currency, livemode: String(row.livemode) }, row.count);
-      }
-    },
-  });
-  new Gauge({
-    name: 'paysail_payouts_awaiting_funding_amount',
-    help: 'Amount (minor units) of the payouts waiting for the operator to fund the payout rail account',
-    labelNames,
-    registers: [metrics.registry],
-    async collect() {
-      this.reset();
-      for (const row of await totals()) {
-        this.set({ currency: row.currency, livemode: String(row.livemode) }, row.amount);
-      }
-    },
-  });
+  const gauges = [
+    { name: 'paysail_payouts_awaiting_funding', help: 'Payouts waiting for the operator to fund the payout rail account', value: (row: { count: number }) => row.count },
+    { name: 'paysail_payouts_awaiting_funding_amount', help: 'Amount (minor units) of the payouts waiting for the operator to fund the payout rail account', value: (row: { amount: number }) => row.amount },
+  ];
+  for (const gauge of gauges) {
+    new Gauge({
+      name: gauge.name,
+      help: gauge.help,
+      labelNames,
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        for (const row of await totals()) {
+          this.set({ currency: row.currency, livemode: String(row.livemode) }, gauge.value(row));
+        }
+      },
+    });
+  }
 }

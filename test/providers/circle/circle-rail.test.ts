@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
 import type { Transaction, TransactionState } from '@circle-fin/developer-controlled-wallets';
 import { v5 as uuidv5 } from 'uuid';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
-import { advanceAndDrain, assertOneEventPerChange, createPage, errorCodeOf, getPage, pageAction, pageEmails, walletMethod, type PayoutPageData } from '../../helpers/payout-pages.ts';
-import { customers, payoutAttempts } from '../../../src/db/schema/index.ts';
+import { advanceAndDrain, assertOneEventPerChange, attemptsOfPage, confirmedLivePage, errorCodeOf, getPage, pageAction, pageEmails, walletMethod, type PayoutPageData } from '../../helpers/payout-pages.ts';
 import { circleTransactionStateTable, circleTransactionStatus } from '../../../src/modules/payout-pages/rails/circle/status.ts';
 import { circleIdempotencyKey } from '../../../src/modules/payout-pages/rails/circle/index.ts';
 import type { PayoutMethodInput } from '../../../src/modules/payout-pages/destinations.ts';
@@ -76,17 +74,12 @@ describe('live USDC payouts through Circle (replica, official package)', () => {
   });
 
   const usdc = () => balanceOf(context.database, live.id, true, 'USDC');
-  const attemptsOf = (pageId: string) => context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, pageId)).orderBy(asc(payoutAttempts.number));
+  const attemptsOf = (pageId: string) => attemptsOfPage(context, pageId);
   const notify = (notification: SignedNotification, headers: Record<string, string> = notification.headers, body = notification.body) =>
     context.app.inject({ method: 'POST', url: '/providers/circle/webhooks', payload: body, headers });
 
-  async function processingPage(amount: number, method: PayoutMethodInput = walletMethod, releaseMethod = 'AUTOMATIC'): Promise<PayoutPageData> {
-    const page = await createPage(context, live, { amount, fundingCurrency: 'USDC', releaseMethod }, '?livemode=true');
-    await context.database.db.update(customers).set({ kycStatus: 'APPROVED' }).where(eq(customers.id, page.customer.id));
-    await context.platform.services.payoutPages.confirm(page.id, method);
-    await context.drainJobs();
-    return getPage(context, live, page.id);
-  }
+  const processingPage = (amount: number, method: PayoutMethodInput = walletMethod, releaseMethod: 'AUTOMATIC' | 'MANUAL' = 'AUTOMATIC'): Promise<PayoutPageData> =>
+    confirmedLivePage(context, live, { amount, fundingCurrency: 'USDC', method, releaseMethod });
 
   function transfersOf(attemptId: string): Transaction[] {
     return replica.transfers().filter((candidate) => candidate.refId === attemptId);

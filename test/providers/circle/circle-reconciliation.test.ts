@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants } from '../../helpers/ledger.ts';
-import { advanceAndDrain, createPage, errorCodeOf, getPage, walletMethod, type PayoutPageData } from '../../helpers/payout-pages.ts';
+import { advanceAndDrain, attemptsOfPage, confirmedLivePage, errorCodeOf, getPage, walletMethod, type PayoutPageData } from '../../helpers/payout-pages.ts';
 import { runInProcess } from '../../cli/helpers.ts';
-import { customers, payoutAttempts } from '../../../src/db/schema/index.ts';
 import type { PayoutReconciliationReport } from '../../../src/modules/payout-pages/reconciliation.ts';
 import { startCircleReplica, type CircleReplica } from './replica.ts';
 
@@ -29,15 +27,9 @@ describe('daily payout reconciliation and operator funding visibility (Circle re
   });
 
   const today = () => context.clock.now().toISOString().slice(0, 10);
-  const attemptsOf = (pageId: string) => context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, pageId)).orderBy(asc(payoutAttempts.number));
+  const attemptsOf = (pageId: string) => attemptsOfPage(context, pageId);
 
-  async function processingPage(amount: number): Promise<PayoutPageData> {
-    const page = await createPage(context, live, { amount, fundingCurrency: 'USDC' }, '?livemode=true');
-    await context.database.db.update(customers).set({ kycStatus: 'APPROVED' }).where(eq(customers.id, page.customer.id));
-    await context.platform.services.payoutPages.confirm(page.id, walletMethod);
-    await context.drainJobs();
-    return getPage(context, live, page.id);
-  }
+  const processingPage = (amount: number): Promise<PayoutPageData> => confirmedLivePage(context, live, { amount, fundingCurrency: 'USDC', method: walletMethod });
 
   async function transferIdOf(pageId: string): Promise<string> {
     const [attempt] = await attemptsOf(pageId);
