@@ -20,6 +20,7 @@ import { registerDashboard } from './modules/dashboard/routes.tsx';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
 import { registerKycRoutes } from './modules/kyc/routes.ts';
 import { registerLedgerAdminRoutes, registerLedgerRoutes } from './modules/ledger/routes.ts';
+import { registerPayoutAdminRoutes } from './modules/payout-pages/admin-routes.ts';
 import { registerPayoutPageRoutes } from './modules/payout-pages/routes.ts';
 import { registerPayoutPageWebRoutes } from './web/pages/payout-page/routes.tsx';
 import { registerEventRoutes } from './modules/events/routes.ts';
@@ -192,6 +193,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       admin.addHook('onSend', adminIdempotency.onSend);
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers }, { webhookAllowPrivateTargets: config.webhookAllowPrivateTargets });
       registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
+      registerPayoutAdminRoutes(admin, { payoutPages: services.payoutPages, now: () => platform.clock.now() });
       registerAdminEmailRoutes(admin, services.email);
       registerFraudImportAdminRoutes(admin, services.fraudReports);
     },

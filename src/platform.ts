@@ -6,7 +6,7 @@ import { idempotencyKeys, jobs } from './db/schema/index.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import { JobRegistry, Worker, systemClock, type Clock } from './jobs/worker.ts';
 import { enqueueJob } from './jobs/queue.ts';
-import { createMetrics, type Metrics } from './http/observability.ts';
+import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
 import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
 import { createKycService, type KycService } from './modules/kyc/service.ts';
@@ -34,6 +34,7 @@ import { createLedgerService, type LedgerService } from './modules/ledger/servic
 import { createPayoutPagesService, type PayoutPagesService } from './modules/payout-pages/service.ts';
 import { createSandboxPayoutRail } from './modules/payout-pages/rails/sandbox.ts';
 import { createIncreasePayouts } from './modules/payout-pages/rails/increase/index.ts';
+import { createCirclePayouts } from './modules/payout-pages/rails/circle/index.ts';
 import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/index.ts';
 
 export interface Services {
@@ -120,6 +121,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   const ledger = createLedgerService({ database, clock });
   merchants.onMerchantCreated((tx, merchant, now) => ledger.openSandboxBalances(tx, merchant.id, now));
   const increase = config.increase ? createIncreasePayouts(config.increase) : null;
+  const circle = config.circle ? createCirclePayouts(config.circle) : null;
   const payoutPages = createPayoutPagesService({
     database,
     clock,
@@ -127,17 +129,24 @@ export async function createPlatform(options: { config: Config; database: Databa
     publicUrl: config.publicUrl,
     ledger,
     customers,
-    rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: increase?.rail ?? null },
+    rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: { BANK_TRANSFER: increase?.rail ?? null, CRYPTO_WALLET: circle?.rail ?? null } },
     reconcileAfterMs: config.payoutReconcileAfterMs,
   });
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
   kyc.onReverification((tx, { customerId }, now) => payoutPages.onKycRestarted(tx, customerId, now));
+  registerAwaitingFundingGauges(metrics, () => payoutPages.awaitingFundingTotals());
   registry.register(payoutPages.expireJob());
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());
   registry.register(payoutPages.reconcileJob());
   if (increase) {
     const connected = increase.connect({ database, clock, updates: payoutPages });
+    providerWebhooks.push(connected.webhook);
+    providerChecks.push(connected.check);
+    registry.register(connected.job);
+  }
+  if (circle) {
+    const connected = circle.connect({ database, clock, updates: payoutPages });
     providerWebhooks.push(connected.webhook);
     providerChecks.push(connected.check);
     registry.register(connected.job);

@@ -11,6 +11,7 @@ import { listenCommands } from './listen.ts';
 import { merchantCommands } from './merchants.ts';
 import { defaultDeps, type CliDeps } from './platform.ts';
 import { providerCommands } from './providers.ts';
+import { payoutCommands } from './payouts.ts';
 import { serverCommands } from './server.ts';
 
 export const commands: readonly Command[] = [
@@ -23,6 +24,7 @@ export const commands: readonly Command[] = [
   ...cryptoCommands,
   ...listenCommands,
   ...providerCommands,
+  ...payoutCommands,
 ];
 
 const exitCodeHelp = ['Exit codes:', '  0  success', '  1  the command failed (message on stderr)', '  2  usage error: unknown command or option, missing or bad argument'];

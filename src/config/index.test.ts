@@ -105,6 +105,11 @@ describe('loadConfig', () => {
     ['INCREASE_API_KEY without the webhook secret', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_WEBHOOK_SECRET'],
     ['INCREASE_ACCOUNT_ID without the API key', { INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_API_KEY'],
     ['INCREASE_BASE_URL not a URL', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_BASE_URL: 'nope' }, 'INCREASE_BASE_URL'],
+    ['CIRCLE_API_KEY malformed', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_API_KEY: 'sk_circle' }, 'CIRCLE_API_KEY'],
+    ['CIRCLE_API_KEY without the entity secret', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_ENTITY_SECRET: '' }, 'CIRCLE_ENTITY_SECRET'],
+    ['CIRCLE_WALLET_ID not UUIDs', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_WALLET_ID: 'wallet-1' }, 'CIRCLE_WALLET_ID'],
+    ['CIRCLE_FEE_LEVEL unknown', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_FEE_LEVEL: 'FAST' }, 'CIRCLE_FEE_LEVEL'],
+    ['CIRCLE_WALLET_ID without the API key', { CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_API_KEY'],
   ];
   for (const [label, env, variable, message] of invalid) {
     test(`${label} → ConfigError naming ${variable}`, () => {

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { onfidoConfigDocumentation, readOnfidoSettings, type OnfidoSettings } from './onfido.ts';
+import { circleConfigDocumentation, readCircle, type CircleConfig } from './circle.ts';
 
 /**
  * Every environment variable Paysail reads, with its default and meaning. This is the only place
@@ -54,6 +55,8 @@ export interface Config {
   readonly stripe: StripeConfig | undefined;
   /** Live bank payouts through Increase; null when INCREASE_API_KEY is unset. */
   readonly increase: IncreaseConfig | null;
+  /** Live USDC payouts through Circle; null when CIRCLE_API_KEY is unset. */
+  readonly circle: CircleConfig | null;
 }
 
 export interface StripeConfig {
@@ -88,6 +91,8 @@ export interface IncreaseConfig {
   /** Production unless set (`https://sandbox.increase.com` for Increase's sandbox). */
   readonly baseURL: string | undefined;
 }
+
+export type { CircleConfig } from './circle.ts';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -316,6 +321,13 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     }),
     stripe: readStripe(env),
     increase: readIncrease(env),
+    circle: readCircle(
+      env,
+      (variable, message) => {
+        throw new ConfigError(variable, message);
+      },
+      (name) => readUrl(env, name, ['https:', 'http:']),
+    ),
   });
 }
 
@@ -361,4 +373,5 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },
   { name: 'INCREASE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Shared secret of the Increase event subscription pointed at `/providers/increase/webhooks`.' },
   { name: 'INCREASE_BASE_URL', fallback: 'https://api.increase.com', meaning: 'Increase API base URL (`https://sandbox.increase.com` for Increase’s sandbox).' },
+  ...circleConfigDocumentation,
 ];

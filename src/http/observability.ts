@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -25,4 +25,38 @@ export function createMetrics(): Metrics {
     jobs: new Counter({ name: 'paysail_jobs_total', help: 'Jobs finished by queue and outcome', labelNames: ['queue', 'outcome'], registers: [registry] }),
     jobDuration: new Histogram({ name: 'paysail_job_duration_seconds', help: 'Job run time', labelNames: ['queue'], registers: [registry] }),
   };
+}
+
+/**
+ * Payouts waiting for the operator to fund the payout rail: how many and how much, by currency and
+ * mode, read from the database at each scrape (`read` returns the current totals).
+ */
+export function registerAwaitingFundingGauges(metrics: Metrics, read: () => Promise<Array<{ currency: string; livemode: boolean; count: number; amount: number }>>): void {
+  let pending: ReturnType<typeof read> | null = null;
+  // One read per scrape serves both gauges.
+  const totals = () => {
+    pending ??= read().finally(() => {
+      pending = null;
+    });
+    return pending;
+  };
+  const labelNames = ['currency', 'livemode'] as const;
+  const gauges = [
+    { name: 'paysail_payouts_awaiting_funding', help: 'Payouts waiting for the operator to fund the payout rail account', value: (row: { count: number }) => row.count },
+    { name: 'paysail_payouts_awaiting_funding_amount', help: 'Amount (minor units) of the payouts waiting for the operator to fund the payout rail account', value: (row: { amount: number }) => row.amount },
+  ];
+  for (const gauge of gauges) {
+    new Gauge({
+      name: gauge.name,
+      help: gauge.help,
+      labelNames,
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        for (const row of await totals()) {
+          this.set({ currency: row.currency, livemode: String(row.livemode) }, gauge.value(row));
+        }
+      },
+    });
+  }
 }

@@ -22,6 +22,22 @@ export interface RenderOptions {
   referrerPolicy?: 'strict-origin';
 }
 
+/** The distinct origins of the given URLs (a merchant's return URLs), for `RenderOptions.formActions`; unset or unparsable URLs add none. */
+export function formActionOrigins(...urls: ReadonlyArray<string | null | undefined>): string[] {
+  const origins = new Set<string>();
+  for (const url of urls) {
+    if (!url) {
+      continue;
+    }
+    try {
+      origins.add(new URL(url).origin);
+    } catch {
+      // not a URL: no origin to allow
+    }
+  }
+  return [...origins];
+}
+
 export interface WebTools {
   csrf: Csrf;
   /** Renders a page: `page` receives the per-response CSP nonce for its style/script elements. */

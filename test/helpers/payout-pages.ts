@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import { emails, events, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
+import { customers, emails, events, payoutAttempts, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
+import type { PayoutMethodInput } from '../../src/modules/payout-pages/destinations.ts';
 import { openEmailContent } from '../../src/modules/email/sealing.ts';
 import { json, type TestContext, type TestMerchant } from './context.ts';
 
@@ -53,6 +54,27 @@ export async function createPage(context: TestContext, merchant: TestMerchant, o
   const response = await context.request({ method: 'POST', url: `/v1/payout_pages${query}`, apiKey: merchant.apiKey, body: pageBody(overrides) });
   assert.equal(response.statusCode, 200, response.body);
   return json<{ data: PayoutPageData }>(response).data;
+}
+
+/** A page's payout attempts, oldest first. */
+export function attemptsOfPage(context: TestContext, pageId: string) {
+  return context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, pageId)).orderBy(asc(payoutAttempts.number));
+}
+
+/**
+ * A live page whose customer is verified, confirmed with `method` and its jobs run: AUTOMATIC goes
+ * to PROCESSING (handed to the live rail) at once, MANUAL waits in AWAITING_RELEASE.
+ */
+export async function confirmedLivePage(
+  context: TestContext,
+  merchant: TestMerchant,
+  page: { amount: number; fundingCurrency: 'USD' | 'USDC'; method: PayoutMethodInput; releaseMethod?: 'AUTOMATIC' | 'MANUAL' },
+): Promise<PayoutPageData> {
+  const created = await createPage(context, merchant, { amount: page.amount, fundingCurrency: page.fundingCurrency, releaseMethod: page.releaseMethod ?? 'AUTOMATIC' }, '?livemode=true');
+  await context.database.db.update(customers).set({ kycStatus: 'APPROVED' }).where(eq(customers.id, created.customer.id));
+  await context.platform.services.payoutPages.confirm(created.id, page.method);
+  await context.drainJobs();
+  return getPage(context, merchant, created.id);
 }
 
 export async function getPage(context: TestContext, merchant: TestMerchant, id: string): Promise<PayoutPageData> {

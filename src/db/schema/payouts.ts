@@ -53,6 +53,8 @@ export const payoutPages = pgTable(
     /** The payout rail that took the current attempt, and its reference (see `payout_attempts`). */
     rail: text('rail'),
     railReference: text('rail_reference'),
+    /** On-chain payouts: the current attempt's transaction hash once the rail reports it (null for a new attempt). */
+    transactionHash: text('transaction_hash'),
     submittedAt: timestamptz('submitted_at'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),

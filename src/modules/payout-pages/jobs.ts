@@ -18,7 +18,7 @@ interface AttemptJob {
 /** The payout pages' background work: expiry, hand-over to the rail, and the rail's answers. */
 export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTransitions) {
   const { database, clock } = deps;
-  const { act, railFor, destinationOf } = transitions;
+  const { act, railFor, railNamed, destinationOf } = transitions;
 
   async function attemptOf(executor: Executor, job: AttemptJob): Promise<PayoutAttemptRow | null> {
     return job.payoutId ? attempts.findById(executor, job.payoutId) : attempts.live(executor, job.payoutPageId);
@@ -65,6 +65,9 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
       // When another job moved it first (a settlement and a return racing), its PAID is the
       // state the return below starts from: this job must still apply a RETURNED answer.
       if (paid) {
+        if (outcome.status === 'PAID' && outcome.transactionHash) {
+          await repository.recordTransactionHash(tx, attempt.payoutPageId, outcome.transactionHash);
+        }
         await act(tx, page, 'railPaid', { actor: 'rail', now });
       }
     }
@@ -159,16 +162,16 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
           if (!page || !attempt || page.status !== 'PROCESSING' || attempt.status !== 'SUBMITTING') {
             return;
           }
-          const rail = railFor(page.livemode);
+          const rail = railFor(page.livemode, page.payoutMethod?.type);
           const destination = destinationOf(page);
           if (!rail || !destination) {
             throw new Error(`payout page ${page.id} cannot be submitted: ${rail ? 'no destination' : 'no rail'}`);
           }
           const merchantName = await repository.merchantName(database.db, page.merchantId);
-          const found = await rail.retrieve(attempt.id);
+          const found = await rail.retrieve(attempt.id, attempt.createdAt);
           if (!found && rail.availableBalance) {
             // Operator funding: a payout the rail account cannot cover waits, visibly, and goes on its own once funded.
-            const available = await rail.availableBalance(page.fundingCurrency);
+            const available = await rail.availableBalance({ currency: page.fundingCurrency, destination });
             if (available !== null && available < page.amount) {
               await repository.setProcessingReason(database.db, page.id, awaitingFundingReason, clock.now());
               return { rescheduleAt: new Date(clock.now().getTime() + rail.pollIntervalMs) };
@@ -209,7 +212,7 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
           if (!attempt || attempt.railReference === null || (attempt.status !== 'SUBMITTED' && attempt.status !== 'PAID')) {
             return;
           }
-          const rail = railFor(attempt.livemode);
+          const rail = railNamed(attempt.livemode, attempt.rail);
           if (!rail) {
             throw new Error(`payout attempt ${attempt.id} has no rail`);
           }

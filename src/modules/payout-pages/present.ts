@@ -1,5 +1,6 @@
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, sealFields } from '../../crypto/pii.ts';
+import { explorerUrl } from './rails/explorer.ts';
 import { destinationFields, destinationFromFields, type PayoutDestination } from './destinations.ts';
 import type { PayoutPageRow } from './repository.ts';
 import type { PayoutPageResponse } from './schemas.ts';
@@ -73,6 +74,9 @@ export function createPayoutPresenter(deps: { keyRing: KeyRing; publicUrl: strin
       response.payoutMethod = { type: 'BANK_TRANSFER', last4: page.payoutMethod.last4, routingNumber: destination?.type === 'BANK_TRANSFER' ? destination.routingNumber : '' };
     } else if (page.payoutMethod?.type === 'CRYPTO_WALLET') {
       response.payoutMethod = { type: 'CRYPTO_WALLET', network: page.payoutMethod.network, address: page.payoutMethod.address };
+      if (page.transactionHash) {
+        response.payoutDetails = { transactionHash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page.livemode) };
+      }
     }
     return response;
   }

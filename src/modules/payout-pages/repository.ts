@@ -50,8 +50,23 @@ export const payoutPagesRepository = {
   async recordRailSubmission(executor: Executor, id: string, rail: string, reference: string, now: Date): Promise<void> {
     await executor
       .update(payoutPages)
-      .set({ rail, railReference: reference, submittedAt: now })
+      .set({ rail, railReference: reference, submittedAt: now, transactionHash: null })
       .where(and(eq(payoutPages.id, id), eq(payoutPages.status, 'PROCESSING')));
+  },
+
+  /** PROCESSING payouts waiting for the operator to fund the rail (their statusReason says so), oldest first. */
+  async awaitingFunding(executor: Executor, reason: string, limit: number): Promise<PayoutPageRow[]> {
+    return executor
+      .select()
+      .from(payoutPages)
+      .where(and(eq(payoutPages.status, 'PROCESSING'), eq(payoutPages.statusReason, reason)))
+      .orderBy(asc(payoutPages.updatedAt))
+      .limit(limit);
+  },
+
+  /** The paid attempt's transaction hash (on-chain rails), on the page itself for its API object and views. */
+  async recordTransactionHash(executor: Executor, id: string, transactionHash: string): Promise<void> {
+    await executor.update(payoutPages).set({ transactionHash }).where(eq(payoutPages.id, id));
   },
 
   /** The reason shown while a PROCESSING payout waits (operator funding); null clears it. Not a state change. */

@@ -91,6 +91,15 @@ export const PayoutPage = Type.Object(
     failureReturnUrl: Type.Optional(Type.String()),
     customerConfirmedAt: Type.Optional(Type.Integer()),
     payoutMethod: Type.Optional(PayoutMethodResponse),
+    payoutDetails: Type.Optional(
+      Type.Object(
+        {
+          transactionHash: Type.String({ description: 'The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain.' }),
+          explorerUrl: Type.String({ description: 'The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox).' }),
+        },
+        { description: 'USDC payouts, once paid: where to see the transfer on chain.' },
+      ),
+    ),
     metadata: Type.Record(Type.String(), Type.String()),
     expiresAt: Type.Integer(),
     createdAt: Type.Integer(),

@@ -2,6 +2,8 @@ import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { createPayoutCustomerFlow } from './customer-flow.ts';
 import { createPayoutJobs } from './jobs.ts';
 import { reencryptPayoutPages } from './reencrypt.ts';
+import { createPayoutReconciliation } from './reconciliation.ts';
+import { createPayoutFunding } from './funding.ts';
 import { createPayoutTransitions, type PayoutPagesDeps } from './transitions.ts';
 import { createPayoutUseCases } from './use-cases.ts';
 
@@ -20,6 +22,8 @@ export function createPayoutPagesService(deps: PayoutPagesDeps) {
     ...createPayoutUseCases(deps, transitions),
     ...createPayoutCustomerFlow(deps, transitions),
     ...createPayoutJobs(deps, transitions),
+    ...createPayoutReconciliation(deps),
+    ...createPayoutFunding(deps),
     reencryptAll: (options: ReencryptOptions = {}): Promise<number> => reencryptPayoutPages(deps.database, deps.keyRing, options),
   };
 }

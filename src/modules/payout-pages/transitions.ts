@@ -14,6 +14,7 @@ import { transitionEmail, type PayoutEmailContext } from './emails.ts';
 import { createPayoutPresenter, stateOf } from './present.ts';
 import { payoutPagesRepository as repository, type PayoutPageInsert, type PayoutPageRow } from './repository.ts';
 import { noLiveRailReason, type PayoutRail, type PayoutRails } from './rails/types.ts';
+import type { PayoutMethodType } from './destinations.ts';
 import { findTransition, ledgerMovements, type KycStatus, type LedgerMovement, type PayoutPageAction, type Transition } from './states.ts';
 
 export const payoutExpireQueue = 'payout_pages.expire';
@@ -90,8 +91,18 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
   const presenter = createPayoutPresenter(deps);
   const { pageUrl, emailOf, eventData } = presenter;
 
-  function railFor(livemode: boolean): PayoutRail | null {
-    return livemode ? rails.live : rails.sandbox;
+  /** The rail that pays this mode and method: the sandbox rail for every sandbox payout; live, the method's rail (null before one is configured or a method is chosen). */
+  function railFor(livemode: boolean, method?: PayoutMethodType | null): PayoutRail | null {
+    if (!livemode) {
+      return rails.sandbox;
+    }
+    return method ? rails.live[method] : null;
+  }
+
+  /** The rail an attempt was handed to, by the name recorded on it. */
+  function railNamed(livemode: boolean, name: string): PayoutRail | null {
+    const candidates = livemode ? Object.values(rails.live) : [rails.sandbox];
+    return candidates.find((rail) => rail?.name === name) ?? null;
   }
 
   async function emailContext(tx: Executor, page: PayoutPageRow, merchantName?: string): Promise<PayoutEmailContext> {
@@ -134,7 +145,7 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
    * that hands it over, deduplicated on that id.
    */
   async function startAttempt(tx: Executor, page: PayoutPageRow, now: Date): Promise<void> {
-    const rail = railFor(page.livemode);
+    const rail = railFor(page.livemode, page.payoutMethod?.type);
     if (!rail) {
       throw new AppError('INVALID_STATE', noLiveRailReason);
     }
@@ -153,7 +164,7 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
   }
 
   function reasonFor(edge: Transition, page: PayoutPageRow, options: ApplyOptions): string | null {
-    if (edge.to.subStatus === 'AWAITING_RELEASE' && !railFor(page.livemode)) {
+    if (edge.to.subStatus === 'AWAITING_RELEASE' && !railFor(page.livemode, page.payoutMethod?.type)) {
       return noLiveRailReason;
     }
     if (edge.to.subStatus === 'KYC_REJECTED') {
@@ -214,7 +225,7 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
       await moveMoney(tx, moved, edge.ledger, now);
     }
     // AUTOMATIC payouts are released the moment they may be (when a rail can take them).
-    if (moved.status === 'PENDING' && moved.subStatus === 'AWAITING_RELEASE' && moved.releaseMethod === 'AUTOMATIC' && railFor(moved.livemode)) {
+    if (moved.status === 'PENDING' && moved.subStatus === 'AWAITING_RELEASE' && moved.releaseMethod === 'AUTOMATIC' && railFor(moved.livemode, moved.payoutMethod?.type)) {
       const released = await apply(tx, moved, 'autoRelease', { actor: 'system', now });
       if (released.outcome === 'applied') {
         return released;
@@ -276,7 +287,7 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
     }
     return page;
   }
-  return { ...presenter, railFor, emailContext, sendEmail, moveMoney, apply, act, requirePage, requireScoped };
+  return { ...presenter, railFor, railNamed, emailContext, sendEmail, moveMoney, apply, act, requirePage, requireScoped };
 }
 
 export type PayoutTransitions = ReturnType<typeof createPayoutTransitions>;

@@ -127,7 +127,7 @@ export function createPayoutUseCases(deps: PayoutPagesDeps, transitions: PayoutT
             if (current.releaseMethod !== 'MANUAL') {
               throw new AppError('INVALID_STATE', `Payout page ${current.id} has releaseMethod AUTOMATIC: it is released as soon as the customer is verified`);
             }
-            if (current.status === 'PENDING' && current.subStatus === 'AWAITING_RELEASE' && !railFor(current.livemode)) {
+            if (current.status === 'PENDING' && current.subStatus === 'AWAITING_RELEASE' && !railFor(current.livemode, current.payoutMethod?.type)) {
               throw new AppError('INVALID_STATE', noLiveRailReason);
             }
           },

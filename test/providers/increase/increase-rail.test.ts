@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type Increase from 'increase';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
-import { advanceAndDrain, assertOneEventPerChange, bankMethod, createPage, errorCodeOf, getPage, pageAction, pageEmails, type PayoutPageData } from '../../helpers/payout-pages.ts';
-import { customers, jobs, payoutAttempts } from '../../../src/db/schema/index.ts';
+import { advanceAndDrain, assertOneEventPerChange, attemptsOfPage, bankMethod, confirmedLivePage, createPage, errorCodeOf, getPage, pageAction, pageEmails, type PayoutPageData } from '../../helpers/payout-pages.ts';
+import { customers, jobs } from '../../../src/db/schema/index.ts';
 import { increaseAchStatusTable, increaseTransferStatus } from '../../../src/modules/payout-pages/rails/increase/status.ts';
 import type { PayoutMethodInput } from '../../../src/modules/payout-pages/destinations.ts';
 import { startIncreaseReplica, type IncreaseReplica, type SignedWebhook } from './replica.ts';
@@ -62,18 +62,12 @@ describe('live bank payouts through Increase (replica, official package)', () =>
   });
 
   const usd = () => balanceOf(context.database, live.id, true, 'USD');
-  const attemptsOf = (pageId: string) => context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, pageId)).orderBy(asc(payoutAttempts.number));
+  const attemptsOf = (pageId: string) => attemptsOfPage(context, pageId);
   const postWebhook = (webhook: SignedWebhook, headers: Record<string, string> = webhook.headers) =>
     context.app.inject({ method: 'POST', url: '/providers/increase/webhooks', payload: webhook.body, headers });
 
-  /** A live page whose customer is verified, confirmed with `method`: AUTOMATIC goes to PROCESSING at once. */
-  async function processingPage(amount: number, method: PayoutMethodInput = bankMethod, releaseMethod = 'AUTOMATIC'): Promise<PayoutPageData> {
-    const page = await createPage(context, live, { amount, fundingCurrency: 'USD', releaseMethod }, '?livemode=true');
-    await context.database.db.update(customers).set({ kycStatus: 'APPROVED' }).where(eq(customers.id, page.customer.id));
-    await context.platform.services.payoutPages.confirm(page.id, method);
-    await context.drainJobs();
-    return getPage(context, live, page.id);
-  }
+  const processingPage = (amount: number, method: PayoutMethodInput = bankMethod, releaseMethod: 'AUTOMATIC' | 'MANUAL' = 'AUTOMATIC'): Promise<PayoutPageData> =>
+    confirmedLivePage(context, live, { amount, fundingCurrency: 'USD', method, releaseMethod });
 
   function transferOf(attemptId: string): Increase.ACHTransfer {
     const transfer = replica.transfers().find((candidate) => candidate.idempotency_key === attemptId);

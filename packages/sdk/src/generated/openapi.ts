@@ -101,6 +101,13 @@ export interface PayoutPage {
     /** Masked: 0x5aAe...eAed */
     address: string;
   };
+  /** USDC payouts, once paid: where to see the transfer on chain. */
+  payoutDetails?: {
+    /** The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
+    transactionHash: string;
+    /** The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
+    explorerUrl: string;
+  };
   metadata: Record<string, string>;
   expiresAt: number;
   createdAt: number;

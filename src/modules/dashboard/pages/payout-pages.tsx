@@ -120,6 +120,17 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           <dd>{page.releaseMethod === 'MANUAL' ? 'Manual: you release it here or with POST /v1/payout_pages/:id/release' : 'Automatic once the customer is verified'}</dd>
           <dt>Payout method</dt>
           <dd>{method(page)}</dd>
+          {page.payoutDetails ? (
+            <>
+              <dt>Transaction</dt>
+              <dd>
+                <a href={page.payoutDetails.explorerUrl} target="_blank" rel="noopener noreferrer">
+                  <code>{page.payoutDetails.transactionHash}</code>
+                </a>
+                {page.merchant.livemode ? null : <span class="muted"> (sandbox: on no chain)</span>}
+              </dd>
+            </>
+          ) : null}
           <dt>Page address</dt>
           <dd>
             <a href={page.url}>{page.url}</a>
@@ -146,6 +157,43 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           ))}
         </dl>
       </div>
+      {props.detail.attempts.length > 0 ? (
+        <>
+          <h2 id="attempts">Payout attempts</h2>
+          <DataTable label="Payout attempts" headers={['#', 'Rail', 'Status', 'Rail reference', 'Transaction', 'Started', 'Finished']}>
+            {props.detail.attempts.map((attempt) => (
+              <tr>
+                <td>{attempt.number}</td>
+                <td>{attempt.rail}</td>
+                <td>
+                  <Badge value={attempt.status} />
+                  {attempt.reason ? <span class="muted"> ({attempt.reason})</span> : null}
+                </td>
+                <td>{attempt.reference ? attempt.referenceUrl ? <a href={attempt.referenceUrl} target="_blank" rel="noopener noreferrer"><code>{attempt.reference}</code></a> : <code>{attempt.reference}</code> : '—'}</td>
+                <td>
+                  {attempt.transactionHash ? (
+                    attempt.explorerUrl ? (
+                      <a href={attempt.explorerUrl} target="_blank" rel="noopener noreferrer" title={attempt.transactionHash}>
+                        <code>{`${attempt.transactionHash.slice(0, 10)}…${attempt.transactionHash.slice(-6)}`}</code>
+                      </a>
+                    ) : (
+                      <code>{attempt.transactionHash}</code>
+                    )
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>
+                  <Time value={attempt.createdAt} />
+                </td>
+                <td>
+                  <Time value={attempt.finishedAt} fallback="—" />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </>
+      ) : null}
       <h2 id="history">Status history</h2>
       <DataTable label="Status history" headers={['When', 'Status', 'Sub-status', 'What happened', 'By', 'Event']}>
         {history.items.map((entry) => (

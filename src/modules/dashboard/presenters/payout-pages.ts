@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
-import { payoutPageStatusHistory, payoutPages } from '../../../db/schema/index.ts';
+import { payoutAttempts, payoutPageStatusHistory, payoutPages } from '../../../db/schema/index.ts';
+import { explorerUrl, railReferenceUrl } from '../../payout-pages/rails/explorer.ts';
 import type { Merchant } from '../../merchants/service.ts';
 import type { PayoutPagesService } from '../../payout-pages/service.ts';
 import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
@@ -32,8 +33,23 @@ export interface PayoutHistoryView {
   createdAt: Date;
 }
 
+/** One hand-over of the payout to a rail, with links to the rail's record and the chain. */
+export interface PayoutAttemptView {
+  number: number;
+  rail: string;
+  status: string;
+  reference: string | null;
+  referenceUrl: string | null;
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  reason: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
 export interface PayoutPageDetailView {
   page: PayoutPageResponse;
+  attempts: PayoutAttemptView[];
   /** One page of the status history, oldest change first. */
   history: PageOf<PayoutHistoryView>;
   canRelease: boolean;
@@ -110,10 +126,29 @@ export function createPayoutPagesPresenter(deps: { database: Database; payoutPag
           .limit(limit)
           .offset(offset),
       );
+      const attemptRows = await database.db
+        .select()
+        .from(payoutAttempts)
+        .where(and(eq(payoutAttempts.payoutPageId, page.id), eq(payoutAttempts.merchantId, merchant.id), eq(payoutAttempts.livemode, livemode)))
+        .orderBy(asc(payoutAttempts.number));
+      const network = page.payoutMethod?.type === 'CRYPTO_WALLET' ? page.payoutMethod.network : null;
+      const attempts = attemptRows.map((attempt) => ({
+        number: attempt.number,
+        rail: attempt.rail,
+        status: attempt.status,
+        reference: attempt.railReference,
+        referenceUrl: attempt.railReference ? railReferenceUrl(attempt.rail, attempt.railReference) : null,
+        transactionHash: attempt.transactionHash,
+        explorerUrl: attempt.transactionHash && network ? explorerUrl(network, attempt.transactionHash, livemode) : null,
+        reason: attempt.reason,
+        createdAt: attempt.createdAt,
+        finishedAt: attempt.finishedAt ?? attempt.paidAt,
+      }));
       const state = { status: page.status, subStatus: page['sub-status'] };
       const context = { releaseMethod: page.releaseMethod };
       return {
         page,
+        attempts,
         history,
         canRelease: findTransition(state, 'release', context) !== null,
         canCancel: findTransition(state, 'cancel', context) !== null,

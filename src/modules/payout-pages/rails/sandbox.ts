@@ -1,9 +1,10 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, gte, lt } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
 import type { Clock } from '../../../jobs/worker.ts';
 import type { PayoutDestination } from '../destinations.ts';
 import type { PayoutRail, PayoutRailRecord, PayoutRailStatus } from './types.ts';
+import { sandboxTransactionHash } from './explorer.ts';
 
 export const sandboxRailName = 'sandbox-rail';
 
@@ -33,11 +34,14 @@ interface SandboxRecordData {
   reason: string | null;
   /** When a RETURNED payout is given back (epoch ms); `readyAt` is when it is paid. */
   returnAt?: number;
+  /** Crypto payouts: a deterministic fake transaction hash (sandbox only, on no chain). */
+  transactionHash?: string;
 }
 
 /**
  * The sandbox payout rail, deterministic: rejected destinations end REJECTED and everything else
- * PAID, `delayMs` after submission; a returned one is PAID then, and RETURNED `delayMs` later. Like
+ * PAID, `delayMs` after submission; a returned one is PAID then, and RETURNED `delayMs` later. A
+ * paid crypto payout carries a deterministic fake transaction hash (`sandboxTransactionHash`). Like
  * an outside rail it keeps its own records, keyed by our payout id, so a second submission of the
  * same payout is the same payout, and a payout can be retrieved by our id.
  */
@@ -56,7 +60,7 @@ export function createSandboxPayoutRail(deps: { database: Database; clock: Clock
       const returnAt = data.returnAt ?? readyAt.getTime();
       return returnAt <= now ? { status: 'RETURNED', reason: data.reason ?? 'returned' } : { status: 'PAID', recheckAt: new Date(returnAt) };
     }
-    return { status: 'PAID' };
+    return data.transactionHash ? { status: 'PAID', transactionHash: data.transactionHash } : { status: 'PAID' };
   }
 
   async function read(reference: string): Promise<PayoutRailRecord | null> {
@@ -81,6 +85,7 @@ export function createSandboxPayoutRail(deps: { database: Database; clock: Clock
         outcome: outcome.outcome,
         reason: outcome.outcome === 'PAID' ? null : outcome.reason,
         ...(outcome.outcome === 'RETURNED' ? { returnAt: readyAt.getTime() + delayMs } : {}),
+        ...(submission.destination.type === 'CRYPTO_WALLET' ? { transactionHash: sandboxTransactionHash(submission.destination.network, submission.payoutId) } : {}),
       };
       await database.db.insert(sandboxProviderRecords).values({ provider: sandboxRailName, reference: submission.payoutId, data, readyAt, createdAt: now }).onConflictDoNothing();
       const record = await read(submission.payoutId);
@@ -90,6 +95,16 @@ export function createSandboxPayoutRail(deps: { database: Database; clock: Clock
       return record;
     },
     retrieve: read,
+    async listPayouts({ from, to }) {
+      const records = await database.db
+        .select()
+        .from(sandboxProviderRecords)
+        .where(and(eq(sandboxProviderRecords.provider, sandboxRailName), gte(sandboxProviderRecords.createdAt, from), lt(sandboxProviderRecords.createdAt, to)));
+      return records.map((record) => {
+        const data = record.data as SandboxRecordData;
+        return { payoutId: record.reference, reference: record.reference, amount: data.amount, status: statusOf(record.readyAt, data).status };
+      });
+    },
     async fetchStatus(reference) {
       const record = await read(reference);
       if (!record) {

@@ -1,5 +1,5 @@
 import type { Executor } from '../../../db/client.ts';
-import type { PayoutDestination } from '../destinations.ts';
+import type { PayoutDestination, PayoutMethodType } from '../destinations.ts';
 
 /**
  * Where a payout is at its rail, in our words:
@@ -32,6 +32,16 @@ export interface PayoutRailRecord {
   status: PayoutRailStatus;
 }
 
+/** One payout in the rail's own records (the daily reconciliation report compares them with ours). */
+export interface PayoutRailListing {
+  /** Our payout attempt id as the rail keeps it (idempotency key, refId); null when the rail's record has none. */
+  payoutId: string | null;
+  reference: string;
+  /** Minor units. */
+  amount: number;
+  status: PayoutRailStatus['status'];
+}
+
 /**
  * A payout rail (bank transfers, stablecoin transfers). Live adapters implement the same calls; the
  * sandbox rail is a deterministic implementation of them.
@@ -45,25 +55,34 @@ export interface PayoutRail {
    * before anything else.
    */
   submit(submission: PayoutSubmission): Promise<PayoutRailRecord>;
-  /** The payout submitted under our `payoutId`, or null when the rail never received it. */
-  retrieve(payoutId: string): Promise<PayoutRailRecord | null>;
+  /**
+   * The payout submitted under our `payoutId`, or null when the rail never received it. `since`:
+   * when our attempt was created (no submission is older), for rails that search a time window.
+   */
+  retrieve(payoutId: string, since?: Date): Promise<PayoutRailRecord | null>;
   /** Where the payout is, by the rail's reference. */
   fetchStatus(reference: string): Promise<PayoutRailStatus>;
+  /** The rail's payouts created in [from, to), from its own records (reconciliation report). */
+  listPayouts(window: { from: Date; to: Date }): Promise<PayoutRailListing[]>;
   /** How long to wait before asking again while PENDING. */
   readonly pollIntervalMs: number;
   /**
-   * What the operator's account at the rail can pay out now, in minor units of `currency`; null
-   * when the rail does not say (the sandbox). A payout larger than this waits for funding.
+   * What the operator's account at the rail can pay out now for this payout (its currency; on
+   * chains, the wallet of its network), in minor units; null when the rail does not say (the
+   * sandbox). A payout larger than this waits for funding.
    */
-  availableBalance?(currency: PayoutSubmission['currency']): Promise<number | null>;
+  availableBalance?(payout: Pick<PayoutSubmission, 'currency' | 'destination'>): Promise<number | null>;
 }
 
 export const awaitingFundingReason = 'Waiting for the operator to fund the payout account at the payout rail; the payout is sent as soon as the balance covers it.';
 
-/** The rails by mode; `live` is null until an operator configures one. */
+/**
+ * The rails by mode: one sandbox rail for every method; live, one rail per payout method (bank
+ * transfers: Increase, USDC wallets: Circle), each null until the operator configures it.
+ */
 export interface PayoutRails {
   readonly sandbox: PayoutRail;
-  readonly live: PayoutRail | null;
+  readonly live: Readonly<Record<PayoutMethodType, PayoutRail | null>>;
 }
 
 /**

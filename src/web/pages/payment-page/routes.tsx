@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Api } from '../../../http/types.ts';
 import { AppError, notFound } from '../../../http/errors.ts';
-import type { WebTools } from '../../scope.ts';
+import { formActionOrigins, type WebTools } from '../../scope.ts';
 import type { PaymentPagesService } from '../../../modules/payment-pages/service.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
 import type { MerchantsService } from '../../../modules/merchants/service.ts';
@@ -43,17 +43,6 @@ export function parseExpiry(raw: string): { expMonth: number; expYear: number } 
   return expMonth >= 1 && expMonth <= 12 ? { expMonth, expYear } : null;
 }
 
-function originOf(url: string | undefined): string[] {
-  if (!url) {
-    return [];
-  }
-  try {
-    return [new URL(url).origin];
-  } catch {
-    return [];
-  }
-}
-
 function field(body: Record<string, unknown>, name: string): string {
   const value = body[name];
   return typeof value === 'string' ? value : '';
@@ -80,7 +69,7 @@ export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { 
   type Loaded = Awaited<ReturnType<typeof load>>;
 
   function formActions(page: PaymentPageResponse): string[] {
-    return [...new Set([...originOf(page.successReturnUrl), ...originOf(page.failureReturnUrl)])];
+    return formActionOrigins(page.successReturnUrl, page.failureReturnUrl);
   }
 
   async function renderState(request: FastifyRequest, reply: FastifyReply, loaded: Loaded, state: CheckoutFormState, status = 200): Promise<FastifyReply> {

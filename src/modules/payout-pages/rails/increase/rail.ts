@@ -1,6 +1,6 @@
 import Increase from 'increase';
 import { withPlainErrors } from '../../../providers/index.ts';
-import type { PayoutRail, PayoutRailRecord, PayoutSubmission } from '../types.ts';
+import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { increaseTransferStatus } from './status.ts';
 
 export const increaseRailName = 'increase';
@@ -75,7 +75,14 @@ export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailO
       const transfer = page.data[0];
       return transfer ? record(transfer) : null;
     },
-    async availableBalance(currency) {
+    async listPayouts({ from, to }) {
+      const listed: PayoutRailListing[] = [];
+      for await (const transfer of client.achTransfers.list({ account_id: options.accountId, created_at: { on_or_after: from.toISOString(), before: to.toISOString() }, limit: 100 })) {
+        listed.push({ payoutId: transfer.idempotency_key, reference: transfer.id, amount: transfer.amount, status: increaseTransferStatus(transfer).status });
+      }
+      return listed;
+    },
+    async availableBalance({ currency }) {
       if (currency !== 'USD') {
         return null;
       }

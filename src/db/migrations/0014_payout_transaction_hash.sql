@@ -1,0 +1,1 @@
+ALTER TABLE "payout_pages" ADD COLUMN "transaction_hash" text;

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { base58 } from '@scure/base';
+import type { CryptoNetwork } from '../destinations.ts';
+
+/**
+ * Block explorers, per network: mainnet explorers for live payouts, the testnet explorers for
+ * sandbox ones (sandbox payouts and Circle's test environment run on testnets).
+ */
+const explorers: Record<CryptoNetwork, { live: (hash: string) => string; test: (hash: string) => string }> = {
+  ETHEREUM: { live: (hash) => `https://etherscan.io/tx/${hash}`, test: (hash) => `https://sepolia.etherscan.io/tx/${hash}` },
+  POLYGON: { live: (hash) => `https://polygonscan.com/tx/${hash}`, test: (hash) => `https://amoy.polygonscan.com/tx/${hash}` },
+  BASE: { live: (hash) => `https://basescan.org/tx/${hash}`, test: (hash) => `https://sepolia.basescan.org/tx/${hash}` },
+  SOLANA: { live: (hash) => `https://solscan.io/tx/${hash}`, test: (hash) => `https://solscan.io/tx/${hash}?cluster=devnet` },
+};
+
+/** The explorer page of a transaction; `encodeURIComponent` keeps whatever a rail reported inside the path. */
+export function explorerUrl(network: CryptoNetwork, transactionHash: string, livemode: boolean): string {
+  const explorer = explorers[network];
+  return (livemode ? explorer.live : explorer.test)(encodeURIComponent(transactionHash));
+}
+
+/**
+ * The sandbox rail's transaction hash for a crypto payout: derived from our payout attempt id, so
+ * the same payout always shows the same hash. Shaped like the network's own (0x + 64 hex on EVM
+ * chains, a base58 signature on Solana) but it is not on any chain: sandbox only.
+ */
+export function sandboxTransactionHash(network: CryptoNetwork, payoutId: string): string {
+  const digest = createHash('sha512').update(`paysail-sandbox-tx:${payoutId}`).digest();
+  return network === 'SOLANA' ? base58.encode(digest) : `0x${digest.subarray(0, 32).toString('hex')}`;
+}
+
+/** Where the operator sees a rail's payout: the Increase dashboard's transfer page; null for rails without one (Circle: the explorer link of the hash). */
+export function railReferenceUrl(rail: string, reference: string): string | null {
+  if (rail === 'increase' && reference.startsWith('ach_transfer_')) {
+    return `https://dashboard.increase.com/transfers/${encodeURIComponent(reference)}`;
+  }
+  return null;
+}

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { advanceAndDrain, createPage, getPage, walletMethod } from '../../helpers/payout-pages.ts';
+import { signedInClient } from '../dashboard/client.ts';
+import { sandboxTransactionHash } from '../../../src/modules/payout-pages/rails/explorer.ts';
+import { customers, payoutAttempts } from '../../../src/db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+
+const solanaWallet = { type: 'CRYPTO_WALLET', network: 'SOLANA', address: '7EYnhQoR9YM3N7UoaKRoA44Uy8JeaZV3qyouov87awMs' } as const;
+
+describe('sandbox USDC payouts show a transaction hash like live ones (deterministic, testnet explorers)', () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  before(async () => {
+    context = await createTestContext();
+    merchant = await context.createMerchant();
+  });
+  after(async () => context.close());
+  const approve = (customerId: string) => context.database.db.update(customers).set({ kycStatus: 'APPROVED' }).where(eq(customers.id, customerId));
+
+  for (const [method, explorer] of [
+    [walletMethod, /^https:\/\/sepolia\.etherscan\.io\/tx\/0x[0-9a-f]{64}$/],
+    [solanaWallet, /^https:\/\/solscan\.io\/tx\/[1-9A-HJ-NP-Za-km-z]{80,90}\?cluster=devnet$/],
+  ] as const) {
+    test(`${method.network}: payoutDetails once paid; the hosted page and the dashboard link the explorer`, async () => {
+      const page = await createPage(context, merchant, { fundingCurrency: 'USDC', amount: 1_500 });
+      await approve(page.customer.id);
+      await context.platform.services.payoutPages.confirm(page.id, method);
+      await advanceAndDrain(context, 2_500);
+      await advanceAndDrain(context, 2_500);
+      const paid = await getPage(context, merchant, page.id);
+      assert.equal(paid.status, 'PROCESSED');
+      const [attempt] = await context.database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, page.id));
+      assert.ok(attempt);
+      const details = paid.payoutDetails as { transactionHash: string; explorerUrl: string };
+      assert.equal(details.transactionHash, sandboxTransactionHash(method.network, attempt.id), 'deterministic: derived from our attempt id');
+      assert.match(details.explorerUrl, explorer);
+      assert.equal(attempt.transactionHash, details.transactionHash);
+      const hosted = await context.app.inject({ method: 'GET', url: `/payout-page/${page.id}` });
+      assert.ok(hosted.body.includes(details.transactionHash));
+      assert.ok(hosted.body.includes('sandbox: not on any chain'));
+      const client = await signedInClient(context, merchant);
+      const screen = await client.get(`/dashboard/sandbox/payout-pages/${page.id}`);
+      assert.equal(screen.statusCode, 200);
+      assert.ok(screen.body.includes('Payout attempts'));
+      assert.ok(screen.body.includes(`href="${details.explorerUrl.replace(/&/g, '&amp;')}"`), 'the dashboard links the explorer');
+    });
+  }
+
+  test('bank payouts carry no payoutDetails', async () => {
+    const page = await createPage(context, merchant, { fundingCurrency: 'USD', amount: 1_000 });
+    await approve(page.customer.id);
+    await context.platform.services.payoutPages.confirm(page.id, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountType: 'CHECKING' });
+    await advanceAndDrain(context, 2_500);
+    await advanceAndDrain(context, 2_500);
+    const paid = await getPage(context, merchant, page.id);
+    assert.equal(paid.status, 'PROCESSED');
+    assert.equal(paid.payoutDetails, undefined);
+  });
+});
