@@ -46,7 +46,7 @@ describe('POST /admin/v1/merchants (happy paths)', () => {
     const listed = list.find((merchant) => merchant.id === created.merchant.id);
     assert.deepEqual(
       { ...listed, createdAt: undefined },
-      { id: created.merchant.id, name: 'Listed', email: 'listed@example.com', liveEnabled: false, fraudReportWebhooksEnabled: false, createdAt: undefined },
+      { id: created.merchant.id, name: 'Listed', email: 'listed@example.com', liveEnabled: false, fraudReportWebhooksEnabled: false, rateLimitPerSecond: null, rateLimitBurst: null, createdAt: undefined },
     );
     const read = assertSucceeded<{ id: string; createdAt: number }>(await context.admin('GET', `/admin/v1/merchants/${created.merchant.id}`));
     assert.equal(read.id, created.merchant.id);
