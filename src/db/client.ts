@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite, types, type Transaction } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -97,7 +95,8 @@ export interface OpenPgliteOptions {
  * parsers instead, and `drizzleClient` drops them from each query's options: the same parsers apply.
  */
 const identity = (value: string) => value;
-const drizzleParsers = Object.fromEntries([types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE, 1231, 1115, 1185, 1187, 1182].map((type) => [type, identity]));
+// timestamp, timestamptz, interval, date (PGlite's `types`), then numeric[] and the time arrays.
+const drizzleParsers = Object.fromEntries([1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182].map((type) => [type, identity]));
 
 type PgliteQueryable = Pick<PGlite | Transaction, 'query'>;
 
@@ -122,6 +121,9 @@ function drizzleClient(client: PGlite): PGlite {
 }
 
 export async function openPglite(options: OpenPgliteOptions): Promise<Database & { client: PGlite }> {
+  // Loaded here, not at the top: a server on PostgreSQL never loads the embedded database (its
+  // WebAssembly build takes as long to load as the rest of the server).
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const release = options.dataDir ? acquireDirectoryLock(options.dataDir) : () => undefined;
   let client: PGlite;
   try {
@@ -286,6 +288,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
 /** Applies the one migration set; on PostgreSQL under an advisory lock so many processes can start at once. */
 export async function migrateDatabase(database: Database): Promise<void> {
   if (database.kind === 'pglite') {
+    const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
     await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], { migrationsFolder });
     return;
   }

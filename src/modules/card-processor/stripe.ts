@@ -1,5 +1,6 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { withPlainErrors } from '../providers/index.ts';
+import { loadProviderPackage } from '../providers/sdk.ts';
 import type { CardDescription, CardProcessor, CardScheme, CardType, ChargeResult, PaymentLookup, PaymentState, RefundState } from './types.ts';
 
 export const stripeProcessorName = 'stripe';
@@ -17,7 +18,8 @@ export interface StripeSettings {
 export function createStripeClient(settings: StripeSettings): Stripe {
   const url = new URL(settings.apiUrl);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
-  return new Stripe(settings.secretKey, {
+  const StripeClient = loadProviderPackage('stripe');
+  return new StripeClient(settings.secretKey, {
     host: url.hostname,
     port: url.port === '' ? (protocol === 'http' ? 80 : 443) : Number(url.port),
     protocol,
@@ -199,7 +201,7 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
         await stripe.paymentIntents.cancel(intent.id, {}, { idempotencyKey: idempotencyKey('cancel', `${input.paymentId}:${intent.status}`) });
       } catch (error) {
         // Refused (it succeeded or started processing meanwhile): what it is now decides, never a guess.
-        if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) {
+        if (!(error instanceof stripe.errors.StripeInvalidRequestError)) {
           throw error;
         }
       }
@@ -231,7 +233,7 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
         // Off-session: a payment waiting for the customer (authentication) is a failed renewal.
         return state.status === 'PENDING' ? { status: 'DECLINED', declineReason: 'authentication_required', card: null } : { ...state, ...(state.status === 'SUCCEEDED' ? { token: null } : {}) };
       } catch (error) {
-        if (error instanceof Stripe.errors.StripeCardError) {
+        if (error instanceof stripe.errors.StripeCardError) {
           return { status: 'DECLINED', declineReason: error.code === 'authentication_required' ? 'authentication_required' : (error.decline_code ?? error.code ?? 'card_declined'), card: null };
         }
         throw error;

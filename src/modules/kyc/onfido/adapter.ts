@@ -1,9 +1,10 @@
-import { Configuration, DefaultApi, Region, type Applicant, type ApplicantBuilder, type CountryCodes, type Report } from '@onfido/api';
+import type { Applicant, ApplicantBuilder, CountryCodes, DefaultApi, Region, Report } from '@onfido/api';
 import countries from 'i18n-iso-countries';
 import type { Logger } from 'pino';
 import type { KycData } from '../../customers/rules.ts';
 import type { CaptureSources, KycCheckKind, KycProvider } from '../providers/types.ts';
 import { dataReport, documentReports, mapOnfidoResult } from './mapping.ts';
+import { loadProviderPackage } from '../../providers/sdk.ts';
 
 export type OnfidoRegion = 'EU' | 'US' | 'CA';
 
@@ -21,7 +22,6 @@ export interface OnfidoOptions {
   timeoutMs?: number;
 }
 
-const regions: Record<OnfidoRegion, Region> = { EU: Region.EU, US: Region.US, CA: Region.CA };
 const dashboards: Record<OnfidoRegion, string> = { EU: 'https://dashboard.onfido.com', US: 'https://dashboard.us.onfido.com', CA: 'https://dashboard.ca.onfido.com' };
 
 /**
@@ -121,6 +121,8 @@ export async function onfidoCall<T>(label: string, call: () => Promise<T>): Prom
 }
 
 export function createOnfidoClient(options: OnfidoOptions): DefaultApi {
+  const { Configuration, DefaultApi, Region } = loadProviderPackage('@onfido/api');
+  const regions: Record<OnfidoRegion, Region> = { EU: Region.EU, US: Region.US, CA: Region.CA };
   return new DefaultApi(
     new Configuration({
       apiToken: options.apiToken,

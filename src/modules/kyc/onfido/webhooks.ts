@@ -1,9 +1,10 @@
-import { WebhookEventVerifier, type DefaultApi } from '@onfido/api';
+import type { DefaultApi, WebhookEventVerifier } from '@onfido/api';
 import type { Logger } from 'pino';
 import type { Database } from '../../../db/client.ts';
 import { AppError } from '../../../http/errors.ts';
 import type { Clock, JobDefinition } from '../../../jobs/worker.ts';
 import { recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../../providers/index.ts';
+import { loadProviderPackage } from '../../providers/sdk.ts';
 import { onfidoCall, verificationIdOfTags } from './adapter.ts';
 
 export const onfidoEventQueue = 'onfido.event';
@@ -25,7 +26,8 @@ type EventPayload = { environment: 'live' | 'test'; resourceType: 'check' | 'rep
  * test one; records the event for the `onfido.event` job, once per (action, object, completion).
  */
 export function createOnfidoWebhookHandler(deps: { database: Database; clock: Clock; accounts: readonly OnfidoAccount[] }): ProviderWebhookHandler {
-  const verifiers = deps.accounts.map((account) => ({ environment: account.environment, verifier: new WebhookEventVerifier(account.webhookToken) }));
+  const { WebhookEventVerifier: Verifier } = loadProviderPackage('@onfido/api');
+  const verifiers = deps.accounts.map((account) => ({ environment: account.environment, verifier: new Verifier(account.webhookToken) }));
   return {
     provider: 'onfido',
     async receive({ rawBody, headers }) {

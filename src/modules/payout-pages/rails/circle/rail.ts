@@ -1,6 +1,7 @@
-import { initiateDeveloperControlledWalletsClient, type Blockchain, type Transaction } from '@circle-fin/developer-controlled-wallets';
+import type { Blockchain, initiateDeveloperControlledWalletsClient, Transaction } from '@circle-fin/developer-controlled-wallets';
 import { v5 as uuidv5 } from 'uuid';
 import { withPlainErrors } from '../../../providers/index.ts';
+import { loadProviderPackage } from '../../../providers/sdk.ts';
 import type { CryptoNetwork } from '../../destinations.ts';
 import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { circleTransactionStatus } from './status.ts';
@@ -22,7 +23,8 @@ export interface CircleRailOptions {
 
 /** The official client: every Circle call goes through it (it encrypts the entity secret for each call that moves money). */
 export function createCircleClient(options: CircleRailOptions): CircleClient {
-  return initiateDeveloperControlledWalletsClient({ apiKey: options.apiKey, entitySecret: options.entitySecret, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
+  const { initiateDeveloperControlledWalletsClient: initiate } = loadProviderPackage('@circle-fin/developer-controlled-wallets');
+  return initiate({ apiKey: options.apiKey, entitySecret: options.entitySecret, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) });
 }
 
 /** Our networks on Circle: mainnets with live keys, their testnets with `TEST_API_KEY` keys. */

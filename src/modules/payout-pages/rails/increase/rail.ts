@@ -1,5 +1,6 @@
-import Increase from 'increase';
+import type Increase from 'increase';
 import { withPlainErrors } from '../../../providers/index.ts';
+import { loadProviderPackage } from '../../../providers/sdk.ts';
 import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { increaseTransferStatus } from './status.ts';
 
@@ -18,7 +19,8 @@ export interface IncreaseRailOptions {
 
 /** The official client: every Increase call goes through it. */
 export function createIncreaseClient(options: IncreaseRailOptions): Increase {
-  return new Increase({ apiKey: options.apiKey, webhookSecret: options.webhookSecret, maxRetries: 2, timeout: 20_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+  const { default: IncreaseClient } = loadProviderPackage('increase');
+  return new IncreaseClient({ apiKey: options.apiKey, webhookSecret: options.webhookSecret, maxRetries: 2, timeout: 20_000, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
 }
 
 /** A reference for a payout refused before it reached Increase (nothing to look up there). */
