@@ -38,6 +38,7 @@ import { registerPaymentPageWebRoutes } from './web/pages/payment-page/routes.ts
 import { apiReferencePath, registerDocsRoutes } from './modules/docs/routes.tsx';
 import { setFrameHeaders, staticPageContentSecurityPolicy } from './web/security.ts';
 import { registerProviderWebhookRoutes } from './modules/providers/index.ts';
+import { cachedSerializerFactory } from './http/serializers.ts';
 
 export const apiVersion = '1.0.0';
 
@@ -59,6 +60,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
     // request.ip is the client's address only behind a proxy the operator names (TRUST_PROXY).
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { planProcesses } from './run.ts';
+
+describe('npm test: which files share a process (test/run.ts)', () => {
+  const plain = () => "describe('x', () => { before(() => {}); });";
+
+  test('files of one folder share a process, at most 8; each folder its own; src/ as one folder', () => {
+    const admin = Array.from({ length: 10 }, (_, index) => `test/http/admin/a${String(index).padStart(2, '0')}.test.ts`);
+    const units = planProcesses([...admin, 'test/http/ledger/balance.test.ts', 'src/config/index.test.ts', 'src/modules/kyc/rules.test.ts'], plain);
+    const sizes = units.map((unit) => unit.length).sort();
+    assert.deepEqual(sizes, [1, 2, 2, 8]);
+    assert.ok(units.some((unit) => unit.length === 2 && unit.every((file) => file.startsWith('src/'))));
+    assert.ok(units.every((unit) => new Set(unit.map((file) => file.split('/').slice(0, 3).join('/'))).size === 1 || unit[0]?.startsWith('src/')));
+  });
+
+  test('files that start processes or browsers, or have top-level hooks, run alone', () => {
+    const files = ['test/e2e/a.e2e.test.ts', 'test/e2e/b.e2e.test.ts', 'test/reliability/crash.test.ts', 'test/http/common/every-route.test.ts', 'test/http/common/ids.test.ts', 'test/http/common/limits.test.ts'];
+    const units = planProcesses(files, (file) => (file.endsWith('every-route.test.ts') ? "before(async () => {});\ndescribe('x', () => {});" : plain()));
+    assert.equal(units.length, 5);
+    assert.deepEqual(units.find((unit) => unit.length === 2)?.sort(), ['test/http/common/ids.test.ts', 'test/http/common/limits.test.ts']);
+    assert.ok(units.some((unit) => unit.length === 1 && unit[0] === 'test/http/common/every-route.test.ts'));
+  });
+
+  test('the longest folders start first (reverse order of their first file)', () => {
+    const units = planProcesses(['src/a.test.ts', 'test/http/x/a.test.ts', 'test/reliability/crash.test.ts', 'test/web/page.test.ts'], plain);
+    assert.deepEqual(units.map((unit) => unit[0]), ['test/web/page.test.ts', 'test/reliability/crash.test.ts', 'test/http/x/a.test.ts', 'src/a.test.ts']);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * `npm test`: every `*.test.ts` file under test/, src/ and packages/, through node:test, a few files
+ * per process (decision 0020).
+ *
+ * `node --test` on Node 20 runs each file in its own process, and each process pays the same fixed
+ * cost before its first test: loading the server's modules through tsx, an embedded database from
+ * the migrated snapshot and the HTTP app's compiled schemas — about 7 CPU-seconds, measured, against
+ * 1–3 for the tests of a typical file. Files of one folder therefore share a process (up to
+ * `groupSize`), each still building its own context in its own `before`: what they share is the
+ * loaded modules and the compiled WebAssembly and schemas, never data. A file runs alone when it
+ * starts processes or browsers of its own (test/reliability, test/e2e, test/docs, test/cli) or has
+ * hooks at its top level (they would apply to its neighbours' tests too).
+ *
+ *   npm test                                   the whole suite
+ *   npm test -- test/http/refunds              the files under a folder (or given files)
+ *   npm test -- --test-name-pattern=cursor     any other argument goes to `node --test`
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const groupSize = 8;
+const roots = ['test', 'src', 'packages'];
+const runsAlone = /^test\/(reliability|e2e|docs|cli)\//;
+const topLevelHook = /^(before|after|beforeEach|afterEach)\(/m;
+
+function testFiles(directory: string): string[] {
+  if (!fs.existsSync(directory)) {
+    return [];
+  }
+  if (fs.statSync(directory).isFile()) {
+    return directory.endsWith('.test.ts') ? [directory] : [];
+  }
+  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const child = path.join(directory, entry.name);
+    if (entry.isDirectory()) {
+      return entry.name === 'node_modules' || entry.name === '.scratch' ? [] : testFiles(child);
+    }
+    return entry.name.endsWith('.test.ts') ? [child] : [];
+  });
+}
+
+/** Files that share a process: one folder's (src/ and each package's tests as one folder each). */
+function groupKey(file: string): string {
+  const parts = file.split(path.sep);
+  if (parts[0] === 'src') {
+    return 'src';
+  }
+  if (parts[0] === 'packages') {
+    return parts.slice(0, 2).join('/');
+  }
+  return path.dirname(file);
+}
+
+/** The processes to run, in the order `node --test` starts them. */
+export function planProcesses(files: readonly string[], read: (file: string) => string = (file) => fs.readFileSync(file, 'utf8')): string[][] {
+  const units: string[][] = [];
+  const groups = new Map<string, string[]>();
+  for (const file of files) {
+    if (runsAlone.test(file.split(path.sep).join('/')) || topLevelHook.test(read(file))) {
+      units.push([file]);
+      continue;
+    }
+    const key = groupKey(file);
+    const group = groups.get(key) ?? [];
+    if (group.length === groupSize) {
+      units.push(group);
+      groups.set(key, [file]);
+    } else {
+      group.push(file);
+      groups.set(key, group);
+    }
+  }
+  units.push(...groups.values());
+  // Reverse order of the first file: test/reliability (the longest files) starts first, not last.
+  return units.sort((a, b) => ((b[0] ?? '') < (a[0] ?? '') ? -1 : (b[0] ?? '') > (a[0] ?? '') ? 1 : 0));
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const paths = args.filter((arg) => !arg.startsWith('-') && fs.existsSync(arg));
+  const flags = args.filter((arg) => !paths.includes(arg));
+  const files = [...new Set((paths.length > 0 ? paths : roots).flatMap((root) => testFiles(path.normalize(root))))].sort();
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-tests-'));
+  const entries = planProcesses(files).map((unit, index) => {
+    const name = unit.length === 1 ? path.basename(unit[0] ?? '', '.test.ts') : `${groupKey(unit[0] ?? '').replaceAll('/', '-')}-${unit.length}-files`;
+    const entry = path.join(directory, `${String(index).padStart(3, '0')}-${name}.test.mjs`);
+    fs.writeFileSync(entry, unit.map((file) => `import ${JSON.stringify(pathToFileURL(path.resolve(file)).href)};\n`).join(''));
+    return entry;
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...entries], { stdio: 'inherit' });
+  child.on('exit', (code, signal) => {
+    fs.rmSync(directory, { recursive: true, force: true });
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main();
+}
