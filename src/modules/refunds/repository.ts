@@ -56,13 +56,21 @@ export async function findScopedRefund(executor: Executor, scope: RefundScope, r
 /**
  * PENDING → SUCCEEDED or FAILED, and SUCCEEDED → FAILED (a card network can refuse a refund after the
  * processor accepted it, as Stripe reports with `refund.updated`): conditional on the status read, so
- * the one caller that moves it gets the row.
+ * the one caller that moves it gets the row. A null `processorReference` (the processor refused to
+ * make the refund at all) keeps the row's.
  */
-export async function finishRefund(tx: Executor, refundId: string, change: { status: Exclude<RefundStatus, 'PENDING'>; failureReason: string | null; processorReference: string; now: Date }): Promise<RefundRow | null> {
+export async function finishRefund(tx: Executor, refundId: string, change: { status: Exclude<RefundStatus, 'PENDING'>; failureReason: string | null; processorReference: string | null; now: Date }): Promise<RefundRow | null> {
   const from: RefundStatus[] = change.status === 'FAILED' ? ['PENDING', 'SUCCEEDED'] : ['PENDING'];
   const [row] = await tx
     .update(refunds)
-    .set({ status: change.status, failureReason: change.failureReason, processorReference: change.processorReference, settledAt: change.now, updatedAt: change.now })
+    .set({
+      status: change.status,
+      failureReason: change.failureReason,
+      // A refusal (the processor made no refund) leaves whatever reference the row has.
+      ...(change.processorReference !== null ? { processorReference: change.processorReference } : {}),
+      settledAt: change.now,
+      updatedAt: change.now,
+    })
     .where(and(eq(refunds.id, refundId), inArray(refunds.status, from)))
     .returning();
   return row ?? null;

@@ -61,6 +61,8 @@ export interface StripeReplica {
   signedEvent(type: string, object: Stripe.Dispute | Stripe.Radar.EarlyFraudWarning | Stripe.PaymentIntent, secret: string, options?: { id?: string; timestamp?: number }): { id: string; payload: string; signature: string };
   /** The next `count` requests whose path starts with `pathPrefix` are processed but their answers are lost (the connection drops). */
   loseAnswers(pathPrefix: string, count: number): void;
+  /** The next `count` requests whose path starts with `pathPrefix` are not processed: Stripe answers `500 api_error` (an unknown outcome to the caller). */
+  failRequests(pathPrefix: string, count: number): void;
   /** The customer confirms in the Payment Element with a Stripe test card; `passChallenge` answers a 3-D Secure challenge. */
   confirm(intentId: string, cardNumber: string, options?: { passChallenge?: boolean }): Stripe.PaymentIntent;
   /** The issuer now asks for authentication on this saved PaymentMethod (off-session charges fail with `authentication_required`). */
@@ -95,6 +97,7 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
   const idempotent = new Map<string, { status: number; body: string }>();
   const requests: StripeReplica['requests'] = [];
   const losses: Array<{ pathPrefix: string; remaining: number }> = [];
+  const failures: Array<{ pathPrefix: string; remaining: number }> = [];
   const processing = new Map<string, { card: TestCard; paymentMethod: string }>();
   const unindexed = new Set<string>();
   let searchLagging = false;
@@ -282,6 +285,12 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
         response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(error(401, 'invalid_request_error', 'Invalid API Key provided.').body));
         return;
       }
+      const failure = failures.find((entry) => entry.remaining > 0 && url.pathname.startsWith(entry.pathPrefix));
+      if (failure) {
+        failure.remaining -= 1;
+        response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(error(500, 'api_error', 'An unknown error occurred').body));
+        return;
+      }
       let answer = key && method === 'POST' ? idempotent.get(`${url.pathname}:${key}`) : undefined;
       if (!answer) {
         const routed = route(method, url.pathname, url.searchParams, parseForm(body));
@@ -377,6 +386,9 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
     },
     loseAnswers(pathPrefix, count) {
       losses.push({ pathPrefix, remaining: count });
+    },
+    failRequests(pathPrefix, count) {
+      failures.push({ pathPrefix, remaining: count });
     },
     confirm(intentId, cardNumber, confirmOptions = {}) {
       return confirmWithCard(intentId, cardNumber, confirmOptions.passChallenge ?? false);
