@@ -41,6 +41,22 @@ export async function insertRefund(tx: Executor, row: NewRefundRow): Promise<Ref
   return inserted;
 }
 
+/**
+ * Inserts a refund made with a one-time `requestKey` (the dashboard's refund form), or nothing when
+ * that key made one already (a double click, a resubmitted form): null, and the caller reads that
+ * refund. A concurrent insert with the same key waits here for the first to commit or roll back.
+ */
+export async function insertKeyedRefund(tx: Executor, row: NewRefundRow & { requestKey: string }): Promise<RefundRow | null> {
+  const [inserted] = await tx.insert(refunds).values(row).onConflictDoNothing().returning();
+  return inserted ?? null;
+}
+
+/** The refund a one-time request key made, in its merchant's mode. */
+export async function findRefundByRequestKey(executor: Executor, scope: { merchantId: string; livemode: boolean }, requestKey: string): Promise<RefundRow | null> {
+  const [row] = await executor.select().from(refunds).where(and(eq(refunds.merchantId, scope.merchantId), eq(refunds.livemode, scope.livemode), eq(refunds.requestKey, requestKey)));
+  return row ?? null;
+}
+
 /** A refund by id, unscoped (jobs and provider webhooks, which carry our own ids). */
 export async function findRefund(executor: Executor, refundId: string): Promise<RefundRow | null> {
   const [row] = await executor.select().from(refunds).where(eq(refunds.id, refundId));
