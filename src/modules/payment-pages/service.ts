@@ -369,7 +369,7 @@ export function createPaymentPagesService(deps: {
     },
     /** Pages where a customer pays a renewal on-session (the subscriptions module opens and follows them). */
     renewalPages: {
-      open: (tx: Executor, input: Parameters<typeof openRenewalPage>[2], now: Date) => openRenewalPage(tx, { keyRing, publicUrl, expireQueue: paymentPageExpireQueue }, input, now),
+      open: (tx: Executor, input: Parameters<typeof openRenewalPage>[2], now: Date) => openRenewalPage(tx, { keyRing, publicUrl, expireQueue: paymentPageExpireQueue, customers: customersService }, input, now),
       statusOf: renewalPageStatus,
       urlOf: (pageId: string) => `${publicUrl}/payment-page/${pageId}`,
     },
