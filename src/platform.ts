@@ -22,7 +22,7 @@ import { createEmailService, type EmailService } from './modules/email/service.t
 import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
-import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
+import { createPaymentCreditBackfill, createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentCreditBackfill, type PaymentsService } from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
 import { createRefundsService, stripeRefundEventJob, type RefundsService } from './modules/refunds/index.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
@@ -48,6 +48,8 @@ export interface Services {
   cardProcessor: CardProcessorRouter;
   /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
   payments: PaymentsService;
+  /** Credits for card payments settled before they were posted to the ledger (`paysail balance backfill-payments`, and the job migration 0016 enqueues). */
+  paymentCredits: PaymentCreditBackfill;
   paymentPages: PaymentPagesService;
   /** Refunds of paid payment pages (through the payments module's processor calls). */
   refunds: RefundsService;
@@ -175,6 +177,8 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(sandboxCardProcessor.disputeJob());
   registry.register(paymentPages.expireJob());
   registry.register(payments.resolveAttemptJob());
+  const paymentCredits = createPaymentCreditBackfill({ database, clock, ledger });
+  registry.register(paymentCredits.job());
   const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
   registry.register(refunds.processJob());
   if (stripe && config.stripe) {
@@ -255,7 +259,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,
