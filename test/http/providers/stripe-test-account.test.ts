@@ -6,7 +6,7 @@ import { queryRows } from '../../../src/db/client.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
-import { createPage, eventsOf } from '../../helpers/payment-pages.ts';
+import { createPage, eventsOf, payPage } from '../../helpers/payment-pages.ts';
 import { runInProcess } from '../../cli/helpers.ts';
 import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
 
@@ -99,6 +99,12 @@ describe('Stripe test account backing sandbox mode (replica)', () => {
     assert.equal(context.platform.services.cardProcessor.processorName(false), 'stripe');
     assert.equal(context.platform.services.cardProcessor.isAvailable(true), false, 'live payments still need STRIPE_*');
     const page = await createPage(context, merchant, { amount: 4100 });
+    // The built-in sandbox's card numbers (its test helper included) are refused, and nothing is written.
+    const typed = await payPage(context, merchant, page.id, '4242424242424242');
+    assert.equal(typed.statusCode, 403, typed.body);
+    assert.equal(json<{ errorCode: string }>(typed).errorCode, 'FORBIDDEN');
+    assert.match(json<{ errorMessage: string }>(typed).errorMessage, /backed by a Stripe test account \(STRIPE_TEST_\*\)/);
+    assert.deepEqual(await queryRows(context.database.db, sql`select id from payments where page_id = ${page.id}`), []);
     const hosted = await context.app.inject({ method: 'GET', url: `/payment-page/${page.id}` });
     assert.equal(hosted.statusCode, 200);
     assert.ok(hosted.body.includes(publishableKey), "the Payment Element mounts with the test account's publishable key");
