@@ -211,7 +211,11 @@ export async function buildApp(platform: Platform): Promise<Api> {
       paymentPages: services.paymentPages,
       merchants: services.merchants,
       clock: platform.clock,
-      stripe: config.stripe ? { publishableKey: config.stripe.publishableKey, jsUrl: config.stripe.jsUrl } : null,
+      stripe: {
+        live: config.stripe ? { publishableKey: config.stripe.publishableKey, jsUrl: config.stripe.jsUrl } : null,
+        // Sandbox pages backed by a Stripe test account (STRIPE_TEST_*) mount the Payment Element with its key.
+        test: config.stripeTest ? { publishableKey: config.stripeTest.publishableKey, jsUrl: config.stripeTest.jsUrl } : null,
+      },
     }),
   );
 

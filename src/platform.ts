@@ -22,7 +22,17 @@ import { createEmailService, type EmailService } from './modules/email/service.t
 import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
 import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
-import { createPaymentsService, createStripeWebhooks, stripeEventJob, stripeProviderCheck, type PaymentsService } from './modules/payments/index.ts';
+import {
+  createPaymentCreditBackfill,
+  createPaymentsService,
+  createStripeWebhooks,
+  perStripeAccount,
+  stripeEventJob,
+  stripeProviderCheck,
+  type PaymentCreditBackfill,
+  type PaymentsService,
+  type StripeAccount,
+} from './modules/payments/index.ts';
 import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
 import { createRefundsService, stripeRefundEventJob, type RefundsService } from './modules/refunds/index.ts';
 import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
@@ -48,6 +58,8 @@ export interface Services {
   cardProcessor: CardProcessorRouter;
   /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
   payments: PaymentsService;
+  /** Credits for card payments settled before they were posted to the ledger (`paysail balance backfill-payments`, and the job migration 0016 enqueues). */
+  paymentCredits: PaymentCreditBackfill;
   paymentPages: PaymentPagesService;
   /** Refunds of paid payment pages (through the payments module's processor calls). */
   refunds: RefundsService;
@@ -153,9 +165,18 @@ export async function createPlatform(options: { config: Config; database: Databa
   }
 
   const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs, disputeDelayMs: config.sandboxPayoutDelayMs });
-  // Live card payments through Stripe when its keys are configured (decision 0013).
-  const stripe = config.stripe ? createStripeClient({ secretKey: config.stripe.secretKey, apiUrl: config.stripe.apiUrl }) : null;
-  const cardProcessor = createCardProcessorRouter({ sandbox: sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
+  // Live card payments through Stripe when its keys are configured (decision 0013); sandbox card
+  // payments through a Stripe test account instead of the built-in sandbox with STRIPE_TEST_*.
+  const stripeAccounts: StripeAccount[] = [];
+  for (const [environment, settings] of [['live', config.stripe], ['test', config.stripeTest]] as const) {
+    if (settings) {
+      stripeAccounts.push({ environment, stripe: createStripeClient({ secretKey: settings.secretKey, apiUrl: settings.apiUrl }), webhookSecret: settings.webhookSecret });
+    }
+  }
+  const stripeOf = (environment: 'live' | 'test') => stripeAccounts.find((account) => account.environment === environment)?.stripe ?? null;
+  const stripe = stripeOf('live');
+  const stripeTest = stripeOf('test');
+  const cardProcessor = createCardProcessorRouter({ sandbox: stripeTest ? createStripeCardProcessor(stripeTest) : sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
   const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, ledger, logger: logger.child({ component: 'payments' }) });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
@@ -175,19 +196,22 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(sandboxCardProcessor.disputeJob());
   registry.register(paymentPages.expireJob());
   registry.register(payments.resolveAttemptJob());
+  const paymentCredits = createPaymentCreditBackfill({ database, clock, ledger });
+  registry.register(paymentCredits.job());
   const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
   registry.register(refunds.processJob());
-  if (stripe && config.stripe) {
-    providerChecks.push(stripeProviderCheck(stripe));
+  if (stripeAccounts.length > 0) {
+    providerChecks.push(...stripeAccounts.map((account) => stripeProviderCheck(account.stripe, account.environment)));
     const routes = [
       { types: stripeDisputeEvents, queue: stripeDisputeEventQueue },
       { types: stripeFraudWarningEvents, queue: stripeFraudWarningQueue },
     ];
-    providerWebhooks.push(createStripeWebhooks({ database, clock, stripe, webhookSecret: config.stripe.webhookSecret, routes }));
-    registry.register(stripeEventJob({ stripe, payments }));
-    registry.register(stripeDisputeJob({ stripe, livemode: true, disputes, payments }));
-    registry.register(stripeFraudWarningJob({ stripe, livemode: true, fraudReports, payments }));
-    registry.register(stripeRefundEventJob({ stripe, refunds }));
+    // One webhook URL for every account; each event's job asks the account that signed it.
+    providerWebhooks.push(createStripeWebhooks({ database, clock, accounts: stripeAccounts, routes }));
+    registry.register(perStripeAccount(stripeAccounts, (client) => stripeEventJob({ stripe: client, payments })));
+    registry.register(perStripeAccount(stripeAccounts, (client, livemode) => stripeDisputeJob({ stripe: client, livemode, disputes, payments })));
+    registry.register(perStripeAccount(stripeAccounts, (client, livemode) => stripeFraudWarningJob({ stripe: client, livemode, fraudReports, payments })));
+    registry.register(perStripeAccount(stripeAccounts, (client) => stripeRefundEventJob({ stripe: client, refunds })));
   }
   registry.register(sandboxCardProcessor.fraudSignalJob());
 
@@ -255,7 +279,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,

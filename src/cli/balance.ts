@@ -56,4 +56,28 @@ const credit: Command = {
   },
 };
 
-export const balanceCommands: readonly Command[] = [credit];
+const backfillPayments: Command = {
+  name: 'balance backfill-payments',
+  summary: 'credit the balances with card payments that succeeded before they were posted to the ledger',
+  positionals: [],
+  flags: { json: jsonFlag },
+  details: [
+    'Card payments that succeeded before card payments were posted to the ledger (installations from',
+    'before migration 0013) have no credit on their merchant\'s balance. This posts it, in the payment',
+    "currency and mode: one `payment` ledger transaction per payment, under the same idempotency key as",
+    "a settlement's, so each payment is credited exactly once however often it runs (beside a server",
+    'too). Migration 0016 enqueues the same backfill as a job; run this to do it at once and see the count.',
+  ],
+  examples: ['paysail balance backfill-payments', 'paysail balance backfill-payments --json'],
+  async run({ io, deps, args }) {
+    const result = await withPlatform(io, deps, (platform) => platform.services.paymentCredits.run());
+    if (booleanFlag(args, 'json')) {
+      writeLine(io.stdout, JSON.stringify(result, null, 2));
+      return exitCodes.ok;
+    }
+    writeLine(io.stdout, `Credited ${result.credited} card payment${result.credited === 1 ? '' : 's'} that had no ledger credit; every succeeded payment now has exactly one.`);
+    return exitCodes.ok;
+  },
+};
+
+export const balanceCommands: readonly Command[] = [credit, backfillPayments];

@@ -53,6 +53,8 @@ export interface Config {
   readonly onfido: OnfidoSettings;
   /** Live card payments through Stripe (`STRIPE_*`); undefined when not configured. */
   readonly stripe: StripeConfig | undefined;
+  /** Sandbox card payments through a Stripe test account (`STRIPE_TEST_*`) instead of the built-in sandbox processor; undefined when not configured. */
+  readonly stripeTest: StripeConfig | undefined;
   /** Live bank payouts through Increase; null when INCREASE_API_KEY is unset. */
   readonly increase: IncreaseConfig | null;
   /** Live USDC payouts through Circle; null when CIRCLE_API_KEY is unset. */
@@ -191,28 +193,39 @@ function readTrustProxy(env: Env): string[] {
   return entries;
 }
 
-/** Live Stripe keys: all three or none, each of its documented kind (never echoed in the message). */
-function readStripe(env: Env): StripeConfig | undefined {
-  const names = ['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+/**
+ * Stripe keys of one account: all three or none, each of its documented kind (never echoed in the
+ * message). `STRIPE_*`: the live account (live card payments); `STRIPE_TEST_*`: a test account that
+ * backs sandbox mode instead of the built-in sandbox processor.
+ */
+function readStripe(env: Env, environment: 'live' | 'test'): StripeConfig | undefined {
+  const prefix = environment === 'live' ? 'STRIPE_' : 'STRIPE_TEST_';
+  const secretName = `${prefix}SECRET_KEY`;
+  const publishableName = `${prefix}PUBLISHABLE_KEY`;
+  const webhookName = `${prefix}WEBHOOK_SECRET`;
+  const names = [secretName, publishableName, webhookName];
   const present = names.filter((name) => env[name] !== undefined && env[name] !== '');
   if (present.length === 0) {
     return undefined;
   }
   const missing = names.find((name) => !present.includes(name));
   if (missing) {
-    throw new ConfigError(missing, `must be set together with ${present.join(', ')} (live card payments through Stripe need all three)`);
+    const purpose = environment === 'live' ? 'live card payments through Stripe need all three' : 'sandbox card payments through a Stripe test account need all three';
+    throw new ConfigError(missing, `must be set together with ${present.join(', ')} (${purpose})`);
   }
-  const secretKey = env.STRIPE_SECRET_KEY ?? '';
-  const publishableKey = env.STRIPE_PUBLISHABLE_KEY ?? '';
-  const webhookSecret = env.STRIPE_WEBHOOK_SECRET ?? '';
-  if (!/^(sk|rk)_live_[A-Za-z0-9_]+$/.test(secretKey)) {
-    throw new ConfigError('STRIPE_SECRET_KEY', 'must be a live secret or restricted key (sk_live_… or rk_live_…)');
+  const secretKey = env[secretName] ?? '';
+  const publishableKey = env[publishableName] ?? '';
+  const webhookSecret = env[webhookName] ?? '';
+  const mode = environment === 'live' ? 'live' : 'test';
+  if (!new RegExp(`^(sk|rk)_${mode}_[A-Za-z0-9_]+$`).test(secretKey)) {
+    const hint = environment === 'live' ? ' — put test keys in STRIPE_TEST_SECRET_KEY' : '; live keys go in STRIPE_SECRET_KEY';
+    throw new ConfigError(secretName, `must be a ${mode} secret or restricted key (sk_${mode}_… or rk_${mode}_…)${/^(sk|rk)_(live|test)_/.test(secretKey) ? hint : ''}`);
   }
-  if (!/^pk_live_[A-Za-z0-9_]+$/.test(publishableKey)) {
-    throw new ConfigError('STRIPE_PUBLISHABLE_KEY', 'must be a live publishable key (pk_live_…)');
+  if (!new RegExp(`^pk_${mode}_[A-Za-z0-9_]+$`).test(publishableKey)) {
+    throw new ConfigError(publishableName, `must be a ${mode} publishable key (pk_${mode}_…)`);
   }
   if (!/^whsec_[A-Za-z0-9_]+$/.test(webhookSecret)) {
-    throw new ConfigError('STRIPE_WEBHOOK_SECRET', "must be the webhook endpoint's signing secret (whsec_…)");
+    throw new ConfigError(webhookName, "must be the webhook endpoint's signing secret (whsec_…)");
   }
   return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com', jsUrl: readStripeJsUrl(env) };
 }
@@ -319,7 +332,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     onfido: readOnfidoSettings(env, (variable, message) => {
       throw new ConfigError(variable, message);
     }),
-    stripe: readStripe(env),
+    stripe: readStripe(env, 'live'),
+    stripeTest: readStripe(env, 'test'),
     increase: readIncrease(env),
     circle: readCircle(
       env,
@@ -366,6 +380,9 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'STRIPE_SECRET_KEY', fallback: '(unset)', meaning: 'Live Stripe secret or restricted key (`sk_live_…`/`rk_live_…`); with the next two, enables live card payments through Stripe.' },
   { name: 'STRIPE_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Live Stripe publishable key (`pk_live_…`), used by the hosted checkout in the browser.' },
   { name: 'STRIPE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Signing secret (`whsec_…`) of the Stripe webhook endpoint `PUBLIC_URL/providers/stripe/webhooks`.' },
+  { name: 'STRIPE_TEST_SECRET_KEY', fallback: '(unset)', meaning: 'Stripe test-mode secret or restricted key (`sk_test_…`/`rk_test_…`); with the next two, sandbox card payments go through this Stripe test account (hosted checkout with the Payment Element, Stripe\'s test cards) instead of the built-in sandbox processor.' },
+  { name: 'STRIPE_TEST_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Stripe test-mode publishable key (`pk_test_…`), used by the sandbox hosted checkout in the browser.' },
+  { name: 'STRIPE_TEST_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Signing secret (`whsec_…`) of the test account\'s webhook endpoint, pointed at the same `PUBLIC_URL/providers/stripe/webhooks`.' },
   { name: 'STRIPE_API_URL', fallback: 'https://api.stripe.com', meaning: "Stripe's API base; change only to reach Stripe through a proxy (tests point it at a replica)." },
   { name: 'STRIPE_JS_URL', fallback: stripeJsDefaultUrl, meaning: "Where the hosted checkout loads Stripe.js from; keep Stripe's own URL (tests point it at a stand-in). The checkout's CSP allows this origin only (Stripe's documented origins for the default)." },
   { name: 'PAYOUT_RECONCILE_AFTER_MS', fallback: '900000', meaning: 'Payouts handed to a rail this long ago without a final answer are looked up again (and the reconciliation runs this often).' },

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 import { paymentPages, payments } from './payments.ts';
 
@@ -37,6 +37,11 @@ export const refunds = pgTable(
     failureReason: text('failure_reason'),
     /** The processor's id of the refund (Stripe's `re_…`), once it answered. */
     processorReference: text('processor_reference'),
+    /**
+     * The one-time key of the dashboard's refund form that made it (rendered into the form): a
+     * double click or a resubmitted form finds this refund instead of making a second one.
+     */
+    requestKey: text('request_key'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     settledAt: timestamptz('settled_at'),
@@ -45,6 +50,7 @@ export const refunds = pgTable(
     index('refunds_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id),
     index('refunds_page_created').on(table.paymentPageId, table.createdAt, table.id),
     index('refunds_payment').on(table.paymentId),
+    uniqueIndex('refunds_request_key').on(table.merchantId, table.livemode, table.requestKey),
     check('refunds_amount_positive', sql`${table.amount} > 0`),
     check('refunds_status_valid', sql`${table.status} in ('PENDING', 'SUCCEEDED', 'FAILED')`),
     check('refunds_failure_reason_when_failed', sql`(${table.status} = 'FAILED') = (${table.failureReason} is not null)`),

@@ -19,6 +19,12 @@ export interface CardProcessorRouter extends CardProcessor {
   cardForm(livemode: boolean): SandboxCardForm | null;
 }
 
+/** Why a card number is refused: live mode, or sandbox mode backed by a Stripe test account — both confirm in the processor's own fields. */
+export function cardNumbersRefusedMessage(livemode: boolean): string {
+  const where = livemode ? 'in live mode' : 'in this sandbox: it is backed by a Stripe test account (STRIPE_TEST_*)';
+  return `Card numbers are not accepted ${where}: the hosted checkout confirms the payment with the processor's own fields.`;
+}
+
 export const liveProcessorMissingMessage =
   'Live card payments are not available: no live card processor is configured on this Paysail installation. Use livemode=false for sandbox payments.';
 

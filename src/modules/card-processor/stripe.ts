@@ -242,11 +242,21 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
 
     async refund(input) {
       const intentId = input.processorReference ?? (await requireIntent(input.paymentId)).id;
-      const refund = await stripe.refunds.create(
-        { payment_intent: intentId, amount: input.amount, metadata: { [refundIdMetadataKey]: input.refundId, [paymentIdMetadataKey]: input.paymentId } },
-        { idempotencyKey: idempotencyKey('refund', input.refundId) },
-      );
-      return refundStateOf(refund);
+      try {
+        const refund = await stripe.refunds.create(
+          { payment_intent: intentId, amount: input.amount, metadata: { [refundIdMetadataKey]: input.refundId, [paymentIdMetadataKey]: input.paymentId } },
+          { idempotencyKey: idempotencyKey('refund', input.refundId) },
+        );
+        return refundStateOf(refund);
+      } catch (error) {
+        // Refused outright (HTTP 4xx: the charge is already refunded, the amount is too large…):
+        // Stripe made no refund, so it is final. Anything else (network, 5xx, timeout) is an
+        // unknown outcome, thrown for the caller to look up by our refund id later.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+          return { status: 'FAILED', processorReference: null, failureReason: error.code ?? 'refused_by_processor' };
+        }
+        throw error;
+      }
     },
 
     async retrieveRefund(input) {

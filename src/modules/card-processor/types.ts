@@ -74,9 +74,14 @@ export interface PaymentSession {
   clientSecret: string | null;
 }
 
+/**
+ * Where a refund stands at the processor. FAILED without `processorReference`: the processor
+ * refused to make it at all (Stripe answers 400: already refunded, amount too large), so it holds
+ * no refund of ours.
+ */
 export type RefundState =
   | { status: 'PENDING' | 'SUCCEEDED'; processorReference: string }
-  | { status: 'FAILED'; processorReference: string; failureReason: string };
+  | { status: 'FAILED'; processorReference: string | null; failureReason: string };
 
 export interface CardProcessor {
   readonly name: string;

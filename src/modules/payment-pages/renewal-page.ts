@@ -1,10 +1,13 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { paymentPages } from '../../db/schema/index.ts';
+import { merchants, paymentPages } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { sealFields } from '../../crypto/pii.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueEmail } from '../email/enqueue.ts';
+import type { CustomersService } from '../customers/service.ts';
+import { renewalPageEmail } from './renewal-email.ts';
 import { customerEmailOf, emailLocation } from './view.ts';
 
 /**
@@ -12,11 +15,13 @@ import { customerEmailOf, emailLocation } from './view.ts';
  * for authentication): same merchant, mode, customer, e-mail and subscription terms as the page
  * that started the subscription, for the renewal's amount, open until `expiresAt`. Paying it
  * confirms on-session (3-D Secure in the processor's fields) and saves the card for the next
- * renewals; the subscriptions module recognises it by its id. Runs in the caller's transaction.
+ * renewals; the subscriptions module recognises it by its id. The customer is e-mailed the page's
+ * link (through the e-mail outbox, in the same transaction: once per page). Runs in the caller's
+ * transaction.
  */
 export async function openRenewalPage(
   tx: Executor,
-  deps: { keyRing: KeyRing; publicUrl: string; expireQueue: string },
+  deps: { keyRing: KeyRing; publicUrl: string; expireQueue: string; customers: Pick<CustomersService, 'contactOf'> },
   input: { subscriptionId: string; subscriptionPageId: string; amount: number; currency: string; periodEnd: Date; expiresAt: Date },
   now: Date,
 ): Promise<{ pageId: string; url: string }> {
@@ -25,6 +30,7 @@ export async function openRenewalPage(
     throw new Error(`payment page ${input.subscriptionPageId} of subscription ${input.subscriptionId} vanished`);
   }
   const id = newId('paymentPage', now.getTime());
+  const email = customerEmailOf(deps.keyRing, original);
   await tx.insert(paymentPages).values({
     id,
     merchantId: original.merchantId,
@@ -33,7 +39,7 @@ export async function openRenewalPage(
     // Unique per merchant and mode like every page's: one renewal page per subscription period.
     clientReferenceId: `renewal:${input.subscriptionId}:${input.periodEnd.getTime()}`,
     customerId: original.customerId,
-    customerEmailCiphertext: sealFields(deps.keyRing, emailLocation({ merchantId: original.merchantId, id }), { customerEmail: customerEmailOf(deps.keyRing, original) }).customerEmail ?? '',
+    customerEmailCiphertext: sealFields(deps.keyRing, emailLocation({ merchantId: original.merchantId, id }), { customerEmail: email }).customerEmail ?? '',
     amount: input.amount,
     currency: input.currency,
     successReturnUrl: null,
@@ -46,7 +52,14 @@ export async function openRenewalPage(
     updatedAt: now,
   });
   await enqueueJob(tx, now, deps.expireQueue, { pageId: id }, { runAt: input.expiresAt, dedupeKey: `${deps.expireQueue}:${id}`, maxAttempts: 20 });
-  return { pageId: id, url: `${deps.publicUrl}/payment-page/${id}` };
+  const url = `${deps.publicUrl}/payment-page/${id}`;
+  if (email !== '') {
+    const [merchant] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, original.merchantId));
+    const { firstName } = await deps.customers.contactOf(tx, original.customerId);
+    const content = renewalPageEmail({ merchantName: merchant?.name ?? 'The merchant', firstName, amount: input.amount, currency: input.currency, url, expiresAt: input.expiresAt });
+    await enqueueEmail(tx, now, deps.keyRing, { merchantId: original.merchantId, livemode: original.livemode, to: email, relatedId: id, ...content });
+  }
+  return { pageId: id, url };
 }
 
 /** Where a renewal page stands (the subscriptions module waits for it before ending a subscription). */

@@ -15,7 +15,7 @@ import { recordEvent } from '../events/record.ts';
 import type { CustomersService } from '../customers/service.ts';
 import { normalizeEmail } from '../customers/rules.ts';
 import type { Merchant } from '../merchants/service.ts';
-import { liveProcessorMissingMessage } from '../card-processor/router.ts';
+import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-processor/router.ts';
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { createCheckoutSessions } from './checkout.ts';
@@ -328,7 +328,7 @@ export function createPaymentPagesService(deps: {
         throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
       }
       if (!payments.acceptsCardNumbers(page.livemode)) {
-        throw new AppError('FORBIDDEN', 'Card numbers are not accepted in live mode: the hosted checkout confirms the payment with the processor\'s own fields.');
+        throw new AppError('FORBIDDEN', cardNumbersRefusedMessage(page.livemode));
       }
       const paymentId = newId('payment', now.getTime());
       const claimed = await claim(page.id, paymentId, now, card);
@@ -369,7 +369,7 @@ export function createPaymentPagesService(deps: {
     },
     /** Pages where a customer pays a renewal on-session (the subscriptions module opens and follows them). */
     renewalPages: {
-      open: (tx: Executor, input: Parameters<typeof openRenewalPage>[2], now: Date) => openRenewalPage(tx, { keyRing, publicUrl, expireQueue: paymentPageExpireQueue }, input, now),
+      open: (tx: Executor, input: Parameters<typeof openRenewalPage>[2], now: Date) => openRenewalPage(tx, { keyRing, publicUrl, expireQueue: paymentPageExpireQueue, customers: customersService }, input, now),
       statusOf: renewalPageStatus,
       urlOf: (pageId: string) => `${publicUrl}/payment-page/${pageId}`,
     },

@@ -5,7 +5,21 @@
 export { createPaymentsService, type CheckoutContact, type PaymentSettledHook, type PaymentsService } from './service.ts';
 export { payinDetailsOf, validateCard, type ValidatedCard } from './card.ts';
 export { paymentAttemptResolveQueue } from './jobs.ts';
+export { createPaymentCreditBackfill, paymentCreditBackfillQueue, type PaymentCreditBackfill, type PaymentCreditBackfillResult } from './backfill.ts';
 export type { CardTokenRow, FraudCandidate, FraudCriteria, PagePayment, PaymentRow } from './repository.ts';
 export { findPagePayment, findPayment, lockPayment, returnRefundAmount, takeRefundAmount } from './repository.ts';
 export { CardPaymentBody, PayinDetails, type CardPaymentInput, type PayinDetailsResponse } from './schemas.ts';
-export { createStripeWebhooks, handledStripeEvents, stripeEventJob, stripeEventQueue, stripeProviderCheck, stripeRefundEventQueue, type StripeEventJob, type StripeEventRoute, type StripeObjectEventJob } from './stripe-events.ts';
+export {
+  createStripeWebhooks,
+  handledStripeEvents,
+  perStripeAccount,
+  stripeEventJob,
+  stripeEventQueue,
+  stripeProviderCheck,
+  stripeRefundEventQueue,
+  type StripeAccount,
+  type StripeEnvironment,
+  type StripeEventJob,
+  type StripeEventRoute,
+  type StripeObjectEventJob,
+} from './stripe-events.ts';

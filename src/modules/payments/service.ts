@@ -11,7 +11,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/service.ts';
 import type { LedgerService } from '../ledger/service.ts';
-import { liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
+import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
 import type { CardDetails, ChargeResult, PaymentLookup, PaymentSession, RefundState } from '../card-processor/types.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
@@ -246,7 +246,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
       const { paymentId, card } = input;
       const form = cardProcessor.cardForm(input.livemode);
       if (!form) {
-        throw new AppError('FORBIDDEN', 'Card numbers are not accepted in live mode: the hosted checkout confirms the payment with the processor\'s own fields.');
+        throw new AppError('FORBIDDEN', cardNumbersRefusedMessage(input.livemode));
       }
       let result: ChargeResult | null;
       try {

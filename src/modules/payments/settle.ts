@@ -16,6 +16,37 @@ import { lockPayment, type PaymentRow } from './repository.ts';
  */
 export type PaymentSettledHook = (tx: Executor, payment: PaymentRow, now: Date) => Promise<void>;
 
+/** The ledger idempotency key of a payment's credit: one credit per payment, ever. */
+export function paymentCreditKey(paymentId: string): string {
+  return `${paymentId}:payment`;
+}
+
+/**
+ * A successful payment credits the merchant's balance in its currency (external → available), once
+ * per payment (the ledger's idempotency key), in the caller's transaction (the settlement's, or the
+ * backfill's for payments settled before card payments were posted). False when it was credited
+ * already.
+ */
+export async function creditMerchant(ledger: Pick<LedgerService, 'post'>, tx: Executor, payment: PaymentRow, now: Date): Promise<boolean> {
+  if (!isLedgerCurrency(payment.currency)) {
+    throw new Error(`payment ${payment.id} is in ${payment.currency}, which the ledger does not keep`);
+  }
+  const posted = await ledger.post(
+    tx,
+    {
+      merchantId: payment.merchantId,
+      livemode: payment.livemode,
+      currency: payment.currency,
+      kind: 'payment',
+      reference: payment.id,
+      idempotencyKey: paymentCreditKey(payment.id),
+      postings: [{ source: 'external', destination: 'available', amount: payment.amount }],
+    },
+    now,
+  );
+  return posted !== null;
+}
+
 /**
  * Settlement: records the processor's final answer for a PROCESSING payment under a row lock —
  * SUCCEEDED (with the saved card when the processor returned a token) or DECLINED — credits the
@@ -23,29 +54,6 @@ export type PaymentSettledHook = (tx: Executor, payment: PaymentRow, now: Date) 
  */
 export function createSettlement(deps: { database: Database; clock: Clock; settledHooks: readonly PaymentSettledHook[]; ledger: Pick<LedgerService, 'post'> }) {
   const { database, clock, settledHooks, ledger } = deps;
-
-  /**
-   * A successful payment credits the merchant's balance in its currency (external → available), once
-   * per payment (the ledger's idempotency key), in the settlement's transaction.
-   */
-  async function creditMerchant(tx: Executor, payment: PaymentRow, now: Date): Promise<void> {
-    if (!isLedgerCurrency(payment.currency)) {
-      throw new Error(`payment ${payment.id} is in ${payment.currency}, which the ledger does not keep`);
-    }
-    await ledger.post(
-      tx,
-      {
-        merchantId: payment.merchantId,
-        livemode: payment.livemode,
-        currency: payment.currency,
-        kind: 'payment',
-        reference: payment.id,
-        idempotencyKey: `${payment.id}:payment`,
-        postings: [{ source: 'external', destination: 'available', amount: payment.amount }],
-      },
-      now,
-    );
-  }
 
   /** Records the processor's answer for a PROCESSING payment; one no longer PROCESSING is left alone (null). */
   async function settle(paymentId: string, result: ChargeResult): Promise<PaymentRow | null> {
@@ -111,7 +119,7 @@ export function createSettlement(deps: { database: Database; clock: Clock; settl
         throw new Error(`payment ${paymentId} vanished while settling`);
       }
       if (settled.status === 'SUCCEEDED') {
-        await creditMerchant(tx, settled, now);
+        await creditMerchant(ledger, tx, settled, now);
       }
       for (const hook of settledHooks) {
         await hook(tx, settled, now);

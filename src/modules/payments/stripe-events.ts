@@ -24,35 +24,60 @@ export interface StripeEventRoute {
   queue: string;
 }
 
+/** Which Stripe account an event came from: the live one (`STRIPE_*`) or the test account backing sandbox mode (`STRIPE_TEST_*`). */
+export type StripeEnvironment = 'live' | 'test';
+
+/** A Stripe account as configured: its client, and the signing secret of its webhook endpoint. */
+export interface StripeAccount {
+  environment: StripeEnvironment;
+  stripe: Stripe;
+  webhookSecret: string;
+}
+
 export interface StripeObjectEventJob {
   eventType: string;
+  /** The account whose secret verified the event (absent on events recorded before test accounts: live). */
+  environment?: StripeEnvironment;
   /** The object the event is about (`du_…`, `issfr_…`); fetched from Stripe before anything is done. */
   objectId: string;
 }
 
 export interface StripeEventJob {
   eventType: string;
+  /** The account whose secret verified the event (absent on events recorded before test accounts: live). */
+  environment?: StripeEnvironment;
   /** The object the event is about (a PaymentIntent; a Charge or Refund on the refunds queue); fetched from Stripe before anything is done. */
   intentId: string;
 }
 
 /**
- * `POST /providers/stripe/webhooks`: verified with `stripe.webhooks.constructEvent` on the raw body
- * (a bad signature answers 400 and records nothing), deduplicated on Stripe's event id (the jobs
- * inbox), handled in the `payments.stripe-event` job.
+ * `POST /providers/stripe/webhooks`, one URL for every configured account (live, and the test
+ * account backing sandbox mode): verified with `stripe.webhooks.constructEvent` on the raw body
+ * against each account's endpoint secret (a signature none of them made answers 400 and records
+ * nothing); the account whose secret verified it is recorded with the event, so its job asks that
+ * account. Deduplicated on Stripe's event id (the jobs inbox), handled in jobs.
  */
-export function createStripeWebhooks(deps: { database: Database; clock: Clock; stripe: Stripe; webhookSecret: string; routes?: readonly StripeEventRoute[] }): ProviderWebhookHandler {
+export function createStripeWebhooks(deps: { database: Database; clock: Clock; accounts: readonly StripeAccount[]; routes?: readonly StripeEventRoute[] }): ProviderWebhookHandler {
   const handled: readonly string[] = handledStripeEvents;
+  function verify(rawBody: Buffer, signature: string): { event: Stripe.Event; environment: StripeEnvironment } | null {
+    for (const account of deps.accounts) {
+      try {
+        return { event: account.stripe.webhooks.constructEvent(rawBody, signature, account.webhookSecret), environment: account.environment };
+      } catch {
+        // Not this account's signature: try the next one.
+      }
+    }
+    return null;
+  }
   return {
     provider: 'stripe',
     async receive(request) {
       const signature = request.headers['stripe-signature'];
-      let event: Stripe.Event;
-      try {
-        event = deps.stripe.webhooks.constructEvent(request.rawBody, typeof signature === 'string' ? signature : '', deps.webhookSecret);
-      } catch {
-        throw wrongParameter('Stripe-Signature', 'must be a valid Stripe signature of this body made with the endpoint secret (STRIPE_WEBHOOK_SECRET), within the tolerance');
+      const verified = verify(request.rawBody, typeof signature === 'string' ? signature : '');
+      if (!verified) {
+        throw wrongParameter('Stripe-Signature', 'must be a valid Stripe signature of this body made with the endpoint secret (STRIPE_WEBHOOK_SECRET, or STRIPE_TEST_WEBHOOK_SECRET), within the tolerance');
       }
+      const { event, environment } = verified;
       const route = deps.routes?.find((candidate) => candidate.types.includes(event.type));
       if (!handled.includes(event.type) && !route) {
         return;
@@ -60,14 +85,34 @@ export function createStripeWebhooks(deps: { database: Database; clock: Clock; s
       const object = event.data.object;
       const objectId = 'id' in object && typeof object.id === 'string' ? object.id : '';
       if (route) {
-        const payload: StripeObjectEventJob = { eventType: event.type, objectId };
+        const payload: StripeObjectEventJob = { eventType: event.type, objectId, ...(environment === 'test' ? { environment } : {}) };
         await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue: route.queue, payload });
         return;
       }
       // Refund events carry their charge or refund id in `intentId` (the refunds job fetches from it).
-      const payload: StripeEventJob = { eventType: event.type, intentId: objectId };
+      const payload: StripeEventJob = { eventType: event.type, intentId: objectId, ...(environment === 'test' ? { environment } : {}) };
       const queue = (stripeRefundEvents as readonly string[]).includes(event.type) ? stripeRefundEventQueue : stripeEventQueue;
       await recordProviderEvent(deps.database, deps.clock.now(), { provider: 'stripe', eventId: event.id, queue, payload });
+    },
+  };
+}
+
+/**
+ * One job for a queue whose events may come from any configured account: each event runs in the
+ * job made for the account that sent it (`make(stripe, livemode)`); an event of an account no longer
+ * configured is dropped (nothing can be asked about it).
+ */
+export function perStripeAccount<P extends { environment?: StripeEnvironment }>(accounts: readonly StripeAccount[], make: (stripe: Stripe, livemode: boolean) => JobDefinition<P>): JobDefinition<P> {
+  const jobs = new Map(accounts.map((account) => [account.environment, make(account.stripe, account.environment === 'live')] as const));
+  const [first] = jobs.values();
+  if (!first) {
+    throw new Error('perStripeAccount needs at least one Stripe account');
+  }
+  return {
+    ...first,
+    handle: async (payload, context) => {
+      const job = jobs.get(payload.environment ?? 'live');
+      return job ? job.handle(payload, context) : undefined;
     },
   };
 }
@@ -94,11 +139,11 @@ export function stripeEventJob(deps: { stripe: Stripe; payments: Pick<PaymentsSe
   };
 }
 
-/** `paysail providers check`: a harmless read (the balance) with the live keys. */
-export function stripeProviderCheck(stripe: Stripe): ProviderCheck {
+/** `paysail providers check`: a harmless read (the balance) with an account's keys (the live account, or the test account backing sandbox mode). */
+export function stripeProviderCheck(stripe: Stripe, environment: StripeEnvironment = 'live'): ProviderCheck {
   return {
     provider: 'stripe',
-    environment: 'live',
+    environment,
     async check() {
       const balance = await providerCall('stripe', 'balance.retrieve', () => stripe.balance.retrieve());
       return `balance readable (${balance.livemode ? 'live' : 'test'} mode, ${balance.available.length} currenc${balance.available.length === 1 ? 'y' : 'ies'})`;

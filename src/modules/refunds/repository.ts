@@ -41,6 +41,22 @@ export async function insertRefund(tx: Executor, row: NewRefundRow): Promise<Ref
   return inserted;
 }
 
+/**
+ * Inserts a refund made with a one-time `requestKey` (the dashboard's refund form), or nothing when
+ * that key made one already (a double click, a resubmitted form): null, and the caller reads that
+ * refund. A concurrent insert with the same key waits here for the first to commit or roll back.
+ */
+export async function insertKeyedRefund(tx: Executor, row: NewRefundRow & { requestKey: string }): Promise<RefundRow | null> {
+  const [inserted] = await tx.insert(refunds).values(row).onConflictDoNothing().returning();
+  return inserted ?? null;
+}
+
+/** The refund a one-time request key made, in its merchant's mode. */
+export async function findRefundByRequestKey(executor: Executor, scope: { merchantId: string; livemode: boolean }, requestKey: string): Promise<RefundRow | null> {
+  const [row] = await executor.select().from(refunds).where(and(eq(refunds.merchantId, scope.merchantId), eq(refunds.livemode, scope.livemode), eq(refunds.requestKey, requestKey)));
+  return row ?? null;
+}
+
 /** A refund by id, unscoped (jobs and provider webhooks, which carry our own ids). */
 export async function findRefund(executor: Executor, refundId: string): Promise<RefundRow | null> {
   const [row] = await executor.select().from(refunds).where(eq(refunds.id, refundId));
@@ -56,13 +72,21 @@ export async function findScopedRefund(executor: Executor, scope: RefundScope, r
 /**
  * PENDING → SUCCEEDED or FAILED, and SUCCEEDED → FAILED (a card network can refuse a refund after the
  * processor accepted it, as Stripe reports with `refund.updated`): conditional on the status read, so
- * the one caller that moves it gets the row.
+ * the one caller that moves it gets the row. A null `processorReference` (the processor refused to
+ * make the refund at all) keeps the row's.
  */
-export async function finishRefund(tx: Executor, refundId: string, change: { status: Exclude<RefundStatus, 'PENDING'>; failureReason: string | null; processorReference: string; now: Date }): Promise<RefundRow | null> {
+export async function finishRefund(tx: Executor, refundId: string, change: { status: Exclude<RefundStatus, 'PENDING'>; failureReason: string | null; processorReference: string | null; now: Date }): Promise<RefundRow | null> {
   const from: RefundStatus[] = change.status === 'FAILED' ? ['PENDING', 'SUCCEEDED'] : ['PENDING'];
   const [row] = await tx
     .update(refunds)
-    .set({ status: change.status, failureReason: change.failureReason, processorReference: change.processorReference, settledAt: change.now, updatedAt: change.now })
+    .set({
+      status: change.status,
+      failureReason: change.failureReason,
+      // A refusal (the processor made no refund) leaves whatever reference the row has.
+      ...(change.processorReference !== null ? { processorReference: change.processorReference } : {}),
+      settledAt: change.now,
+      updatedAt: change.now,
+    })
     .where(and(eq(refunds.id, refundId), inArray(refunds.status, from)))
     .returning();
   return row ?? null;

@@ -12,7 +12,7 @@ import type { Merchant } from '../merchants/service.ts';
 import type { RefundState } from '../card-processor/types.ts';
 import { findPagePayment, findPayment, returnRefundAmount, takeRefundAmount, type PaymentRow, type PaymentsService } from '../payments/index.ts';
 import { createProcessRefundJob, refundProcessQueue } from './jobs.ts';
-import { findRefund, findScopedRefund, finishRefund, insertRefund, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
+import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, insertKeyedRefund, insertRefund, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
 import type { RefundCreateInput, RefundListInput, RefundListView, RefundView } from './schemas.ts';
 
 /** How long a refund still PENDING at a live processor waits before it is looked up again (its webhook usually comes first). */
@@ -143,8 +143,12 @@ export function createRefundsService(deps: RefundsDeps) {
   }
 
   return {
-    /** `POST /v1/refunds`: the PENDING refund, its amount taken and the balance debited in one transaction. */
-    async createRefund(merchant: Merchant, livemode: boolean | undefined, input: RefundCreateInput): Promise<RefundView> {
+    /**
+     * `POST /v1/refunds`: the PENDING refund, its amount taken and the balance debited in one
+     * transaction. `requestKey` (the dashboard form's one-time key): the refund that key made
+     * already, if any, is answered instead of making another.
+     */
+    async createRefund(merchant: Merchant, livemode: boolean | undefined, input: RefundCreateInput, options: { requestKey?: string } = {}): Promise<RefundView> {
       const now = clock.now();
       const refund = await database.transaction(async (tx) => {
         const found = await findPagePayment(tx, { merchantId: merchant.id, livemode, pageId: input.paymentPageId });
@@ -164,10 +168,7 @@ export function createRefundsService(deps: RefundsDeps) {
           throw wrongParameter('amount', `must be at most ${left()}, and nothing is left (${payment.refundedAmount} of ${payment.amount} refunded or being refunded)`);
         }
         const id = newId('refund', now.getTime());
-        // The writes that take no lock first: the payment row and the ledger accounts stay locked
-        // for as few statements as possible (every refund of the payment, and every posting of the
-        // merchant, queues behind them).
-        const inserted = await insertRefund(tx, {
+        const row = {
           id,
           merchantId: payment.merchantId,
           livemode: payment.livemode,
@@ -176,10 +177,22 @@ export function createRefundsService(deps: RefundsDeps) {
           amount,
           currency: payment.currency,
           reason: input.reason ?? null,
-          status: 'PENDING',
+          status: 'PENDING' as const,
           createdAt: now,
           updatedAt: now,
-        });
+        };
+        // The writes that take no lock first: the payment row and the ledger accounts stay locked
+        // for as few statements as possible (every refund of the payment, and every posting of the
+        // merchant, queues behind them).
+        const { requestKey } = options;
+        const inserted = requestKey === undefined ? await insertRefund(tx, row) : await insertKeyedRefund(tx, { ...row, requestKey });
+        if (!inserted) {
+          const earlier = requestKey === undefined ? null : await findRefundByRequestKey(tx, payment, requestKey);
+          if (!earlier || earlier.paymentPageId !== page.id) {
+            throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This refund form was already used for another payment page; reload the page and try again');
+          }
+          return earlier;
+        }
         await enqueueJob(tx, now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` });
         // Concurrent refunds queue on the payment row here; the UPDATE refuses to pass the payment's amount.
         if ((await takeRefundAmount(tx, payment.id, amount)) === null) {

@@ -1,93 +1,31 @@
-import { and, desc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
-import type { Database, Executor } from '../../db/client.ts';
+import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
 import { invoices, subscriptions } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/service.ts';
-import type { EntitlementsService } from '../entitlements/service.ts';
-import { nextPeriod, periodAt, type Interval } from './periods.ts';
+import { periodAt } from './periods.ts';
 import type { SubscriptionResponse } from './schemas.ts';
-import { authenticationRequiredReason, createRenewalPageFlow, type RenewalPages } from './renewal-pages.ts';
+import { createPaidPeriods } from './paid-periods.ts';
+import { createRenewal } from './renewal.ts';
+import { renewalQueue, type InvoiceRow, type PaidPayment, type SubscriptionRow, type SubscriptionsDependencies } from './types.ts';
 import { toSubscriptionResponse } from './view.ts';
 
 export { toSubscriptionResponse } from './view.ts';
 export { authenticationRequiredReason, type RenewalPages } from './renewal-pages.ts';
-
-export type SubscriptionRow = typeof subscriptions.$inferSelect;
-type InvoiceRow = typeof invoices.$inferSelect;
-
-/** What the payment pages service reports when a page is paid (its `onPaid` hook), inside the pay transaction. */
-export interface PaidPayment {
-  merchantId: string;
-  livemode: boolean;
-  pageId: string;
-  paymentId: string;
-  customerId: string;
-  amount: number;
-  currency: string;
-  subscription: { productId: string; interval: Interval; intervalCount: number } | null;
-  cardTokenId: string | null;
-  paidAt: Date;
-}
-
-/**
- * Saved cards, as the payment pages module keeps them: renewals charge the card the first payment
- * saved. `chargeSavedCard` records the card payment (kind RENEWAL) and is idempotent by `paymentId`:
- * the processor and the payment record both return the first result for a repeated id.
- */
-export interface SavedCards {
-  findCardToken(executor: Executor, cardTokenId: string): Promise<{ merchantId: string; livemode: boolean; customerId: string } | null>;
-  chargeSavedCard(input: {
-    merchantId: string;
-    livemode: boolean;
-    cardTokenId: string;
-    amount: number;
-    currency: string;
-    pageId?: string | null;
-    paymentId?: string;
-  }): Promise<{ paymentId: string; status: 'SUCCEEDED' | 'DECLINED'; declineReason: string | null }>;
-}
-
-export type RunInTransaction = <T>(work: (tx: Executor) => Promise<T>) => Promise<T>;
-
-export const renewalQueue = 'subscriptions.renew';
-
-const dayMs = 24 * 60 * 60 * 1000;
-
-/**
- * After a declined renewal the card is tried again this long after the period ended (1, 3 and 5
- * days); when the last retry is declined too, the subscription is CANCELED.
- */
-export const renewalRetryDelaysMs: readonly number[] = [1 * dayMs, 3 * dayMs, 5 * dayMs];
-
-/** The decline reason recorded when a subscription has no saved card to charge. */
-export const noSavedCardReason = 'no_saved_card';
-
-export type RenewalOutcome =
-  | { kind: 'renewed' }
-  | { kind: 'declined'; status: 'PAST_DUE' | 'CANCELED' }
-  | { kind: 'canceled' }
-  /** Not due yet (or not yet time for the next retry). */
-  | { kind: 'wait'; until: Date }
-  /** Someone else already moved this period on (or the subscription ended): nothing to do. */
-  | { kind: 'stale' };
-
-export function renewalDedupeKey(subscriptionId: string, periodEnd: Date, retry = 0): string {
-  const base = `renew:${subscriptionId}:${periodEnd.getTime()}`;
-  return retry === 0 ? base : `${base}:retry-${retry}`;
-}
-
-export interface SubscriptionsDependencies {
-  database: Database;
-  clock: Clock;
-  entitlements: EntitlementsService;
-  /** Renewals charge the saved card through it (the payments module). */
-  savedCards: SavedCards;
-  /** Pages for a renewal the customer must confirm on-session (the payment pages module); without it, authentication_required is retried like any decline. */
-  renewalPages?: RenewalPages;
-}
+export {
+  noSavedCardReason,
+  renewalDedupeKey,
+  renewalQueue,
+  renewalRetryDelaysMs,
+  type PaidPayment,
+  type RenewalOutcome,
+  type RunInTransaction,
+  type SavedCards,
+  type SubscriptionRow,
+  type SubscriptionsDependencies,
+} from './types.ts';
 
 /**
  * Subscriptions: started by a paid payment page (`startFromPayment`, the payment pages' onPaid
@@ -135,189 +73,8 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     return row;
   }
 
-  /** The saved card to charge: only the customer's own card, of the same merchant and mode. */
-  async function savedCardOf(subscription: SubscriptionRow): Promise<string | null> {
-    if (!subscription.cardTokenId) {
-      return null;
-    }
-    const token = await savedCards.findCardToken(database.db, subscription.cardTokenId);
-    const isOwn = token !== null && token.merchantId === subscription.merchantId && token.livemode === subscription.livemode && token.customerId === subscription.customerId;
-    return isOwn ? subscription.cardTokenId : null;
-  }
-
-  async function enqueueRenewal(tx: Executor, subscriptionId: string, periodEnd: Date, now: Date, runAt: Date = periodEnd, retry = 0): Promise<void> {
-    await enqueueJob(tx, now, renewalQueue, { subscriptionId, periodEnd: periodEnd.getTime() }, { runAt, dedupeKey: renewalDedupeKey(subscriptionId, periodEnd, retry), maxAttempts: 25 });
-  }
-
-  /** Invoice + entitlement (+ ENTITLEMENT_CREATED) for one paid period. */
-  async function recordPaidPeriod(
-    tx: Executor,
-    subscription: Pick<SubscriptionRow, 'id' | 'merchantId' | 'livemode' | 'customerId' | 'productId' | 'amount' | 'currency'>,
-    paid: { paymentId: string; periodNumber: number; start: Date; end: Date; paidAt: Date },
-    now: Date,
-  ): Promise<void> {
-    const invoiceId = newId('invoice', now.getTime());
-    await tx.insert(invoices).values({
-      id: invoiceId,
-      merchantId: subscription.merchantId,
-      livemode: subscription.livemode,
-      subscriptionId: subscription.id,
-      customerId: subscription.customerId,
-      amount: subscription.amount,
-      currency: subscription.currency,
-      status: 'PAID',
-      paymentId: paid.paymentId,
-      periodNumber: paid.periodNumber,
-      periodStart: paid.start,
-      periodEnd: paid.end,
-      paidAt: paid.paidAt,
-      createdAt: now,
-    });
-    await entitlements.createEntitlement(
-      tx,
-      {
-        merchantId: subscription.merchantId,
-        livemode: subscription.livemode,
-        customerId: subscription.customerId,
-        subscriptionId: subscription.id,
-        productId: subscription.productId,
-        invoiceId,
-        startPeriod: paid.start,
-        endPeriod: paid.end,
-      },
-      now,
-    );
-  }
-
-  /** A paid renewal: the next period, its invoice and entitlement; `cardTokenId`, when the customer paid on a renewal page with a newly saved card, becomes the card renewals charge. */
-  async function recordSuccess(tx: Executor, current: SubscriptionRow, paymentId: string, now: Date, cardTokenId: string | null = null): Promise<RenewalOutcome> {
-    const next = nextPeriod(
-      { anchorAt: current.anchorAt, anchorPeriodIndex: current.anchorPeriodIndex, interval: current.interval, intervalCount: current.intervalCount },
-      current.currentPeriodEnd,
-      now,
-    );
-    const periodNumber = current.paidPeriods + 1;
-    await recordPaidPeriod(tx, current, { paymentId, periodNumber, start: next.period.start, end: next.period.end, paidAt: now }, now);
-    await tx
-      .update(subscriptions)
-      .set({
-        status: 'ACTIVE',
-        anchorAt: next.schedule.anchorAt,
-        anchorPeriodIndex: next.schedule.anchorPeriodIndex,
-        currentPeriodStart: next.period.start,
-        currentPeriodEnd: next.period.end,
-        paidPeriods: periodNumber,
-        failedRenewalAttempts: 0,
-        pendingRenewalPaymentId: null,
-        nextRenewalAttemptAt: null,
-        lastDeclineReason: null,
-        renewalPageId: null,
-        ...(cardTokenId ? { cardTokenId } : {}),
-        updatedAt: now,
-      })
-      .where(eq(subscriptions.id, current.id));
-    await enqueueRenewal(tx, current.id, next.period.end, now);
-    return { kind: 'renewed' };
-  }
-
-  async function recordDecline(tx: Executor, current: SubscriptionRow, declineReason: string, now: Date): Promise<RenewalOutcome> {
-    const failed = current.failedRenewalAttempts + 1;
-    if (declineReason === authenticationRequiredReason && renewalPages && !current.cancelAtPeriodEnd) {
-      return awaitRenewalPage(tx, current, failed, now);
-    }
-    const retryDelay = renewalRetryDelaysMs[failed - 1];
-    if (retryDelay === undefined || current.cancelAtPeriodEnd) {
-      await tx
-        .update(subscriptions)
-        .set({ status: 'CANCELED', endedAt: now, failedRenewalAttempts: failed, pendingRenewalPaymentId: null, nextRenewalAttemptAt: null, lastDeclineReason: declineReason, updatedAt: now })
-        .where(eq(subscriptions.id, current.id));
-      return { kind: 'declined', status: 'CANCELED' };
-    }
-    const retryAt = new Date(Math.max(current.currentPeriodEnd.getTime() + retryDelay, now.getTime()));
-    await tx
-      .update(subscriptions)
-      .set({ status: 'PAST_DUE', failedRenewalAttempts: failed, pendingRenewalPaymentId: null, nextRenewalAttemptAt: retryAt, lastDeclineReason: declineReason, updatedAt: now })
-      .where(eq(subscriptions.id, current.id));
-    await enqueueRenewal(tx, current.id, current.currentPeriodEnd, now, retryAt, failed);
-    return { kind: 'declined', status: 'PAST_DUE' };
-  }
-
-  const { awaitRenewalPage, followRenewalPage } = createRenewalPageFlow({ database, clock, renewalPages, enqueueRenewal, lastRetryDelayMs: renewalRetryDelaysMs[renewalRetryDelaysMs.length - 1] });
-
-  /**
-   * Renews the subscription whose current period ends at `periodEnd`, if it still does. `force`
-   * (the sandbox helper) runs it without waiting for the period end or a PAST_DUE retry time.
-   */
-  async function renew(subscriptionId: string, periodEnd: Date, options: { transaction: RunInTransaction; force: boolean }): Promise<RenewalOutcome> {
-    const now = clock.now();
-    const [subscription] = await database.db.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId));
-    if (!subscription || subscription.status === 'CANCELED' || subscription.currentPeriodEnd.getTime() !== periodEnd.getTime()) {
-      return { kind: 'stale' };
-    }
-    if (!options.force && now.getTime() < periodEnd.getTime()) {
-      return { kind: 'wait', until: periodEnd };
-    }
-    const retryAt = subscription.nextRenewalAttemptAt;
-    if (!options.force && subscription.pendingRenewalPaymentId === null && retryAt && now.getTime() < retryAt.getTime()) {
-      return { kind: 'wait', until: retryAt };
-    }
-    const samePeriod = and(eq(subscriptions.id, subscriptionId), eq(subscriptions.currentPeriodEnd, periodEnd), inArray(subscriptions.status, ['ACTIVE', 'PAST_DUE']));
-
-    if (subscription.renewalPageId !== null && subscription.pendingRenewalPaymentId === null) {
-      // The customer pays this renewal on its page; no off-session charge while it is open.
-      return followRenewalPage(subscription, subscription.renewalPageId, periodEnd, options);
-    }
-
-    if (subscription.pendingRenewalPaymentId === null && subscription.cancelAtPeriodEnd) {
-      return options.transaction(async (tx) => {
-        const ended = await tx
-          .update(subscriptions)
-          .set({ status: 'CANCELED', endedAt: periodEnd, nextRenewalAttemptAt: null, updatedAt: now })
-          .where(and(samePeriod, isNull(subscriptions.pendingRenewalPaymentId)))
-          .returning({ id: subscriptions.id });
-        return ended.length === 1 ? { kind: 'canceled' } : { kind: 'stale' };
-      });
-    }
-
-    // Reserve this attempt's payment id (or take the one an earlier runner of the attempt reserved).
-    // A cancellation only stops attempts that have not started: a charge in flight is always settled.
-    const [reserved] = await database.db
-      .update(subscriptions)
-      .set({ pendingRenewalPaymentId: sql`coalesce(${subscriptions.pendingRenewalPaymentId}, ${newId('payment', now.getTime())})`, updatedAt: now })
-      .where(
-        and(
-          samePeriod,
-          eq(subscriptions.failedRenewalAttempts, subscription.failedRenewalAttempts),
-          or(isNotNull(subscriptions.pendingRenewalPaymentId), eq(subscriptions.cancelAtPeriodEnd, false)),
-        ),
-      )
-      .returning({ paymentId: subscriptions.pendingRenewalPaymentId });
-    const paymentId = reserved?.paymentId;
-    if (!paymentId) {
-      return { kind: 'stale' };
-    }
-
-    const cardTokenId = await savedCardOf(subscription);
-    const charge = cardTokenId
-      ? await savedCards.chargeSavedCard({
-          merchantId: subscription.merchantId,
-          livemode: subscription.livemode,
-          cardTokenId,
-          amount: subscription.amount,
-          currency: subscription.currency,
-          pageId: subscription.pageId,
-          paymentId,
-        })
-      : { paymentId, status: 'DECLINED' as const, declineReason: noSavedCardReason };
-
-    return options.transaction(async (tx) => {
-      const [current] = await tx.select().from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for('update');
-      if (!current || current.status === 'CANCELED' || current.pendingRenewalPaymentId !== paymentId || current.currentPeriodEnd.getTime() !== periodEnd.getTime()) {
-        return { kind: 'stale' };
-      }
-      return charge.status === 'SUCCEEDED' ? recordSuccess(tx, current, paymentId, now) : recordDecline(tx, current, charge.declineReason ?? 'declined', now);
-    });
-  }
+  const { enqueueRenewal, recordPaidPeriod, recordSuccess, recordDecline, followRenewalPage } = createPaidPeriods({ database, clock, entitlements, renewalPages });
+  const renew = createRenewal({ database, clock, savedCards, periods: { recordSuccess, recordDecline, followRenewalPage } });
 
   return {
     /**

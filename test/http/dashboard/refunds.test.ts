@@ -17,6 +17,13 @@ describe('dashboard: refund a paid payment page (amount, confirmation) and its r
   });
   after(async () => context.close());
 
+  /** The one-time key of the refund form as the page renders it (a browser posts it back). */
+  async function refundKeyOf(pageId: string): Promise<string> {
+    const match = /<input type="hidden" name="refundKey" value="([^"]+)"/.exec((await client.get(`/dashboard/sandbox/payment-pages/${pageId}`)).body);
+    assert.ok(match?.[1], 'the form carries a one-time key');
+    return match[1];
+  }
+
   test('a PAID page offers the refund form with what is left; a CREATED page does not', async () => {
     const open = await createPage(context, merchant);
     assert.doesNotMatch((await client.get(`/dashboard/sandbox/payment-pages/${open.id}`)).body, /refund-amount/);
@@ -30,7 +37,7 @@ describe('dashboard: refund a paid payment page (amount, confirmation) and its r
 
   test('refund 10.50 with a reason: the same service as the API; the page lists the refund, then SUCCEEDED', async () => {
     const page = await paidPage(context, merchant, { amount: 2500 });
-    const made = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '10.50', reason: 'DUPLICATE', confirm: 'yes' });
+    const made = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '10.50', reason: 'DUPLICATE', confirm: 'yes', refundKey: await refundKeyOf(page.id) });
     assert.equal(made.headers.location, `/dashboard/sandbox/payment-pages/${page.id}?notice=refunded`);
     assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 1050);
     const shown = textOf((await client.get(String(made.headers.location))).body);
@@ -44,14 +51,17 @@ describe('dashboard: refund a paid payment page (amount, confirmation) and its r
 
   test('without the confirmation, with a bad amount or more than is left: an error notice and nothing written', async () => {
     const page = await paidPage(context, merchant, { amount: 1000 });
+    const refundKey = await refundKeyOf(page.id);
     const before = await refundFootprint(context);
     const cases: Array<[Record<string, string>, string, RegExp]> = [
-      [{ amount: '5.00' }, 'refund-unconfirmed', /Tick the confirmation box/],
-      [{ amount: '5.00', confirm: 'no' }, 'refund-unconfirmed', /Tick the confirmation box/],
-      [{ amount: 'five', confirm: 'yes' }, 'refund-amount', /Enter the refund amount/],
-      [{ amount: '1.234', confirm: 'yes' }, 'refund-amount', /Enter the refund amount/],
-      [{ amount: '0', confirm: 'yes' }, 'refund-amount', /Enter the refund amount/],
-      [{ amount: '10.01', confirm: 'yes' }, 'refund-amount', /no more than what is left/],
+      [{ amount: '5.00', refundKey }, 'refund-unconfirmed', /Tick the confirmation box/],
+      [{ amount: '5.00', confirm: 'no', refundKey }, 'refund-unconfirmed', /Tick the confirmation box/],
+      [{ amount: 'five', confirm: 'yes', refundKey }, 'refund-amount', /Enter the refund amount/],
+      [{ amount: '1.234', confirm: 'yes', refundKey }, 'refund-amount', /Enter the refund amount/],
+      [{ amount: '0', confirm: 'yes', refundKey }, 'refund-amount', /Enter the refund amount/],
+      [{ amount: '10.01', confirm: 'yes', refundKey }, 'refund-amount', /no more than what is left/],
+      [{ amount: '5.00', confirm: 'yes' }, 'refund-form', /This refund form is out of date/],
+      [{ amount: '5.00', confirm: 'yes', refundKey: 'not-a-form-key' }, 'refund-form', /This refund form is out of date/],
     ];
     for (const [form, key, message] of cases) {
       const refused = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, form);
@@ -60,16 +70,47 @@ describe('dashboard: refund a paid payment page (amount, confirmation) and its r
     }
     assert.deepEqual(await refundFootprint(context), before);
     const created = await createPage(context, merchant);
-    const notPaid = await client.post(`/dashboard/sandbox/payment-pages/${created.id}/refund`, { amount: '1.00', confirm: 'yes' });
+    const notPaid = await client.post(`/dashboard/sandbox/payment-pages/${created.id}/refund`, { amount: '1.00', confirm: 'yes', refundKey });
     assert.equal(notPaid.headers.location, `/dashboard/sandbox/payment-pages/${created.id}?error=INVALID_STATE`);
     assert.deepEqual(await refundFootprint(context), before);
   });
 
   test('a fully refunded page says so instead of offering the form', async () => {
     const page = await paidPage(context, merchant, { amount: 700 });
-    await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '7', confirm: 'yes' });
+    await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '7', confirm: 'yes', refundKey: await refundKeyOf(page.id) });
     const body = (await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body;
     assert.doesNotMatch(body, /refund-amount/);
     assert.match(textOf(body), /This payment has been refunded in full\./);
+  });
+
+  test('a double click or a resubmitted form makes one refund: the form key answers the refund it made; a new rendering makes a new one', async () => {
+    const page = await paidPage(context, merchant, { amount: 3000 });
+    const form = { amount: '4.00', reason: 'REQUESTED_BY_CUSTOMER', confirm: 'yes', refundKey: await refundKeyOf(page.id) };
+    const before = await refundFootprint(context);
+    // A double click: both submissions at once; then the form resubmitted (back button, reload).
+    const answers = await Promise.all([client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, form), client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, form)]);
+    answers.push(await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, form));
+    for (const answer of answers) {
+      assert.equal(answer.headers.location, `/dashboard/sandbox/payment-pages/${page.id}?notice=refunded`);
+    }
+    const after = await refundFootprint(context);
+    assert.equal(after.refunds, before.refunds + 1, 'one refund');
+    assert.equal(after.refundJobs, before.refundJobs + 1);
+    assert.equal(after.refundLedger, before.refundLedger + 1, 'one debit');
+    assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 400);
+    assert.equal(textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body).match(/re_\S+ PENDING 4\.00 USD/g)?.length, 1);
+
+    // The page rendered again carries a new key: a second refund is a new one.
+    const again = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { ...form, refundKey: await refundKeyOf(page.id) });
+    assert.equal(again.headers.location, `/dashboard/sandbox/payment-pages/${page.id}?notice=refunded`);
+    assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 800);
+
+    // A key already used on this page, posted for another page, is refused and writes nothing.
+    const other = await paidPage(context, merchant, { amount: 3000 });
+    const unchanged = await refundFootprint(context);
+    const reused = await client.post(`/dashboard/sandbox/payment-pages/${other.id}/refund`, form);
+    assert.equal(reused.headers.location, `/dashboard/sandbox/payment-pages/${other.id}?error=refund-form`);
+    assert.deepEqual(await refundFootprint(context), unchanged);
+    assert.equal((await readPage(context, merchant, other.id)).refundedAmount, 0);
   });
 });

@@ -144,4 +144,61 @@ describe('Stripe refunds (replica)', () => {
     await context.drainJobs();
     assert.equal((await read(made.id)).status, 'SUCCEEDED');
   });
+
+  function createsOf(refundId: string): number {
+    return replica.requests.filter((request) => request.method === 'POST' && request.path === '/v1/refunds' && request.idempotencyKey === `paysail:refund:${refundId}`).length;
+  }
+
+  test('a refund Stripe refuses outright (HTTP 400: already refunded there) → FAILED with its reason, REFUND_FAILED, amount and money back, never asked again', async () => {
+    const page = await paidLivePage(3000, '4242424242424242');
+    const credited = await balanceOf(context.database, merchant.id, true, 'USD');
+    // The whole charge is refunded in Stripe's own dashboard, outside Paysail.
+    const url = new URL(replica.url);
+    const outside = new Stripe(secretKey, { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
+    await outside.refunds.create({ payment_intent: page.intentId });
+
+    const made = await refund({ paymentPageId: page.pageId, amount: 1000 });
+    assert.equal(made.status, 'PENDING');
+    context.clock.advance(1_000);
+    await context.drainJobs();
+    const failed = await read(made.id);
+    assert.equal(failed.status, 'FAILED');
+    assert.equal(failed.failureReason, 'amount_too_large', "Stripe's error code");
+    assert.deepEqual(await refundEvents(context, made.id), [{ type: 'REFUND_FAILED', data: { ...failed, clientReferenceId: page.clientReferenceId } }]);
+    assert.deepEqual(await ledgerMovements(context, made.id), [{ kind: 'refund', currency: 'USD' }, { kind: 'refund_failed', currency: 'USD' }]);
+    assert.equal((await balanceOf(context.database, merchant.id, true, 'USD')).available, credited.available, 'the debit is reversed');
+    const readPage = json<{ data: { refundedAmount: number } }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${page.pageId}`, apiKey: merchant.apiKey })).data;
+    assert.equal(readPage.refundedAmount, 0);
+    assert.equal(createsOf(made.id), 1, 'a refusal is final: not submitted again');
+
+    context.clock.advance(60 * 60_000);
+    await context.drainJobs();
+    assert.equal(createsOf(made.id), 1);
+    assert.equal((await refundEvents(context, made.id)).length, 1);
+  });
+
+  test('an unknown outcome (Stripe answers 500) stays PENDING and is looked up by our id before it is made once', async () => {
+    const page = await paidLivePage(1500, '4242424242424242');
+    const made = await refund({ paymentPageId: page.pageId, amount: 500 });
+    // The first attempt and the package's own two retries all get 500.
+    replica.failRequests('/v1/refunds', 3);
+    await context.drainJobs();
+    assert.equal(createsOf(made.id), 3, 'asked three times with the same key');
+    const pending = await read(made.id);
+    assert.equal(pending.status, 'PENDING', 'a 500 is not a refusal');
+    assert.equal(pending.failureReason, undefined);
+    assert.deepEqual(await refundEvents(context, made.id), []);
+    assert.deepEqual(await ledgerMovements(context, made.id), [{ kind: 'refund', currency: 'USD' }]);
+    assert.equal([...replica.refunds.values()].filter((candidate) => candidate.metadata?.['paysail_refund_id'] === made.id).length, 0, 'Stripe made nothing');
+
+    const before = replica.requests.length;
+    context.clock.advance(10 * 60_000);
+    await context.drainJobs();
+    const retry = replica.requests.slice(before);
+    const lookup = retry.findIndex((request) => request.method === 'GET' && request.path === '/v1/refunds');
+    const create = retry.findIndex((request) => request.method === 'POST' && request.path === '/v1/refunds');
+    assert.ok(lookup >= 0 && create > lookup, 'looked up by our id before it was made');
+    assert.equal(stripeRefundOf(made.id).amount, 500);
+    assert.equal((await read(made.id)).status, 'PENDING', 'pending at Stripe');
+  });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { createPage } from '../../helpers/payment-pages.ts';
+import { startSmtpSink, type SmtpSink } from '../../helpers/smtp.ts';
 import { readSubscription, renewalPayments, runUntil } from '../../helpers/subscriptions.ts';
 import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
 
@@ -12,16 +13,25 @@ describe('Stripe: off-session renewals (replica)', () => {
   let replica: StripeReplica;
   let context: TestContext;
   let merchant: TestMerchant;
+  let smtp: SmtpSink;
 
   before(async () => {
     replica = await startStripeReplica({ secretKey });
-    context = await createTestContext({ env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: 'whsec_replica_renewals', STRIPE_API_URL: replica.url } });
-    merchant = await context.createMerchant({ live: true });
+    smtp = await startSmtpSink();
+    context = await createTestContext({
+      env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: 'whsec_replica_renewals', STRIPE_API_URL: replica.url, SMTP_URL: smtp.url, MAIL_FROM: 'Paysail <no-reply@paysail.test>' },
+    });
+    merchant = await context.createMerchant({ live: true, name: 'Harbour Sailing Club' });
   });
   after(async () => {
     await context.close();
     await replica.close();
+    await smtp.close();
   });
+
+  function mailsTo(address: string) {
+    return smtp.received.filter((mail) => (Array.isArray(mail.to) ? mail.to : [mail.to]).some((to) => to?.text === address));
+  }
 
   test('a live subscription page saves the card at Stripe; renewals succeed off-session, and a card that now needs authentication fails like a decline (PAST_DUE)', async () => {
     const page = await createPage(context, merchant, { amount: 1900, subscription: { productId: 'prod_stripe', interval: 'DAY' } }, '?livemode=true');
@@ -122,5 +132,59 @@ describe('Stripe: off-session renewals (replica)', () => {
     assert.equal(abandonedIntent?.intent.status, 'canceled', 'the open session was canceled when the page expired');
     const expiredPage = JSON.parse((await context.request({ method: 'GET', url: `/v1/payment_pages/${renewalPageId}?livemode=true`, apiKey: merchant.apiKey })).body) as { data: { status: string } };
     assert.equal(expiredPage.data.status, 'EXPIRED');
+  });
+
+  test('a renewal needing authentication e-mails the customer the renewal page link once, with no PII beyond the first name', async () => {
+    const referenceId = `user-renewal-mail-${Date.now()}`;
+    const address = 'grace.renewal@example.com';
+    const customer = await context.request({
+      method: 'POST',
+      url: '/v1/customers?livemode=true',
+      apiKey: merchant.apiKey,
+      body: { referenceId, signupAt: context.clock.now().getTime(), email: address, firstName: 'Grace', lastName: 'Hopperstein', phoneNumber: '+14155550123', address: { line1: '12 Acacia Avenue', city: 'Arlington', state: 'VA', postalCode: '22201', country: 'US' } },
+    });
+    assert.equal(customer.statusCode, 200, customer.body);
+    const page = await createPage(context, merchant, { amount: 2350, currency: 'EUR', customer: { referenceId, email: address }, subscription: { productId: 'prod_stripe_mail', interval: 'DAY' } }, '?livemode=true');
+    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
+    const [first] = [...replica.intents.values()].filter((state) => state.intent.metadata['paysail_payment_id'] === session.paymentId);
+    assert.ok(first);
+    replica.confirm(first.intent.id, '4242424242424242');
+    const paid = await context.platform.services.paymentPages.completeCheckout(page.id);
+    assert.ok(paid.subscriptionId);
+    await context.drainJobs();
+    assert.equal(mailsTo(address).length, 0, 'nothing sent while renewals are charged off-session');
+
+    replica.requireAuthentication(String(replica.expanded(first.intent.id).payment_method));
+    const subscription = await readSubscription(context, merchant, paid.subscriptionId);
+    await runUntil(context, subscription.currentPeriodEnd + 1000);
+    const pastDue = await readSubscription(context, merchant, paid.subscriptionId);
+    assert.equal(pastDue.status, 'PAST_DUE');
+    const url = String(pastDue.renewalPaymentUrl);
+    assert.equal(url, `http://paysail.test/payment-page/${pastDue.renewalPaymentPageId}`);
+
+    const [mail, ...more] = mailsTo(address);
+    assert.ok(mail, 'the customer is e-mailed');
+    assert.equal(more.length, 0);
+    assert.equal(mail.subject, 'Confirm your subscription payment to Harbour Sailing Club');
+    const text = mail.text ?? '';
+    assert.match(text, /Hello Grace,/);
+    assert.match(text, /renewal of your subscription with Harbour Sailing Club \(23\.50 EUR\)/);
+    assert.ok(text.includes(`Pay your renewal: ${url}`), 'the text part carries the link');
+    const html = typeof mail.html === 'string' ? mail.html : '';
+    assert.ok(html.includes(`href="${url}"`), 'the HTML part links the page');
+    const everything = `${mail.subject}\n${text}\n${html}`;
+    for (const pii of ['Hopperstein', address, '+14155550123', '4155550123', 'Acacia', 'Arlington', '22201', referenceId, '4242']) {
+      assert.ok(!everything.includes(pii), `${pii} is not in the e-mail`);
+    }
+    const stored = json<{ data: { emails: Array<{ template: string; relatedId: string | null; status: string }> } }>(await context.admin('GET', `/admin/v1/emails?relatedId=${pastDue.renewalPaymentPageId}`)).data.emails;
+    assert.deepEqual(
+      stored.map((email) => [email.template, email.status]),
+      [['subscription_renewal_page', 'sent']],
+    );
+
+    // The subscription looks at its open page again later: no second e-mail.
+    await runUntil(context, pastDue.currentPeriodEnd + 2 * 24 * 60 * 60 * 1000);
+    assert.equal((await readSubscription(context, merchant, paid.subscriptionId)).status, 'PAST_DUE');
+    assert.equal(mailsTo(address).length, 1);
   });
 });

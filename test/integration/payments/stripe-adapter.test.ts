@@ -132,7 +132,7 @@ describe('the Stripe card processor adapter (against the Stripe replica)', () =>
     assert.equal(intentOf(id).length, 1);
   });
 
-  test('refunds: idempotent on our refund id, never above the payment, found again by our id', async () => {
+  test('refunds: idempotent on our refund id, never above the payment (a refusal is FAILED, a 500 thrown), found again by our id', async () => {
     const id = paymentId();
     const session = await processor.createPayment({ paymentId: id, livemode: true, amount: 1000, currency: 'USD', saveCard: false });
     replica.confirm(session.processorReference, '4242424242424242');
@@ -140,9 +140,14 @@ describe('the Stripe card processor adapter (against the Stripe replica)', () =>
     assert.equal(refund.status, 'PENDING');
     assert.deepEqual(await processor.refund({ refundId: 're_ours_1', paymentId: id, livemode: true, amount: 600 }), refund);
     assert.equal([...replica.refunds.values()].filter((entry) => entry.metadata?.['paysail_refund_id'] === 're_ours_1').length, 1);
-    await assert.rejects(processor.refund({ refundId: 're_ours_2', paymentId: id, livemode: true, amount: 401 }), /\[amount_too_large\]/);
+    // Refused outright (HTTP 400): final, Stripe holds no refund of ours.
+    assert.deepEqual(await processor.refund({ refundId: 're_ours_2', paymentId: id, livemode: true, amount: 401 }), { status: 'FAILED', processorReference: null, failureReason: 'amount_too_large' });
+    // An unknown outcome (500 on every try) is thrown, to be looked up later.
+    replica.failRequests('/v1/refunds', 3);
+    await assert.rejects(processor.refund({ refundId: 're_ours_3', paymentId: id, livemode: true, amount: 100 }), /StripeAPIError \(HTTP 500\)/);
     assert.deepEqual(await processor.retrieveRefund({ refundId: 're_ours_1', paymentId: id, livemode: true }), refund);
     assert.equal(await processor.retrieveRefund({ refundId: 're_ours_2', paymentId: id, livemode: true }), null);
+    assert.equal(await processor.retrieveRefund({ refundId: 're_ours_3', paymentId: id, livemode: true }), null);
   });
 
   test('status tables: every Stripe status maps to ours', () => {

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { chargeObject, customerObject, disputeObject, earlyFraudWarningObject, paymentIntentObject, refundObject, stripeTestCards, type TestCard } from './objects.ts';
-import { createStripeBrowserSide, type BrowserSide } from './stand-in.ts';
+import { createStripeBrowserSide } from './stand-in.ts';
+import type { IntentState, StripeReplica } from './replica-api.ts';
+import { parseForm, record, text, type Form } from './wire.ts';
+
+export type { StripeReplica } from './replica-api.ts';
 
 /**
  * A replica of the Stripe API for exactly the calls the adapter makes (customers, PaymentIntents:
@@ -13,74 +17,6 @@ import { createStripeBrowserSide, type BrowserSide } from './stand-in.ts';
  * loopback. Objects move through their documented states. The test drives the customer's side
  * (`confirm`, as the Payment Element would) and can make the replica lose answers or fail.
  */
-
-type Form = { [key: string]: string | Form };
-
-/** Stripe's bracket notation (`metadata[a]=b`, `expand[0]=x`) → nested objects. */
-function parseForm(body: string): Form {
-  const result: Form = {};
-  for (const [key, value] of new URLSearchParams(body)) {
-    const parts = key.split(/\[|\]\[|\]/).filter((part) => part !== '');
-    let target: Form = result;
-    parts.forEach((part, index) => {
-      if (index === parts.length - 1) {
-        target[part] = value;
-      } else {
-        const next = target[part];
-        target = typeof next === 'object' ? next : (target[part] = {});
-      }
-    });
-  }
-  return result;
-}
-
-const text = (form: Form, key: string): string | undefined => (typeof form[key] === 'string' ? form[key] : undefined);
-const record = (form: Form, key: string): Record<string, string> => {
-  const value = form[key];
-  return typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
-};
-
-interface IntentState {
-  intent: Stripe.PaymentIntent;
-  charge: Stripe.Charge | null;
-}
-
-export interface StripeReplica {
-  readonly url: string;
-  readonly requests: Array<{ method: string; path: string; idempotencyKey: string | undefined }>;
-  readonly intents: Map<string, IntentState>;
-  readonly refunds: Map<string, Stripe.Refund>;
-  readonly disputes: Map<string, Stripe.Dispute>;
-  /** The cardholder disputes the intent's successful charge (Stripe opens it `needs_response`, or `status`). */
-  dispute(intentId: string, options?: { reason?: string; status?: Stripe.Dispute.Status }): Stripe.Dispute;
-  /** The dispute moves on at Stripe (`under_review`, `won`, `lost`, …). */
-  setDisputeStatus(disputeId: string, status: Stripe.Dispute.Status): Stripe.Dispute;
-  /** The issuer sends an early fraud warning on the intent's charge. */
-  earlyFraudWarning(intentId: string, fraudType: string): Stripe.Radar.EarlyFraudWarning;
-  /** A webhook event about `object`, as Stripe sends it: the JSON body and its `Stripe-Signature` made with `secret` (the package's own helper). */
-  signedEvent(type: string, object: Stripe.Dispute | Stripe.Radar.EarlyFraudWarning | Stripe.PaymentIntent, secret: string, options?: { id?: string; timestamp?: number }): { id: string; payload: string; signature: string };
-  /** The next `count` requests whose path starts with `pathPrefix` are processed but their answers are lost (the connection drops). */
-  loseAnswers(pathPrefix: string, count: number): void;
-  /** The customer confirms in the Payment Element with a Stripe test card; `passChallenge` answers a 3-D Secure challenge. */
-  confirm(intentId: string, cardNumber: string, options?: { passChallenge?: boolean }): Stripe.PaymentIntent;
-  /** The issuer now asks for authentication on this saved PaymentMethod (off-session charges fail with `authentication_required`). */
-  requireAuthentication(paymentMethod: string): void;
-  /** A PaymentMethod for a Stripe test card, as if the customer had saved it earlier (renewal scenarios). */
-  paymentMethod(cardNumber: string): string;
-  /** Stripe moves a refund on (`pending` → `succeeded`, or `failed` as the 4000000000005126 card's do after succeeding); answers it as `refund.updated` would carry it. */
-  updateRefund(refundId: string, status: 'succeeded' | 'failed'): Stripe.Refund;
-  /** The intent with its charge expanded, as `GET /v1/payment_intents/:id?expand[]=latest_charge` answers. */
-  expanded(intentId: string): Stripe.PaymentIntent;
-  /** The customer confirmed with `cardNumber` and the network has not answered yet: the intent is `processing` until `finishProcessing`. */
-  startProcessing(intentId: string, cardNumber: string): void;
-  finishProcessing(intentId: string): void;
-  /** While on, new PaymentIntents are not found by search (Stripe indexes them within about a minute) until `indexSearch()`. */
-  lagSearch(on: boolean): void;
-  indexSearch(): void;
-  /** The URL of the Stripe.js stand-in (`STRIPE_JS_URL` in browser tests) and what its pages were sent. */
-  readonly browser: BrowserSide;
-  close(): Promise<void>;
-}
 
 export async function startStripeReplica(options: { now?: () => number; secretKey?: string } = {}): Promise<StripeReplica> {
   const secretKey = options.secretKey ?? 'sk_test_replica';
@@ -95,6 +31,7 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
   const idempotent = new Map<string, { status: number; body: string }>();
   const requests: StripeReplica['requests'] = [];
   const losses: Array<{ pathPrefix: string; remaining: number }> = [];
+  const failures: Array<{ pathPrefix: string; remaining: number }> = [];
   const processing = new Map<string, { card: TestCard; paymentMethod: string }>();
   const unindexed = new Set<string>();
   let searchLagging = false;
@@ -282,6 +219,12 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
         response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(error(401, 'invalid_request_error', 'Invalid API Key provided.').body));
         return;
       }
+      const failure = failures.find((entry) => entry.remaining > 0 && url.pathname.startsWith(entry.pathPrefix));
+      if (failure) {
+        failure.remaining -= 1;
+        response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(error(500, 'api_error', 'An unknown error occurred').body));
+        return;
+      }
       let answer = key && method === 'POST' ? idempotent.get(`${url.pathname}:${key}`) : undefined;
       if (!answer) {
         const routed = route(method, url.pathname, url.searchParams, parseForm(body));
@@ -377,6 +320,9 @@ export async function startStripeReplica(options: { now?: () => number; secretKe
     },
     loseAnswers(pathPrefix, count) {
       losses.push({ pathPrefix, remaining: count });
+    },
+    failRequests(pathPrefix, count) {
+      failures.push({ pathPrefix, remaining: count });
     },
     confirm(intentId, cardNumber, confirmOptions = {}) {
       return confirmWithCard(intentId, cardNumber, confirmOptions.passChallenge ?? false);

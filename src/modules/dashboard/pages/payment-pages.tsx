@@ -93,7 +93,17 @@ export function AttemptsTable(props: { frame: Frame; attempts: PaymentAttemptVie
   );
 }
 
-export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPageDetailView; disputes: DisputeRowView[]; notice?: string | undefined; error?: string | undefined; fraudReports: boolean; subscriptions: boolean }) {
+export function PaymentPageDetailPage(props: {
+  frame: Frame;
+  detail: PaymentPageDetailView;
+  disputes: DisputeRowView[];
+  notice?: string | undefined;
+  error?: string | undefined;
+  fraudReports: boolean;
+  subscriptions: boolean;
+  /** The refund form's one-time key (new for each rendering). */
+  refundKey: string;
+}) {
   const { frame } = props;
   const { page, attempts } = props.detail;
   return (
@@ -200,7 +210,7 @@ export function PaymentPageDetailPage(props: { frame: Frame; detail: PaymentPage
         <>
           <h2>Refunds</h2>
           <RefundsTable refunds={props.detail.refunds} />
-          <RefundForm frame={frame} pageId={page.id} currency={page.currency} left={page.amount - page.refundedAmount} />
+          <RefundForm frame={frame} pageId={page.id} currency={page.currency} left={page.amount - page.refundedAmount} refundKey={props.refundKey} />
         </>
       ) : null}
       {props.disputes.length > 0 ? (

@@ -26,9 +26,10 @@ export function minorUnitsOf(typed: string): number | null {
 
 /**
  * The refund form of a PAID page: the amount (what is left, by default), a reason, and a checkbox
- * that confirms the money goes back to the customer's card (the server checks it too).
+ * that confirms the money goes back to the customer's card (the server checks it too). Its one-time
+ * `refundKey` makes a double click or a resubmitted form one refund.
  */
-export function RefundForm(props: { frame: Frame; pageId: string; currency: string; left: number }) {
+export function RefundForm(props: { frame: Frame; pageId: string; currency: string; left: number; refundKey: string }) {
   const { frame } = props;
   if (props.left <= 0) {
     return (
@@ -41,6 +42,7 @@ export function RefundForm(props: { frame: Frame; pageId: string; currency: stri
     <form method="post" action={modePath(frame.mode, `/payment-pages/${props.pageId}/refund`)} class="card compact" aria-labelledby="refund-heading">
       <h2 id="refund-heading">Refund this payment</h2>
       <CsrfField token={frame.csrfToken} />
+      <input type="hidden" name="refundKey" value={props.refundKey} />
       <label for="refund-amount">Amount ({props.currency})</label>
       <input id="refund-amount" name="amount" inputmode="decimal" required pattern="\d{1,9}([.,]\d{1,2})?" value={decimalOf(props.left)} aria-describedby="refund-amount-help" />
       <p class="muted" id="refund-amount-help">

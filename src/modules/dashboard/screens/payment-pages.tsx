@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Api } from '../../../http/types.ts';
 import type { PaymentPagesService } from '../../payment-pages/service.ts';
 import type { RefundsService } from '../../refunds/index.ts';
@@ -10,6 +11,9 @@ import { parsePaymentPageStatus, type PaymentPagesPresenter } from '../presenter
 import type { DisputesPresenter } from '../presenters/disputes.ts';
 import { PaymentPageDetailPage, PaymentPagesPage } from '../pages/payment-pages.tsx';
 import { minorUnitsOf } from '../pages/refunds.tsx';
+
+/** The refund form's one-time key, as rendered (a UUID). */
+const refundKeyPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PaymentPagesPresenter; paymentPages: PaymentPagesService; disputes: DisputesPresenter; refunds: RefundsService }): void {
   const { presenter } = deps;
@@ -26,7 +30,16 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'pageId'));
     const disputes = await deps.disputes.forPage(view.session.merchant.id, view.livemode, detail.page.id);
     return view.page((frame) =>
-      PaymentPageDetailPage({ frame, detail, disputes, ...noticeOf(request), fraudReports: tools.sections.includes('fraud-reports'), subscriptions: tools.sections.includes('subscriptions') }),
+      PaymentPageDetailPage({
+        frame,
+        detail,
+        disputes,
+        ...noticeOf(request),
+        fraudReports: tools.sections.includes('fraud-reports'),
+        subscriptions: tools.sections.includes('subscriptions'),
+        // A new one-time key for each rendering of the refund form.
+        refundKey: randomUUID(),
+      }),
     );
   });
 
@@ -36,7 +49,11 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     return runAction(reply, modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`), 'expired', () => deps.paymentPages.expirePage(view.session.merchant, view.livemode, pageId));
   });
 
-  /** The refund form: the same service as POST /v1/refunds; the amount is typed in major units, the checkbox confirms. */
+  /**
+   * The refund form: the same service as POST /v1/refunds; the amount is typed in major units, the
+   * checkbox confirms. The form's one-time `refundKey` makes it idempotent: a double click or a
+   * resubmitted form answers the refund it made the first time, never a second refund.
+   */
   web.post('/:mode/payment-pages/:pageId/refund', async (request, reply) => {
     const view = screen(tools, request, reply);
     const pageId = param(request, 'pageId');
@@ -48,14 +65,22 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     if (amount === null || amount < 1) {
       return reply.redirect(`${back}?error=refund-amount`, 303);
     }
+    const requestKey = field(request.body, 'refundKey', 100);
+    if (!refundKeyPattern.test(requestKey)) {
+      return reply.redirect(`${back}?error=refund-form`, 303);
+    }
     const reasonField = field(request.body, 'reason', 40);
     const reason = (refundReasons as readonly string[]).includes(reasonField) ? (reasonField as RefundReason) : undefined;
     return runAction(reply, back, 'refunded', async () => {
       try {
-        await deps.refunds.createRefund(view.session.merchant, view.livemode, { paymentPageId: pageId, amount, ...(reason ? { reason } : {}) });
+        await deps.refunds.createRefund(view.session.merchant, view.livemode, { paymentPageId: pageId, amount, ...(reason ? { reason } : {}) }, { requestKey });
       } catch (error) {
-        // The one bad input left once the form parsed: more than what is left to refund.
-        throw error instanceof AppError && error.code === 'WRONG_PARAMETER' ? new AppError('WRONG_PARAMETER', error.message, { notice: 'refund-amount' }) : error;
+        // The bad inputs left once the form parsed: more than what is left to refund, and a form
+        // key already used for another page.
+        if (error instanceof AppError && (error.code === 'WRONG_PARAMETER' || error.code === 'IDEMPOTENCY_KEY_REUSED')) {
+          throw new AppError(error.code, error.message, { notice: error.code === 'WRONG_PARAMETER' ? 'refund-amount' : 'refund-form' });
+        }
+        throw error;
       }
     });
   });

@@ -54,7 +54,17 @@ function field(body: Record<string, unknown>, name: string): string {
  * itself; the same `payPage` as the sandbox test helper. The card number and CVC go to the service
  * and the processor adapter only: they are never re-rendered, stored or logged.
  */
-export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { paymentPages: PaymentPagesService; merchants: MerchantsService; clock: Clock; stripe: StripeCheckoutSettings | null }): void {
+export function registerPaymentPageWebRoutes(
+  web: Api,
+  tools: WebTools,
+  deps: {
+    paymentPages: PaymentPagesService;
+    merchants: MerchantsService;
+    clock: Clock;
+    /** The Payment Element's settings per mode: the live account's, and the test account's when one backs sandbox mode. */
+    stripe: { live: StripeCheckoutSettings | null; test: StripeCheckoutSettings | null };
+  },
+): void {
   const { paymentPages, merchants, clock, stripe } = deps;
 
   async function load(pageId: string) {
@@ -84,8 +94,9 @@ export function registerPaymentPageWebRoutes(web: Api, tools: WebTools, deps: { 
     if (loaded.attemptInProgress) {
       return tools.render(reply, (nonce) => InProgressPage({ nonce, page, merchantName }), options);
     }
-    if (loaded.cardEntry === 'PROCESSOR_FIELDS' && loaded.cardPaymentsAvailable && stripe) {
-      return renderProcessorFields(reply, loaded, stripe, state.problem, status);
+    const settings = page.livemode ? stripe.live : stripe.test;
+    if (loaded.cardEntry === 'PROCESSOR_FIELDS' && loaded.cardPaymentsAvailable && settings) {
+      return renderProcessorFields(reply, loaded, settings, state.problem, status);
     }
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
     return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM' }), options);
