@@ -252,7 +252,7 @@ export function createStripeCardProcessor(stripe: Stripe): CardProcessor {
         // Refused outright (HTTP 4xx: the charge is already refunded, the amount is too large…):
         // Stripe made no refund, so it is final. Anything else (network, 5xx, timeout) is an
         // unknown outcome, thrown for the caller to look up by our refund id later.
-        if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+        if (error instanceof stripe.errors.StripeInvalidRequestError) {
           return { status: 'FAILED', processorReference: null, failureReason: error.code ?? 'refused_by_processor' };
         }
         throw error;
