@@ -197,9 +197,9 @@ describe('the doc examples', { skip: onEmbeddedRunOnly }, () => {
               fs.writeFileSync(path.join(directory, example.file ?? 'example.ts'), code);
               return;
             }
-            // Each `npx` in a block starts a process of its own (tsx and, for the CLI, an embedded
+            // Each `npx` in a block (counted before `npx paysail` becomes `node bin/paysail.mjs`) starts a process of its own (tsx and, for the CLI, an embedded
             // database): on a busy CI machine a few seconds each, so the block's budget grows with them.
-            const processes = code.match(/\bnpx\s/g)?.length ?? 0;
+            const processes = example.code.match(/\bnpx\s/g)?.length ?? 0;
             const { output, ended } = await session.run(code, 60_000 + 45_000 * processes);
             assert.equal(ended, false, `the example failed:\n${output}`);
             for (const expected of example.expect.map((text) => substitute(text, merchant))) {
