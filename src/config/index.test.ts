@@ -105,6 +105,12 @@ describe('loadConfig', () => {
     ['INCREASE_API_KEY without the webhook secret', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_WEBHOOK_SECRET'],
     ['INCREASE_ACCOUNT_ID without the API key', { INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_API_KEY'],
     ['INCREASE_BASE_URL not a URL', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_BASE_URL: 'nope' }, 'INCREASE_BASE_URL'],
+    ['INCREASE_SANDBOX_API_KEY without the others', { INCREASE_SANDBOX_API_KEY: 'key' }, 'INCREASE_SANDBOX_ACCOUNT_ID', /together/],
+    ['INCREASE_SANDBOX_WEBHOOK_SECRET alone', { INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_SANDBOX_API_KEY', /together/],
+    ['INCREASE_SANDBOX_ACCOUNT_ID malformed', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'acct 1', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_SANDBOX_ACCOUNT_ID'],
+    ['INCREASE_SANDBOX_WEBHOOK_SECRET too short', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_abc123', INCREASE_SANDBOX_WEBHOOK_SECRET: 'short' }, 'INCREASE_SANDBOX_WEBHOOK_SECRET'],
+    ['INCREASE_SANDBOX_BASE_URL without the keys', { INCREASE_SANDBOX_BASE_URL: 'http://127.0.0.1:9' }, 'INCREASE_SANDBOX_API_KEY'],
+    ['INCREASE_SANDBOX_BASE_URL not a URL', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_abc123', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1', INCREASE_SANDBOX_BASE_URL: 'nope' }, 'INCREASE_SANDBOX_BASE_URL'],
     ['CIRCLE_API_KEY malformed', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_API_KEY: 'sk_circle' }, 'CIRCLE_API_KEY'],
     ['CIRCLE_API_KEY without the entity secret', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_ENTITY_SECRET: '' }, 'CIRCLE_ENTITY_SECRET'],
     ['CIRCLE_WALLET_ID not UUIDs', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_WALLET_ID: 'wallet-1' }, 'CIRCLE_WALLET_ID'],
@@ -116,6 +122,13 @@ describe('loadConfig', () => {
       expectConfigError(env, variable, message);
     });
   }
+
+  test('INCREASE_SANDBOX_*: all three give the sandbox keys (Increase’s sandbox by default), independent of the live ones', () => {
+    const config = loadConfig({ INCREASE_SANDBOX_API_KEY: 'sandbox-key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_sandbox1', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-sandbox' }, []);
+    assert.equal(config.increase, null);
+    assert.deepEqual({ ...config.increaseSandbox }, { apiKey: 'sandbox-key', accountId: 'account_sandbox1', webhookSecret: 'whsecret-sandbox', baseURL: 'https://sandbox.increase.com' });
+    assert.equal(loadConfig({}, []).increaseSandbox, null);
+  });
 
   test('empty values mean "unset"', () => {
     const config = loadConfig({ PORT: '', DATABASE_URL: '', ADMIN_API_KEY: '', REDIS_URL: '' }, []);

@@ -4,6 +4,8 @@ import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission 
 import { increaseTransferStatus } from './status.ts';
 
 export const increaseRailName = 'increase';
+/** The rail of Increase's sandbox environment (INCREASE_SANDBOX_*), paying sandbox-mode bank payouts. */
+export const increaseSandboxRailName = 'increase-sandbox';
 
 /** Same-day ACH takes entries up to $1,000,000.00 (Nacha's per-entry limit), in cents. */
 export const sameDayAchLimit = 100_000_000;
@@ -13,7 +15,9 @@ export interface IncreaseRailOptions {
   accountId: string;
   webhookSecret: string;
   /** The API's base URL; production unless set (tests point it at the replica). */
-  baseURL?: string;
+  baseURL?: string | undefined;
+  /** Which keys: live (INCREASE_*) or Increase's sandbox backing sandbox mode (INCREASE_SANDBOX_*). Live unless set. */
+  environment?: 'live' | 'test';
 }
 
 /** The official client: every Increase call goes through it. */
@@ -40,10 +44,10 @@ function refusal(submission: PayoutSubmission): string | null {
  * on the statement. Idempotent on our payout attempt id (Increase's `Idempotency-Key`), and
  * retrievable by it (`idempotency_key` filter).
  */
-export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailOptions, 'accountId'>): PayoutRail {
+export function createIncreaseRail(client: Increase, options: Pick<IncreaseRailOptions, 'accountId' | 'environment'>): PayoutRail {
   const record = (transfer: Increase.ACHTransfer): PayoutRailRecord => ({ reference: transfer.id, status: increaseTransferStatus(transfer) });
   return withPlainErrors('increase', {
-    name: increaseRailName,
+    name: options.environment === 'test' ? increaseSandboxRailName : increaseRailName,
     pollIntervalMs: 60_000,
     async submit(submission) {
       const refused = refusal(submission);
