@@ -5,7 +5,7 @@ import { generateKeySpec } from '../../src/crypto/keyring.ts';
 import { openPostgres, queryRows } from '../../src/db/client.ts';
 import { adminApiKey } from '../helpers/context.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { bankMethod, fullKyc } from '../helpers/payout-pages.ts';
+import { bankMethod, fullKyc, walletMethod } from '../helpers/payout-pages.ts';
 import { cardBody, testCards } from '../helpers/payment-pages.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { ProcessGroup, sleep, type ServiceProcess } from './processes.ts';
@@ -22,18 +22,23 @@ import {
   type Answer,
 } from './processes-support.ts';
 import { startProxy } from './proxy.ts';
+import { assertOneTransferPerPayout, assertRefundsOnce, startCrashBank, SubmissionGate } from './crash-rails.ts';
 
 /**
  * Crash-safety harness: 2 API and 2 worker processes on PostgreSQL behind the round-robin proxy; a
- * driver issues `operations` business operations (customers, payout pages and their confirmation,
- * payment pages and their payment, subscriptions and renewals) while a killer SIGKILLs a random
- * process `kills` times, spread over the run, and restarts it. An operation that got no answer is
+ * driver issues `operations` business operations (customers, payout pages and their confirmation —
+ * bank payouts through the Increase replica standing in for Increase's sandbox, wallet payouts
+ * through the built-in sandbox rail —, payment pages, their payment and a partial refund,
+ * subscriptions and renewals) while a killer SIGKILLs a random process `kills` times, spread over
+ * the run, and restarts it; about half the worker kills happen while a transfer creation's answer is
+ * held at the replica (the transfer exists, the worker has not heard back; crash-rails.ts). An operation that got no answer is
  * retried with the same Idempotency-Key. At the end, with every process up and the queue drained:
  * every acknowledged write is present with its effect; the events, e-mails, renewals and fundings
  * the acknowledged operations must have produced (derived from the driver's list, see
  * acknowledged-effects.ts) were each recorded exactly once, every event reached the receiver (copies
  * share the webhook-id) and every e-mail the SMTP server (copies share the Message-ID); no duplicate
- * payout postings, payments, entitlements, deliveries, customers or pages; the ledger balances. Any
+ * payout postings, payments, entitlements, deliveries, customers or pages; exactly one transfer per
+ * bank payout at the replica; each acknowledged refund applied once; the ledger balances. Any
  * failed check throws.
  *
  * `crash.test.ts` runs the short version in CI; `npm run soak` the long one (200 kills, 1,000 ops).
@@ -79,6 +84,14 @@ export interface CrashHarnessResult {
   /** Acknowledged renewals and fundings, each checked to have posted exactly once. */
   renewals: number;
   fundings: number;
+  /** Transfers at the Increase replica (one per bank payout) and creation requests it got (replays included). */
+  transfers: number;
+  transferCreateRequests: number;
+  /** Worker kills made while a transfer creation's answer was held at the replica. */
+  killsAroundSubmissions: number;
+  bank: { settled: number; webhookAttempts: number; lostCreateAnswers: number };
+  /** Acknowledged refunds, each checked to have applied exactly once. */
+  refunds: number;
   durationMs: number;
 }
 
@@ -142,7 +155,17 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-type OperationKind = 'createCustomer' | 'createPayoutPage' | 'confirmPayoutPage' | 'createPaymentPage' | 'payPaymentPage' | 'createSubscription' | 'paySubscription' | 'renewSubscription' | 'fundBalance';
+type OperationKind =
+  | 'createCustomer'
+  | 'createPayoutPage'
+  | 'confirmPayoutPage'
+  | 'createPaymentPage'
+  | 'payPaymentPage'
+  | 'refundPayment'
+  | 'createSubscription'
+  | 'paySubscription'
+  | 'renewSubscription'
+  | 'fundBalance';
 
 interface Operation {
   kind: OperationKind;
@@ -153,6 +176,10 @@ interface Operation {
   reference?: string;
   /** The resource the operation acts on (follow-up operations). */
   targetId?: string;
+  /** Payment pages and their payment: the page amount (the refund gives half of it back). */
+  amount?: number;
+  /** Payout pages: paid to a bank account (Increase replica, USD) or a wallet (sandbox rail, USDC). */
+  payout?: 'bank' | 'wallet';
 }
 
 interface Outcome {
@@ -182,6 +209,11 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
   const cleanups: Array<() => Promise<void>> = [];
   const database = await openPostgres(options.databaseUrl, { max: 2 });
   cleanups.push(() => database.close());
+  // The Increase replica as Increase's sandbox: sandbox bank payouts are real HTTP transfers.
+  const gate = new SubmissionGate();
+  let merchantId: string | undefined;
+  const bank = await startCrashBank(database, () => merchantId, gate);
+  cleanups.push(() => bank.close());
   const group = new ProcessGroup({
     DATABASE_URL: options.databaseUrl,
     ENCRYPTION_KEYS: generateKeySpec('crash1'),
@@ -198,6 +230,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     RATE_LIMIT_PER_SECOND: '100000',
     RATE_LIMIT_BURST: '100000',
+    ...bank.env,
   });
   try {
     const receiver = await WebhookReceiver.start();
@@ -212,6 +245,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     await group.startAll();
 
     const merchant = await createMerchantThrough(proxy.url, adminApiKey, 'Crash Harness');
+    merchantId = merchant.id;
+    bank.start(proxy.url);
     const client = new ApiClient(proxy.url, basicAuthorization(merchant.apiKey));
     const endpoint = await client.call('POST', '/v1/webhook_endpoints?livemode=false', { body: { url: receiver.url() }, idempotencyKey: randomUUID(), retryForMs: 90_000 });
     assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
@@ -240,16 +275,33 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       switch (kind) {
         case 'createCustomer':
           return { kind, method: 'POST', path: '/v1/customers?livemode=false', reference, body: { referenceId: reference, signupAt: Date.now(), email: `${reference}@example.com`, ...fullKyc } };
-        case 'createPayoutPage':
+        case 'createPayoutPage': {
+          // Bank payouts are USD (the Increase rail pays USD only); wallet payouts USDC.
+          const payout = counter % 3 === 0 ? 'wallet' : 'bank';
           return {
             kind,
             method: 'POST',
             path: '/v1/payout_pages?livemode=false',
             reference,
-            body: { amount: 100 + counter, fundingCurrency: 'USDC', clientReferenceId: reference, releaseMethod: 'AUTOMATIC', customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` } },
+            payout,
+            body: {
+              amount: 100 + counter,
+              fundingCurrency: payout === 'bank' ? 'USD' : 'USDC',
+              clientReferenceId: reference,
+              releaseMethod: 'AUTOMATIC',
+              customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` },
+            },
           };
+        }
         case 'createPaymentPage':
-          return { kind, method: 'POST', path: '/v1/payment_pages?livemode=false', reference, body: { amount: 500 + counter, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `buyer-${reference}`, email: `buyer-${reference}@example.com` } } };
+          return {
+            kind,
+            method: 'POST',
+            path: '/v1/payment_pages?livemode=false',
+            reference,
+            amount: 500 + counter,
+            body: { amount: 500 + counter, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `buyer-${reference}`, email: `buyer-${reference}@example.com` } },
+          };
         case 'fundBalance':
           return { kind, method: 'POST', path: '/v1/test_helpers/balance/fund?livemode=false', body: { amount: 1_000 + counter, currency: 'USD' } };
         default:
@@ -263,12 +315,17 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       }
     };
 
-    const followUpOf = (kind: OperationKind, id: string): Operation | undefined => {
-      switch (kind) {
-        case 'createPayoutPage':
-          return { kind: 'confirmPayoutPage', method: 'POST', path: `/v1/test_helpers/payout_pages/${id}/confirm?livemode=false`, body: { payoutMethod: bankMethod, kyc: fullKyc }, targetId: id };
+    const followUpOf = (operation: Operation, id: string): Operation | undefined => {
+      switch (operation.kind) {
+        case 'createPayoutPage': {
+          const payoutMethod = operation.payout === 'bank' ? bankMethod : walletMethod;
+          return { kind: 'confirmPayoutPage', method: 'POST', path: `/v1/test_helpers/payout_pages/${id}/confirm?livemode=false`, body: { payoutMethod, kyc: fullKyc }, targetId: id };
+        }
         case 'createPaymentPage':
-          return { kind: 'payPaymentPage', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
+          return { kind: 'payPaymentPage', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id, ...(operation.amount !== undefined ? { amount: operation.amount } : {}) };
+        case 'payPaymentPage':
+          // A partial refund: a second application would still fit in the payment, so only the idempotency keeps it single.
+          return { kind: 'refundPayment', method: 'POST', path: '/v1/refunds?livemode=false', body: { paymentPageId: id, amount: Math.floor((operation.amount ?? 2) / 2) }, targetId: id };
         case 'createSubscription':
           return { kind: 'paySubscription', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
         case 'paySubscription':
@@ -324,7 +381,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
           : data?.subscriptionId;
         assert.ok(id, `the paid subscription page ${String(operation.targetId)} has a subscription (answer after ${answer.attempts} attempts: ${answer.status} ${JSON.stringify(answer.body)})`);
       }
-      const next = id !== undefined ? followUpOf(operation.kind, id) : undefined;
+      const next = id !== undefined ? followUpOf(operation, id) : undefined;
       if (next) {
         followUps.push(next);
       }
@@ -378,7 +435,16 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
         }
         const target = victim;
         kills[target.role === 'api' ? 'api' : 'worker'] += 1;
-        await target.stop('SIGKILL');
+        if (target.role === 'worker' && random() < 0.5) {
+          // Around a rail submission: while a transfer creation's answer is held at the replica —
+          // the next one to come before the driver needs the next kill (it waits for the killer then).
+          const nextThreshold = Math.floor(((kill + 2) * options.operations) / (options.kills + 1));
+          await gate.around(() => issued >= Math.min(nextThreshold, options.operations) || Date.now() > deadline, 15_000, async () => {
+            await target.stop('SIGKILL');
+          });
+        } else {
+          await target.stop('SIGKILL');
+        }
         restartCount += 1;
         const restart = target.start();
         // Observed at once (no unhandled rejection), reported after the run.
@@ -424,6 +490,15 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       Math.max(30_000, deadline - Date.now()),
       diagnose,
     );
+    await eventually(
+      'every refund is settled and the bank has delivered every settlement',
+      async () => {
+        const [row] = await queryRows<{ pending: number }>(database.db, sql`select count(*)::int as pending from refunds where merchant_id = ${merchant.id} and status = 'PENDING'`);
+        return row?.pending === 0 && bank.idle();
+      },
+      Math.max(30_000, deadline - Date.now()),
+      diagnose,
+    );
     await eventually('every due job has finished', async () => (await unfinishedJobs(database)).length === 0, Math.max(30_000, deadline - Date.now()), diagnose);
     await eventually(
       'every event has a succeeded delivery and every e-mail is sent',
@@ -441,11 +516,21 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
 
     // Every acknowledged write is there, with its effect.
     const acknowledged: AcknowledgedOperation[] = [];
+    const refunded = new Map<string, number>();
     for (const outcome of outcomes) {
       const { operation } = outcome;
       if (operation.kind === 'fundBalance') {
         acknowledged.push({ kind: operation.kind, amount: (operation.body as { amount: number }).amount });
         continue; // no resource: its posting is checked with the other effects below
+      }
+      if (operation.kind === 'refundPayment') {
+        // One refund per page: found by its page (the answer may have been lost); applied once is checked below.
+        const pageId = String(operation.targetId);
+        const [refund] = await queryRows<{ id: string }>(database.db, sql`select id from refunds where payment_page_id = ${pageId} and merchant_id = ${merchant.id}`);
+        assert.ok(refund, `the acknowledged refund of page ${pageId} exists`);
+        refunded.set(pageId, (operation.body as { amount: number }).amount);
+        acknowledged.push({ kind: operation.kind, id: refund.id });
+        continue;
       }
       const id = operation.targetId ?? (outcome.answer.body.data as { id?: string } | undefined)?.id ?? (await findCreated(operation));
       assert.ok(id, `${operation.kind}: an id`);
@@ -485,6 +570,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     const postingCounts = new Set(payoutPostings.map((row) => row.postings));
     assert.ok(payoutPostings.every((row) => row.postings >= 2), 'every processed payout has its postings');
     assert.ok(postingCounts.size <= 1, `every processed payout has the same number of postings: ${JSON.stringify(payoutPostings.filter((row) => row.postings !== payoutPostings[0]?.postings))}`);
+    const atBank = await assertOneTransferPerPayout(database, merchant.id, bank.replica);
+    const refunds = await assertRefundsOnce(database, merchant.id, refunded);
     const ledger = await assertLedgerInvariants(database);
     // The events, e-mails, renewals and fundings the acknowledged operations must have produced.
     const effects = await assertAcknowledgedEffects(database, { merchantId: merchant.id, operations: acknowledged, receiver, secret, mails: smtp.received });
@@ -516,6 +603,11 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       ledger,
       renewals: effects.renewals,
       fundings: effects.fundings,
+      transfers: atBank.transfers,
+      transferCreateRequests: atBank.createRequests,
+      killsAroundSubmissions: gate.caught,
+      bank: { ...bank.stats },
+      refunds,
       durationMs: Date.now() - started,
     };
   } catch (error) {

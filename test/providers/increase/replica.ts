@@ -40,7 +40,17 @@ export interface SignedWebhook {
 
 const iso = (date: Date) => date.toISOString();
 
-export async function startIncreaseReplica(options: { apiKey?: string; webhookSecret?: string } = {}): Promise<IncreaseReplica> {
+export interface IncreaseReplicaOptions {
+  apiKey?: string;
+  webhookSecret?: string;
+  /**
+   * Called once a creation request is processed (the transfer exists), before its answer is sent;
+   * the answer waits for it (the crash harness kills a worker in that window).
+   */
+  beforeCreateAnswer?: (transfer: Increase.ACHTransfer) => Promise<void>;
+}
+
+export async function startIncreaseReplica(options: IncreaseReplicaOptions = {}): Promise<IncreaseReplica> {
   const apiKey = options.apiKey ?? 'test_increase_key';
   const webhookSecret = options.webhookSecret ?? 'increase-webhook-secret';
   const accountId = 'account_in71c4amph0vgo2qllky';
@@ -167,6 +177,7 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
           byKey.set(key, transfer.id);
         }
       }
+      await options.beforeCreateAnswer?.(transfer);
       if (answersToLose > 0) {
         answersToLose -= 1;
         request.socket.destroy();
