@@ -11,6 +11,8 @@ export interface IncreaseConfig {
   readonly webhookSecret: string;
   /** Production unless set (`https://sandbox.increase.com` for Increase's sandbox). */
   readonly baseURL: string | undefined;
+  /** INCREASE_RTP_ENABLED: Real-Time Payments from this account number to banks that receive them; null: ACH only. */
+  readonly realTimePayments: { readonly sourceAccountNumberId: string } | null;
 }
 
 /** Increase's sandbox environment: the API the INCREASE_SANDBOX_* keys work against. */
@@ -36,9 +38,35 @@ function validated(prefix: 'INCREASE_' | 'INCREASE_SANDBOX_', apiKey: string, ac
   }
 }
 
+/**
+ * INCREASE_RTP_ENABLED=true (with the live keys) sends Real-Time Payments to banks that receive them,
+ * from INCREASE_RTP_ACCOUNT_NUMBER_ID (Increase sends RTP from an account number, not an account).
+ */
+function readRealTimePayments(env: Env, fail: Fail, liveKeys: boolean): IncreaseConfig['realTimePayments'] {
+  const raw = (set(env, 'INCREASE_RTP_ENABLED') ?? 'false').toLowerCase();
+  if (raw !== 'true' && raw !== 'false') {
+    fail('INCREASE_RTP_ENABLED', 'must be true or false');
+  }
+  const accountNumberId = set(env, 'INCREASE_RTP_ACCOUNT_NUMBER_ID');
+  if (raw === 'false') {
+    if (accountNumberId !== undefined) {
+      fail('INCREASE_RTP_ACCOUNT_NUMBER_ID', 'is only used with INCREASE_RTP_ENABLED=true');
+    }
+    return null;
+  }
+  if (!liveKeys) {
+    fail('INCREASE_RTP_ENABLED', 'needs INCREASE_API_KEY (Real-Time Payments go through the live Increase rail)');
+  }
+  if (accountNumberId === undefined || !/^account_number_[a-z0-9]+$/.test(accountNumberId)) {
+    fail('INCREASE_RTP_ACCOUNT_NUMBER_ID', 'is required with INCREASE_RTP_ENABLED=true: the id (account_number_…) of the account number Real-Time Payments are sent from');
+  }
+  return Object.freeze({ sourceAccountNumberId: accountNumberId });
+}
+
 /** The live rail's keys (INCREASE_*); null when INCREASE_API_KEY is unset. */
 export function readIncrease(env: Env, fail: Fail, readUrl: (name: string) => string | undefined): IncreaseConfig | null {
   const apiKey = set(env, 'INCREASE_API_KEY');
+  const realTimePayments = readRealTimePayments(env, fail, apiKey !== undefined);
   if (apiKey === undefined) {
     for (const name of ['INCREASE_ACCOUNT_ID', 'INCREASE_WEBHOOK_SECRET'] as const) {
       if (env[name]) {
@@ -50,7 +78,7 @@ export function readIncrease(env: Env, fail: Fail, readUrl: (name: string) => st
   const accountId = set(env, 'INCREASE_ACCOUNT_ID') ?? '';
   const webhookSecret = env.INCREASE_WEBHOOK_SECRET ?? '';
   validated('INCREASE_', apiKey, accountId, webhookSecret, fail);
-  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl('INCREASE_BASE_URL') });
+  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl('INCREASE_BASE_URL'), realTimePayments });
 }
 
 const sandboxNames = ['INCREASE_SANDBOX_API_KEY', 'INCREASE_SANDBOX_ACCOUNT_ID', 'INCREASE_SANDBOX_WEBHOOK_SECRET'] as const;
@@ -75,7 +103,7 @@ export function readIncreaseSandbox(env: Env, fail: Fail, readUrl: (name: string
   const accountId = set(env, 'INCREASE_SANDBOX_ACCOUNT_ID') ?? '';
   const webhookSecret = env.INCREASE_SANDBOX_WEBHOOK_SECRET ?? '';
   validated('INCREASE_SANDBOX_', apiKey, accountId, webhookSecret, fail);
-  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl('INCREASE_SANDBOX_BASE_URL') ?? increaseSandboxBaseUrl });
+  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl('INCREASE_SANDBOX_BASE_URL') ?? increaseSandboxBaseUrl, realTimePayments: null });
 }
 
 export const increaseConfigDocumentation: ReadonlyArray<{ name: string; fallback: string; meaning: string }> = [
@@ -83,6 +111,8 @@ export const increaseConfigDocumentation: ReadonlyArray<{ name: string; fallback
   { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },
   { name: 'INCREASE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Shared secret of the Increase event subscription pointed at `/providers/increase/webhooks`.' },
   { name: 'INCREASE_BASE_URL', fallback: 'https://api.increase.com', meaning: 'Increase API base URL (`https://sandbox.increase.com` for Increase’s sandbox).' },
+  { name: 'INCREASE_RTP_ENABLED', fallback: 'false', meaning: '`true`: a live bank payout to a bank that receives Real-Time Payments (Increase’s routing number lookup) is an RTP transfer, paid in seconds, instead of an ACH credit (up to $1,000,000.00). Needs the live Increase keys and INCREASE_RTP_ACCOUNT_NUMBER_ID.' },
+  { name: 'INCREASE_RTP_ACCOUNT_NUMBER_ID', fallback: '(required with INCREASE_RTP_ENABLED=true)', meaning: 'The Increase account number (`account_number_…`, of INCREASE_ACCOUNT_ID) Real-Time Payments are sent from.' },
   { name: 'INCREASE_SANDBOX_API_KEY', fallback: '(unset)', meaning: 'Key of Increase’s sandbox environment: sandbox-mode bank payouts go through Increase’s sandbox instead of the built-in sandbox rail (whose `0002`/`0003` account rules then no longer apply to bank payouts). All three INCREASE_SANDBOX_* or none.' },
   { name: 'INCREASE_SANDBOX_ACCOUNT_ID', fallback: '(required with INCREASE_SANDBOX_API_KEY)', meaning: 'The sandbox Increase account (`account_…`) sandbox bank payouts are sent from.' },
   { name: 'INCREASE_SANDBOX_WEBHOOK_SECRET', fallback: '(required with INCREASE_SANDBOX_API_KEY)', meaning: 'Shared secret of the sandbox event subscription pointed at `/providers/increase-sandbox/webhooks`.' },

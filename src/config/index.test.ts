@@ -105,6 +105,11 @@ describe('loadConfig', () => {
     ['INCREASE_API_KEY without the webhook secret', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_WEBHOOK_SECRET'],
     ['INCREASE_ACCOUNT_ID without the API key', { INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_API_KEY'],
     ['INCREASE_BASE_URL not a URL', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_BASE_URL: 'nope' }, 'INCREASE_BASE_URL'],
+    ['INCREASE_RTP_ENABLED not a boolean', { INCREASE_RTP_ENABLED: 'yes' }, 'INCREASE_RTP_ENABLED', /true or false/],
+    ['INCREASE_RTP_ENABLED without the live keys', { INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, 'INCREASE_RTP_ENABLED', /INCREASE_API_KEY/],
+    ['INCREASE_RTP_ENABLED without the account number', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_RTP_ENABLED: 'true' }, 'INCREASE_RTP_ACCOUNT_NUMBER_ID'],
+    ['INCREASE_RTP_ACCOUNT_NUMBER_ID malformed', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_abc123' }, 'INCREASE_RTP_ACCOUNT_NUMBER_ID'],
+    ['INCREASE_RTP_ACCOUNT_NUMBER_ID without RTP enabled', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, 'INCREASE_RTP_ACCOUNT_NUMBER_ID', /INCREASE_RTP_ENABLED/],
     ['INCREASE_SANDBOX_API_KEY without the others', { INCREASE_SANDBOX_API_KEY: 'key' }, 'INCREASE_SANDBOX_ACCOUNT_ID', /together/],
     ['INCREASE_SANDBOX_WEBHOOK_SECRET alone', { INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_SANDBOX_API_KEY', /together/],
     ['INCREASE_SANDBOX_ACCOUNT_ID malformed', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'acct 1', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_SANDBOX_ACCOUNT_ID'],
@@ -126,8 +131,14 @@ describe('loadConfig', () => {
   test('INCREASE_SANDBOX_*: all three give the sandbox keys (Increase’s sandbox by default), independent of the live ones', () => {
     const config = loadConfig({ INCREASE_SANDBOX_API_KEY: 'sandbox-key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_sandbox1', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-sandbox' }, []);
     assert.equal(config.increase, null);
-    assert.deepEqual({ ...config.increaseSandbox }, { apiKey: 'sandbox-key', accountId: 'account_sandbox1', webhookSecret: 'whsecret-sandbox', baseURL: 'https://sandbox.increase.com' });
+    assert.deepEqual({ ...config.increaseSandbox }, { apiKey: 'sandbox-key', accountId: 'account_sandbox1', webhookSecret: 'whsecret-sandbox', baseURL: 'https://sandbox.increase.com', realTimePayments: null });
     assert.equal(loadConfig({}, []).increaseSandbox, null);
+  });
+
+  test('INCREASE_RTP_ENABLED=true with the live keys gives the RTP source account number; unset: ACH only', () => {
+    const live = { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1' };
+    assert.deepEqual(loadConfig({ ...live, INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, []).increase?.realTimePayments, { sourceAccountNumberId: 'account_number_v18nkfqm6afpsrvy82b2' });
+    assert.equal(loadConfig(live, []).increase?.realTimePayments, null);
   });
 
   test('empty values mean "unset"', () => {

@@ -43,11 +43,14 @@ export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: 
     maxAttempts: 20,
     handle: async ({ eventId }, context) => {
       const event = await providerCall('increase', 'events.retrieve', () => client.events.retrieve(eventId));
-      if (event.associated_object_type !== 'ach_transfer') {
+      let payoutId: string | null;
+      if (event.associated_object_type === 'ach_transfer') {
+        payoutId = (await providerCall('increase', 'achTransfers.retrieve', () => client.achTransfers.retrieve(event.associated_object_id))).idempotency_key;
+      } else if (event.associated_object_type === 'real_time_payments_transfer') {
+        payoutId = (await providerCall('increase', 'realTimePaymentsTransfers.retrieve', () => client.realTimePaymentsTransfers.retrieve(event.associated_object_id))).idempotency_key;
+      } else {
         return;
       }
-      const transfer = await providerCall('increase', 'achTransfers.retrieve', () => client.achTransfers.retrieve(event.associated_object_id));
-      const payoutId = transfer.idempotency_key;
       if (!payoutId) {
         return;
       }
