@@ -124,6 +124,8 @@ export async function createPlatform(options: { config: Config; database: Databa
   // Sandbox bank payouts through Increase's sandbox when the operator set INCREASE_SANDBOX_*.
   const increaseSandbox = config.increaseSandbox ? createIncreasePayouts({ ...config.increaseSandbox, environment: 'test' }) : null;
   const circle = config.circle ? createCirclePayouts(config.circle) : null;
+  // Sandbox USDC payouts through Circle's testnets when the operator set CIRCLE_TEST_*.
+  const circleTest = config.circleTest ? createCirclePayouts({ ...config.circleTest, backsSandbox: true }) : null;
   const payoutPages = createPayoutPagesService({
     database,
     clock,
@@ -133,7 +135,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     customers,
     rails: {
       sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }),
-      test: { BANK_TRANSFER: increaseSandbox?.rail ?? null },
+      test: { BANK_TRANSFER: increaseSandbox?.rail ?? null, CRYPTO_WALLET: circleTest?.rail ?? null },
       live: { BANK_TRANSFER: increase?.rail ?? null, CRYPTO_WALLET: circle?.rail ?? null },
     },
     reconcileAfterMs: config.payoutReconcileAfterMs,
@@ -153,11 +155,13 @@ export async function createPlatform(options: { config: Config; database: Databa
       registry.register(connected.job);
     }
   }
-  if (circle) {
-    const connected = circle.connect({ database, clock, updates: payoutPages });
-    providerWebhooks.push(connected.webhook);
-    providerChecks.push(connected.check);
-    registry.register(connected.job);
+  for (const payouts of [circle, circleTest]) {
+    if (payouts) {
+      const connected = payouts.connect({ database, clock, updates: payoutPages });
+      providerWebhooks.push(connected.webhook);
+      providerChecks.push(connected.check);
+      registry.register(connected.job);
+    }
   }
 
   const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs, disputeDelayMs: config.sandboxPayoutDelayMs });

@@ -121,6 +121,11 @@ describe('loadConfig', () => {
     ['CIRCLE_WALLET_ID not UUIDs', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_WALLET_ID: 'wallet-1' }, 'CIRCLE_WALLET_ID'],
     ['CIRCLE_FEE_LEVEL unknown', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_FEE_LEVEL: 'FAST' }, 'CIRCLE_FEE_LEVEL'],
     ['CIRCLE_WALLET_ID without the API key', { CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_API_KEY'],
+    ['CIRCLE_TEST_API_KEY without the others', { CIRCLE_TEST_API_KEY: 'TEST_API_KEY:abc:def' }, 'CIRCLE_TEST_ENTITY_SECRET', /together/],
+    ['CIRCLE_TEST_WALLET_ID alone', { CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_TEST_API_KEY', /together/],
+    ['CIRCLE_TEST_API_KEY a live key', { CIRCLE_TEST_API_KEY: 'LIVE_API_KEY:abc:def', CIRCLE_TEST_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_TEST_API_KEY', /testnet/],
+    ['CIRCLE_TEST_ENTITY_SECRET malformed', { CIRCLE_TEST_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_TEST_ENTITY_SECRET: 'secret', CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_TEST_ENTITY_SECRET'],
+    ['CIRCLE_TEST_FEE_LEVEL without the keys', { CIRCLE_TEST_FEE_LEVEL: 'LOW' }, 'CIRCLE_TEST_API_KEY'],
   ];
   for (const [label, env, variable, message] of invalid) {
     test(`${label} → ConfigError naming ${variable}`, () => {
@@ -139,6 +144,16 @@ describe('loadConfig', () => {
     const live = { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1' };
     assert.deepEqual(loadConfig({ ...live, INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, []).increase?.realTimePayments, { sourceAccountNumberId: 'account_number_v18nkfqm6afpsrvy82b2' });
     assert.equal(loadConfig(live, []).increase?.realTimePayments, null);
+  });
+
+  test('CIRCLE_TEST_*: all three give the testnet keys backing sandbox mode, independent of the live ones', () => {
+    const config = loadConfig({ CIRCLE_TEST_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_TEST_ENTITY_SECRET: 'AB'.repeat(32), CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90', CIRCLE_TEST_FEE_LEVEL: 'low' }, []);
+    assert.equal(config.circle, null);
+    assert.equal(config.circleTest?.environment, 'test');
+    assert.equal(config.circleTest?.entitySecret, 'ab'.repeat(32));
+    assert.equal(config.circleTest?.feeLevel, 'LOW');
+    assert.deepEqual(config.circleTest?.walletIds, ['0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90']);
+    assert.equal(loadConfig({}, []).circleTest, null);
   });
 
   test('empty values mean "unset"', () => {

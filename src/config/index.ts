@@ -1,7 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { onfidoConfigDocumentation, readOnfidoSettings, type OnfidoSettings } from './onfido.ts';
-import { circleConfigDocumentation, readCircle, type CircleConfig } from './circle.ts';
+import { circleConfigDocumentation, readCircle, readCircleTest, type CircleConfig } from './circle.ts';
 import { increaseConfigDocumentation, readIncrease, readIncreaseSandbox, type IncreaseConfig } from './increase.ts';
 
 /**
@@ -60,6 +60,8 @@ export interface Config {
   readonly increaseSandbox: IncreaseConfig | null;
   /** Live USDC payouts through Circle; null when CIRCLE_API_KEY is unset. */
   readonly circle: CircleConfig | null;
+  /** Sandbox USDC payouts through Circle's testnets (CIRCLE_TEST_*); null: the built-in sandbox rail. */
+  readonly circleTest: CircleConfig | null;
 }
 
 export interface StripeConfig {
@@ -301,13 +303,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     stripe: readStripe(env),
     increase: readIncrease(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
     increaseSandbox: readIncreaseSandbox(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
-    circle: readCircle(
-      env,
-      (variable, message) => {
-        throw new ConfigError(variable, message);
-      },
-      (name) => readUrl(env, name, ['https:', 'http:']),
-    ),
+    circle: readCircle(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
+    circleTest: readCircleTest(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
   });
 }
 
