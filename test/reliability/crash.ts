@@ -5,8 +5,6 @@ import { generateKeySpec } from '../../src/crypto/keyring.ts';
 import { openPostgres, queryRows } from '../../src/db/client.ts';
 import { adminApiKey } from '../helpers/context.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { bankMethod, fullKyc, walletMethod } from '../helpers/payout-pages.ts';
-import { cardBody, testCards } from '../helpers/payment-pages.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { ProcessGroup, sleep, type ServiceProcess } from './processes.ts';
 import { assertAcknowledgedEffects, type AcknowledgedOperation } from './acknowledged-effects.ts';
@@ -23,6 +21,10 @@ import {
 } from './processes-support.ts';
 import { startProxy } from './proxy.ts';
 import { assertOneTransferPerPayout, assertRefundsOnce, startCrashBank, SubmissionGate } from './crash-rails.ts';
+import { createOperationMix, seededRandom, type Operation } from './crash-operations.ts';
+import { callUntilNotHeld, classifyAnswer } from './crash-answers.ts';
+
+export { callUntilNotHeld, classifyAnswer, type AnswerClass } from './crash-answers.ts';
 
 /**
  * Crash-safety harness: 2 API and 2 worker processes on PostgreSQL behind the round-robin proxy; a
@@ -95,93 +97,6 @@ export interface CrashHarnessResult {
   durationMs: number;
 }
 
-/**
- * How the driver reads an operation's final answer. `committedBefore`: a retry (after an
- * unanswered attempt) that finds its own first attempt done — the create's natural key exists
- * (`409 DUPLICATE_*`), or the follow-up's state has moved on (`409 INVALID_STATE`). `held`: a
- * `409 INVALID_STATE` with `Retry-After` says an attempt is still in progress on the resource (a
- * card payment whose API process died between claiming the page and settling it; the resolve job
- * settles it later) — nothing is decided yet, so it is neither acknowledged nor committed.
- */
-export type AnswerClass = 'acknowledged' | 'committedBefore' | 'held' | 'failed';
-
-export function classifyAnswer(answer: Answer): AnswerClass {
-  const code = typeof answer.body.errorCode === 'string' ? answer.body.errorCode : '';
-  if (answer.status === 200) {
-    return 'acknowledged';
-  }
-  if (answer.status === 409 && code === 'INVALID_STATE' && answer.retryAfterSeconds !== undefined) {
-    return 'held';
-  }
-  if (
-    answer.attempts > 1 &&
-    answer.status === 409 &&
-    (code === 'DUPLICATE_REFERENCE_ID' || code === 'DUPLICATE_CLIENT_REFERENCE_ID' || code === 'INVALID_STATE' || code === 'IDEMPOTENCY_KEY_RESPONSE_LOST')
-  ) {
-    return 'committedBefore';
-  }
-  return 'failed';
-}
-
-/**
- * Sends a request (`send` retries an unanswered one with the key it is given) and, while the answer
- * is `held` (see classifyAnswer), waits its Retry-After and asks again with a **new**
- * Idempotency-Key: the held 409 is the key's stored answer and would be replayed as it is. This is
- * safe for the pay operations: a page that is PAID, or held, refuses another attempt, so the new key
- * either finds the first attempt's result (`409 INVALID_STATE` already PAID → committedBefore) or,
- * if the first attempt never reached the processor and was declined, pays once. `attempts` in the
- * answer counts every send, so a first unanswered attempt still makes a later 409 `committedBefore`.
- */
-export async function callUntilNotHeld(send: (idempotencyKey: string) => Promise<Answer>, wait: (ms: number) => Promise<void>, deadline: number): Promise<Answer> {
-  let answer = await send(randomUUID());
-  let attempts = answer.attempts;
-  while (classifyAnswer(answer) === 'held' && Date.now() < deadline) {
-    await wait(Math.max(1, answer.retryAfterSeconds ?? 1) * 1000);
-    answer = await send(randomUUID());
-    attempts += answer.attempts;
-  }
-  return { ...answer, attempts };
-}
-
-/** mulberry32: small seeded PRNG so a failing run can be replayed with its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type OperationKind =
-  | 'createCustomer'
-  | 'createPayoutPage'
-  | 'confirmPayoutPage'
-  | 'createPaymentPage'
-  | 'payPaymentPage'
-  | 'refundPayment'
-  | 'createSubscription'
-  | 'paySubscription'
-  | 'renewSubscription'
-  | 'fundBalance';
-
-interface Operation {
-  kind: OperationKind;
-  method: string;
-  path: string;
-  body?: unknown;
-  /** The natural key the resource is found by when the answer was lost (create operations). */
-  reference?: string;
-  /** The resource the operation acts on (follow-up operations). */
-  targetId?: string;
-  /** Payment pages and their payment: the page amount (the refund gives half of it back). */
-  amount?: number;
-  /** Payout pages: paid to a bank account (Increase replica, USD) or a wallet (sandbox rail, USDC). */
-  payout?: 'bank' | 'wallet';
-}
-
 interface Outcome {
   operation: Operation;
   answer: Answer;
@@ -189,15 +104,6 @@ interface Outcome {
   acknowledged: boolean;
   committedBefore: boolean;
 }
-
-const creationWeights: Array<[OperationKind, number]> = [
-  ['createCustomer', 3],
-  ['createPayoutPage', 3],
-  ['createPaymentPage', 3],
-  ['createSubscription', 1],
-  // Sandbox funding has no natural key: only the Idempotency-Key keeps a retried one from funding twice.
-  ['fundBalance', 1],
-];
 
 export async function runCrashHarness(options: CrashHarnessOptions): Promise<CrashHarnessResult> {
   const started = Date.now();
@@ -257,84 +163,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     const followUps: Operation[] = [];
     const outcomes: Outcome[] = [];
     let issued = 0;
-    let counter = 0;
     let heldWaits = 0;
-    const newOperation = (): Operation => {
-      const total = creationWeights.reduce((sum, [, weight]) => sum + weight, 0);
-      let pick = random() * total;
-      let kind: OperationKind = 'createCustomer';
-      for (const [candidate, weight] of creationWeights) {
-        pick -= weight;
-        if (pick < 0) {
-          kind = candidate;
-          break;
-        }
-      }
-      counter += 1;
-      const reference = `crash-${seed}-${counter}`;
-      switch (kind) {
-        case 'createCustomer':
-          return { kind, method: 'POST', path: '/v1/customers?livemode=false', reference, body: { referenceId: reference, signupAt: Date.now(), email: `${reference}@example.com`, ...fullKyc } };
-        case 'createPayoutPage': {
-          // Bank payouts are USD (the Increase rail pays USD only); wallet payouts USDC.
-          const payout = counter % 3 === 0 ? 'wallet' : 'bank';
-          return {
-            kind,
-            method: 'POST',
-            path: '/v1/payout_pages?livemode=false',
-            reference,
-            payout,
-            body: {
-              amount: 100 + counter,
-              fundingCurrency: payout === 'bank' ? 'USD' : 'USDC',
-              clientReferenceId: reference,
-              releaseMethod: 'AUTOMATIC',
-              customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` },
-            },
-          };
-        }
-        case 'createPaymentPage':
-          return {
-            kind,
-            method: 'POST',
-            path: '/v1/payment_pages?livemode=false',
-            reference,
-            amount: 500 + counter,
-            body: { amount: 500 + counter, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `buyer-${reference}`, email: `buyer-${reference}@example.com` } },
-          };
-        case 'fundBalance':
-          return { kind, method: 'POST', path: '/v1/test_helpers/balance/fund?livemode=false', body: { amount: 1_000 + counter, currency: 'USD' } };
-        default:
-          return {
-            kind: 'createSubscription',
-            method: 'POST',
-            path: '/v1/payment_pages?livemode=false',
-            reference,
-            body: { amount: 1_500, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `subscriber-${reference}`, email: `subscriber-${reference}@example.com` }, subscription: { productId: 'prod_pro', interval: 'MONTH' } },
-          };
-      }
-    };
-
-    const followUpOf = (operation: Operation, id: string): Operation | undefined => {
-      switch (operation.kind) {
-        case 'createPayoutPage': {
-          const payoutMethod = operation.payout === 'bank' ? bankMethod : walletMethod;
-          return { kind: 'confirmPayoutPage', method: 'POST', path: `/v1/test_helpers/payout_pages/${id}/confirm?livemode=false`, body: { payoutMethod, kyc: fullKyc }, targetId: id };
-        }
-        case 'createPaymentPage':
-          return { kind: 'payPaymentPage', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id, ...(operation.amount !== undefined ? { amount: operation.amount } : {}) };
-        case 'payPaymentPage':
-          // A partial refund: a second application would still fit in the payment, so only the idempotency keeps it single.
-          return { kind: 'refundPayment', method: 'POST', path: '/v1/refunds?livemode=false', body: { paymentPageId: id, amount: Math.floor((operation.amount ?? 2) / 2) }, targetId: id };
-        case 'createSubscription':
-          return { kind: 'paySubscription', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
-        case 'paySubscription':
-          // `id` is the subscription's here.
-          return { kind: 'renewSubscription', method: 'POST', path: `/v1/test_helpers/subscriptions/${id}/renew?livemode=false`, targetId: id };
-        default:
-          return undefined;
-      }
-    };
+    const { newOperation, followUpOf } = createOperationMix(seed, random);
 
     /** The id of a created resource whose answer was lost: found by its natural key. */
     const findCreated = async (operation: Operation): Promise<string | undefined> => {
