@@ -133,7 +133,11 @@ export async function createPlatform(options: { config: Config; database: Databa
   const ledger = createLedgerService({ database, clock });
   merchants.onMerchantCreated((tx, merchant, now) => ledger.openSandboxBalances(tx, merchant.id, now));
   const increase = config.increase ? createIncreasePayouts(config.increase) : null;
+  // Sandbox bank payouts through Increase's sandbox when the operator set INCREASE_SANDBOX_*.
+  const increaseSandbox = config.increaseSandbox ? createIncreasePayouts({ ...config.increaseSandbox, environment: 'test' }) : null;
   const circle = config.circle ? createCirclePayouts(config.circle) : null;
+  // Sandbox USDC payouts through Circle's testnets when the operator set CIRCLE_TEST_*.
+  const circleTest = config.circleTest ? createCirclePayouts({ ...config.circleTest, backsSandbox: true }) : null;
   const payoutPages = createPayoutPagesService({
     database,
     clock,
@@ -141,7 +145,11 @@ export async function createPlatform(options: { config: Config; database: Databa
     publicUrl: config.publicUrl,
     ledger,
     customers,
-    rails: { sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }), live: { BANK_TRANSFER: increase?.rail ?? null, CRYPTO_WALLET: circle?.rail ?? null } },
+    rails: {
+      sandbox: createSandboxPayoutRail({ database, clock, delayMs: config.sandboxPayoutDelayMs }),
+      test: { BANK_TRANSFER: increaseSandbox?.rail ?? null, CRYPTO_WALLET: circleTest?.rail ?? null },
+      live: { BANK_TRANSFER: increase?.rail ?? null, CRYPTO_WALLET: circle?.rail ?? null },
+    },
     reconcileAfterMs: config.payoutReconcileAfterMs,
   });
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
@@ -151,17 +159,21 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(payoutPages.submitJob());
   registry.register(payoutPages.settleJob());
   registry.register(payoutPages.reconcileJob());
-  if (increase) {
-    const connected = increase.connect({ database, clock, updates: payoutPages });
-    providerWebhooks.push(connected.webhook);
-    providerChecks.push(connected.check);
-    registry.register(connected.job);
+  for (const payouts of [increase, increaseSandbox]) {
+    if (payouts) {
+      const connected = payouts.connect({ database, clock, updates: payoutPages });
+      providerWebhooks.push(connected.webhook);
+      providerChecks.push(connected.check);
+      registry.register(connected.job);
+    }
   }
-  if (circle) {
-    const connected = circle.connect({ database, clock, updates: payoutPages });
-    providerWebhooks.push(connected.webhook);
-    providerChecks.push(connected.check);
-    registry.register(connected.job);
+  for (const payouts of [circle, circleTest]) {
+    if (payouts) {
+      const connected = payouts.connect({ database, clock, updates: payoutPages });
+      providerWebhooks.push(connected.webhook);
+      providerChecks.push(connected.check);
+      registry.register(connected.job);
+    }
   }
 
   const sandboxCardProcessor = createSandboxCardProcessor({ database, clock, refundDelayMs: config.sandboxPayoutDelayMs, disputeDelayMs: config.sandboxPayoutDelayMs });

@@ -105,17 +105,56 @@ describe('loadConfig', () => {
     ['INCREASE_API_KEY without the webhook secret', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_WEBHOOK_SECRET'],
     ['INCREASE_ACCOUNT_ID without the API key', { INCREASE_ACCOUNT_ID: 'account_abc123' }, 'INCREASE_API_KEY'],
     ['INCREASE_BASE_URL not a URL', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_BASE_URL: 'nope' }, 'INCREASE_BASE_URL'],
+    ['INCREASE_RTP_ENABLED not a boolean', { INCREASE_RTP_ENABLED: 'yes' }, 'INCREASE_RTP_ENABLED', /true or false/],
+    ['INCREASE_RTP_ENABLED without the live keys', { INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, 'INCREASE_RTP_ENABLED', /INCREASE_API_KEY/],
+    ['INCREASE_RTP_ENABLED without the account number', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_RTP_ENABLED: 'true' }, 'INCREASE_RTP_ACCOUNT_NUMBER_ID'],
+    ['INCREASE_RTP_ACCOUNT_NUMBER_ID malformed', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_abc123' }, 'INCREASE_RTP_ACCOUNT_NUMBER_ID'],
+    ['INCREASE_RTP_ACCOUNT_NUMBER_ID without RTP enabled', { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, 'INCREASE_RTP_ACCOUNT_NUMBER_ID', /INCREASE_RTP_ENABLED/],
+    ['INCREASE_SANDBOX_API_KEY without the others', { INCREASE_SANDBOX_API_KEY: 'key' }, 'INCREASE_SANDBOX_ACCOUNT_ID', /together/],
+    ['INCREASE_SANDBOX_WEBHOOK_SECRET alone', { INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_SANDBOX_API_KEY', /together/],
+    ['INCREASE_SANDBOX_ACCOUNT_ID malformed', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'acct 1', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1' }, 'INCREASE_SANDBOX_ACCOUNT_ID'],
+    ['INCREASE_SANDBOX_WEBHOOK_SECRET too short', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_abc123', INCREASE_SANDBOX_WEBHOOK_SECRET: 'short' }, 'INCREASE_SANDBOX_WEBHOOK_SECRET'],
+    ['INCREASE_SANDBOX_BASE_URL without the keys', { INCREASE_SANDBOX_BASE_URL: 'http://127.0.0.1:9' }, 'INCREASE_SANDBOX_API_KEY'],
+    ['INCREASE_SANDBOX_BASE_URL not a URL', { INCREASE_SANDBOX_API_KEY: 'key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_abc123', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-1', INCREASE_SANDBOX_BASE_URL: 'nope' }, 'INCREASE_SANDBOX_BASE_URL'],
     ['CIRCLE_API_KEY malformed', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_API_KEY: 'sk_circle' }, 'CIRCLE_API_KEY'],
     ['CIRCLE_API_KEY without the entity secret', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_ENTITY_SECRET: '' }, 'CIRCLE_ENTITY_SECRET'],
     ['CIRCLE_WALLET_ID not UUIDs', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_WALLET_ID: 'wallet-1' }, 'CIRCLE_WALLET_ID'],
     ['CIRCLE_FEE_LEVEL unknown', { ...{ CIRCLE_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, CIRCLE_FEE_LEVEL: 'FAST' }, 'CIRCLE_FEE_LEVEL'],
     ['CIRCLE_WALLET_ID without the API key', { CIRCLE_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_API_KEY'],
+    ['CIRCLE_TEST_API_KEY without the others', { CIRCLE_TEST_API_KEY: 'TEST_API_KEY:abc:def' }, 'CIRCLE_TEST_ENTITY_SECRET', /together/],
+    ['CIRCLE_TEST_WALLET_ID alone', { CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_TEST_API_KEY', /together/],
+    ['CIRCLE_TEST_API_KEY a live key', { CIRCLE_TEST_API_KEY: 'LIVE_API_KEY:abc:def', CIRCLE_TEST_ENTITY_SECRET: 'abababababababababababababababababababababababababababababababab', CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_TEST_API_KEY', /testnet/],
+    ['CIRCLE_TEST_ENTITY_SECRET malformed', { CIRCLE_TEST_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_TEST_ENTITY_SECRET: 'secret', CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90' }, 'CIRCLE_TEST_ENTITY_SECRET'],
+    ['CIRCLE_TEST_FEE_LEVEL without the keys', { CIRCLE_TEST_FEE_LEVEL: 'LOW' }, 'CIRCLE_TEST_API_KEY'],
   ];
   for (const [label, env, variable, message] of invalid) {
     test(`${label} → ConfigError naming ${variable}`, () => {
       expectConfigError(env, variable, message);
     });
   }
+
+  test('INCREASE_SANDBOX_*: all three give the sandbox keys (Increase’s sandbox by default), independent of the live ones', () => {
+    const config = loadConfig({ INCREASE_SANDBOX_API_KEY: 'sandbox-key', INCREASE_SANDBOX_ACCOUNT_ID: 'account_sandbox1', INCREASE_SANDBOX_WEBHOOK_SECRET: 'whsecret-sandbox' }, []);
+    assert.equal(config.increase, null);
+    assert.deepEqual({ ...config.increaseSandbox }, { apiKey: 'sandbox-key', accountId: 'account_sandbox1', webhookSecret: 'whsecret-sandbox', baseURL: 'https://sandbox.increase.com', realTimePayments: null });
+    assert.equal(loadConfig({}, []).increaseSandbox, null);
+  });
+
+  test('INCREASE_RTP_ENABLED=true with the live keys gives the RTP source account number; unset: ACH only', () => {
+    const live = { INCREASE_API_KEY: 'key', INCREASE_ACCOUNT_ID: 'account_abc123', INCREASE_WEBHOOK_SECRET: 'whsecret-1' };
+    assert.deepEqual(loadConfig({ ...live, INCREASE_RTP_ENABLED: 'true', INCREASE_RTP_ACCOUNT_NUMBER_ID: 'account_number_v18nkfqm6afpsrvy82b2' }, []).increase?.realTimePayments, { sourceAccountNumberId: 'account_number_v18nkfqm6afpsrvy82b2' });
+    assert.equal(loadConfig(live, []).increase?.realTimePayments, null);
+  });
+
+  test('CIRCLE_TEST_*: all three give the testnet keys backing sandbox mode, independent of the live ones', () => {
+    const config = loadConfig({ CIRCLE_TEST_API_KEY: 'TEST_API_KEY:abc:def', CIRCLE_TEST_ENTITY_SECRET: 'AB'.repeat(32), CIRCLE_TEST_WALLET_ID: '0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90', CIRCLE_TEST_FEE_LEVEL: 'low' }, []);
+    assert.equal(config.circle, null);
+    assert.equal(config.circleTest?.environment, 'test');
+    assert.equal(config.circleTest?.entitySecret, 'ab'.repeat(32));
+    assert.equal(config.circleTest?.feeLevel, 'LOW');
+    assert.deepEqual(config.circleTest?.walletIds, ['0b7a3e1c-52a4-4f0b-9c67-1d0e3b8f5a90']);
+    assert.equal(loadConfig({}, []).circleTest, null);
+  });
 
   test('empty values mean "unset"', () => {
     const config = loadConfig({ PORT: '', DATABASE_URL: '', ADMIN_API_KEY: '', REDIS_URL: '' }, []);

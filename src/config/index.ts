@@ -1,7 +1,8 @@
 import net from 'node:net';
 import path from 'node:path';
 import { onfidoConfigDocumentation, readOnfidoSettings, type OnfidoSettings } from './onfido.ts';
-import { circleConfigDocumentation, readCircle, type CircleConfig } from './circle.ts';
+import { circleConfigDocumentation, readCircle, readCircleTest, type CircleConfig } from './circle.ts';
+import { increaseConfigDocumentation, readIncrease, readIncreaseSandbox, type IncreaseConfig } from './increase.ts';
 
 /**
  * Every environment variable Paysail reads, with its default and meaning. This is the only place
@@ -57,8 +58,12 @@ export interface Config {
   readonly stripeTest: StripeConfig | undefined;
   /** Live bank payouts through Increase; null when INCREASE_API_KEY is unset. */
   readonly increase: IncreaseConfig | null;
+  /** Sandbox bank payouts through Increase's sandbox (INCREASE_SANDBOX_*); null: the built-in sandbox rail. */
+  readonly increaseSandbox: IncreaseConfig | null;
   /** Live USDC payouts through Circle; null when CIRCLE_API_KEY is unset. */
   readonly circle: CircleConfig | null;
+  /** Sandbox USDC payouts through Circle's testnets (CIRCLE_TEST_*); null: the built-in sandbox rail. */
+  readonly circleTest: CircleConfig | null;
 }
 
 export interface StripeConfig {
@@ -86,14 +91,7 @@ function readStripeJsUrl(env: Env): string {
   return url.href;
 }
 
-export interface IncreaseConfig {
-  readonly apiKey: string;
-  readonly accountId: string;
-  readonly webhookSecret: string;
-  /** Production unless set (`https://sandbox.increase.com` for Increase's sandbox). */
-  readonly baseURL: string | undefined;
-}
-
+export type { IncreaseConfig } from './increase.ts';
 export type { CircleConfig } from './circle.ts';
 
 export class ConfigError extends Error {
@@ -230,26 +228,9 @@ function readStripe(env: Env, environment: 'live' | 'test'): StripeConfig | unde
   return { secretKey, publishableKey, webhookSecret, apiUrl: readUrl(env, 'STRIPE_API_URL', ['https:', 'http:']) ?? 'https://api.stripe.com', jsUrl: readStripeJsUrl(env) };
 }
 
-/** INCREASE_API_KEY turns the Increase rail on; the account and the webhook secret are then required. */
-function readIncrease(env: Env): IncreaseConfig | null {
-  const apiKey = env.INCREASE_API_KEY?.trim() ?? '';
-  if (apiKey === '') {
-    for (const name of ['INCREASE_ACCOUNT_ID', 'INCREASE_WEBHOOK_SECRET'] as const) {
-      if (env[name]) {
-        throw new ConfigError('INCREASE_API_KEY', `is required when ${name} is set`);
-      }
-    }
-    return null;
-  }
-  const accountId = env.INCREASE_ACCOUNT_ID?.trim() ?? '';
-  if (!/^account_[a-z0-9]+$/.test(accountId)) {
-    throw new ConfigError('INCREASE_ACCOUNT_ID', 'is required with INCREASE_API_KEY: the id (account_…) of the Increase account payouts are sent from');
-  }
-  const webhookSecret = env.INCREASE_WEBHOOK_SECRET ?? '';
-  if (webhookSecret.length < 8) {
-    throw new ConfigError('INCREASE_WEBHOOK_SECRET', 'is required with INCREASE_API_KEY: the shared secret of the Increase event subscription');
-  }
-  return Object.freeze({ apiKey, accountId, webhookSecret, baseURL: readUrl(env, 'INCREASE_BASE_URL', ['https:', 'http:']) });
+/** The validation failure every settings reader reports through. */
+function fail(variable: string, message: string): never {
+  throw new ConfigError(variable, message);
 }
 
 function readRole(env: Env, argv: readonly string[]): Config['role'] {
@@ -334,14 +315,10 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     }),
     stripe: readStripe(env, 'live'),
     stripeTest: readStripe(env, 'test'),
-    increase: readIncrease(env),
-    circle: readCircle(
-      env,
-      (variable, message) => {
-        throw new ConfigError(variable, message);
-      },
-      (name) => readUrl(env, name, ['https:', 'http:']),
-    ),
+    increase: readIncrease(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
+    increaseSandbox: readIncreaseSandbox(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
+    circle: readCircle(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
+    circleTest: readCircleTest(env, fail, (name) => readUrl(env, name, ['https:', 'http:'])),
   });
 }
 
@@ -386,9 +363,6 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'STRIPE_API_URL', fallback: 'https://api.stripe.com', meaning: "Stripe's API base; change only to reach Stripe through a proxy (tests point it at a replica)." },
   { name: 'STRIPE_JS_URL', fallback: stripeJsDefaultUrl, meaning: "Where the hosted checkout loads Stripe.js from; keep Stripe's own URL (tests point it at a stand-in). The checkout's CSP allows this origin only (Stripe's documented origins for the default)." },
   { name: 'PAYOUT_RECONCILE_AFTER_MS', fallback: '900000', meaning: 'Payouts handed to a rail this long ago without a final answer are looked up again (and the reconciliation runs this often).' },
-  { name: 'INCREASE_API_KEY', fallback: '(unset)', meaning: 'Increase API key: live bank payouts (ACH) through Increase. With it, INCREASE_ACCOUNT_ID and INCREASE_WEBHOOK_SECRET are required.' },
-  { name: 'INCREASE_ACCOUNT_ID', fallback: '(unset)', meaning: 'The Increase account (`account_…`) bank payouts are sent from.' },
-  { name: 'INCREASE_WEBHOOK_SECRET', fallback: '(unset)', meaning: 'Shared secret of the Increase event subscription pointed at `/providers/increase/webhooks`.' },
-  { name: 'INCREASE_BASE_URL', fallback: 'https://api.increase.com', meaning: 'Increase API base URL (`https://sandbox.increase.com` for Increase’s sandbox).' },
+  ...increaseConfigDocumentation,
   ...circleConfigDocumentation,
 ];

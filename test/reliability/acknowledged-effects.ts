@@ -20,6 +20,7 @@ import { assertVerified, type WebhookReceiver } from '../helpers/webhook-receive
  * - payout page confirmed (run until PROCESSED): one PAYOUT_PAGE_UPDATED per move from CREATED to
  *   PROCESSED, each move a row of the transition table, and the e-mail each of those rows sends;
  * - funding: one `fund` ledger transaction of its amount;
+ * - refund: one PAYMENT_REFUNDED for the refund (crash-rails.ts checks it applied once);
  * - customers and pages created: no event and no e-mail.
  *
  * Delivered means: a SUCCEEDED delivery, and at least one verified copy at the receiver (copies of
@@ -33,6 +34,8 @@ import { assertVerified, type WebhookReceiver } from '../helpers/webhook-receive
  */
 export type AcknowledgedOperation =
   | { kind: 'createCustomer' | 'createPaymentPage' | 'createSubscription' | 'createPayoutPage' | 'confirmPayoutPage' | 'payPaymentPage' | 'paySubscription' | 'renewSubscription'; id: string }
+  /** `id`: the refund. */
+  | { kind: 'refundPayment'; id: string }
   | { kind: 'fundBalance'; amount: number };
 
 export interface AcknowledgedEffects {
@@ -127,6 +130,9 @@ export async function assertAcknowledgedEffects(
       case 'payPaymentPage':
         expectedEvents.add(`PAYMENT_SUCCEEDED page ${operation.id}`);
         break;
+      case 'refundPayment':
+        expectedEvents.add(`PAYMENT_REFUNDED refund ${operation.id}`);
+        break;
       case 'paySubscription': {
         expectedEvents.add(`PAYMENT_SUCCEEDED page ${operation.id}`);
         const [subscription] = await queryRows<{ id: string }>(database.db, sql`select id from subscriptions where page_id = ${operation.id} and merchant_id = ${merchantId}`);
@@ -156,6 +162,8 @@ export async function assertAcknowledgedEffects(
       payoutEvents.set(String(event.data.id), [...(payoutEvents.get(String(event.data.id)) ?? []), event]);
     } else if (event.type === 'PAYMENT_SUCCEEDED') {
       recordedEvents.add(`PAYMENT_SUCCEEDED page ${String(event.data.pageId)}`);
+    } else if (event.type === 'PAYMENT_REFUNDED') {
+      recordedEvents.add(`PAYMENT_REFUNDED refund ${String(event.data.id)}`);
     } else if (event.type === 'ENTITLEMENT_CREATED') {
       recordedEvents.add(`ENTITLEMENT_CREATED subscription ${String(event.data.subscriptionId)}`);
     } else {

@@ -5,8 +5,6 @@ import { generateKeySpec } from '../../src/crypto/keyring.ts';
 import { openPostgres, queryRows } from '../../src/db/client.ts';
 import { adminApiKey } from '../helpers/context.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { bankMethod, fullKyc } from '../helpers/payout-pages.ts';
-import { cardBody, testCards } from '../helpers/payment-pages.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { ProcessGroup, sleep, type ServiceProcess } from './processes.ts';
 import { assertAcknowledgedEffects, type AcknowledgedOperation } from './acknowledged-effects.ts';
@@ -22,18 +20,27 @@ import {
   type Answer,
 } from './processes-support.ts';
 import { startProxy } from './proxy.ts';
+import { assertOneTransferPerPayout, assertRefundsOnce, startCrashBank, SubmissionGate } from './crash-rails.ts';
+import { createOperationMix, seededRandom, type Operation } from './crash-operations.ts';
+import { callUntilNotHeld, classifyAnswer } from './crash-answers.ts';
+
+export { callUntilNotHeld, classifyAnswer, type AnswerClass } from './crash-answers.ts';
 
 /**
  * Crash-safety harness: 2 API and 2 worker processes on PostgreSQL behind the round-robin proxy; a
- * driver issues `operations` business operations (customers, payout pages and their confirmation,
- * payment pages and their payment, subscriptions and renewals) while a killer SIGKILLs a random
- * process `kills` times, spread over the run, and restarts it. An operation that got no answer is
+ * driver issues `operations` business operations (customers, payout pages and their confirmation —
+ * bank payouts through the Increase replica standing in for Increase's sandbox, wallet payouts
+ * through the built-in sandbox rail —, payment pages, their payment and a partial refund,
+ * subscriptions and renewals) while a killer SIGKILLs a random process `kills` times, spread over
+ * the run, and restarts it; about half the worker kills happen while a transfer creation's answer is
+ * held at the replica (the transfer exists, the worker has not heard back; crash-rails.ts). An operation that got no answer is
  * retried with the same Idempotency-Key. At the end, with every process up and the queue drained:
  * every acknowledged write is present with its effect; the events, e-mails, renewals and fundings
  * the acknowledged operations must have produced (derived from the driver's list, see
  * acknowledged-effects.ts) were each recorded exactly once, every event reached the receiver (copies
  * share the webhook-id) and every e-mail the SMTP server (copies share the Message-ID); no duplicate
- * payout postings, payments, entitlements, deliveries, customers or pages; the ledger balances. Any
+ * payout postings, payments, entitlements, deliveries, customers or pages; exactly one transfer per
+ * bank payout at the replica; each acknowledged refund applied once; the ledger balances. Any
  * failed check throws.
  *
  * `crash.test.ts` runs the short version in CI; `npm run soak` the long one (200 kills, 1,000 ops).
@@ -79,80 +86,15 @@ export interface CrashHarnessResult {
   /** Acknowledged renewals and fundings, each checked to have posted exactly once. */
   renewals: number;
   fundings: number;
+  /** Transfers at the Increase replica (one per bank payout) and creation requests it got (replays included). */
+  transfers: number;
+  transferCreateRequests: number;
+  /** Worker kills made while a transfer creation's answer was held at the replica. */
+  killsAroundSubmissions: number;
+  bank: { settled: number; webhookAttempts: number; lostCreateAnswers: number };
+  /** Acknowledged refunds, each checked to have applied exactly once. */
+  refunds: number;
   durationMs: number;
-}
-
-/**
- * How the driver reads an operation's final answer. `committedBefore`: a retry (after an
- * unanswered attempt) that finds its own first attempt done — the create's natural key exists
- * (`409 DUPLICATE_*`), or the follow-up's state has moved on (`409 INVALID_STATE`). `held`: a
- * `409 INVALID_STATE` with `Retry-After` says an attempt is still in progress on the resource (a
- * card payment whose API process died between claiming the page and settling it; the resolve job
- * settles it later) — nothing is decided yet, so it is neither acknowledged nor committed.
- */
-export type AnswerClass = 'acknowledged' | 'committedBefore' | 'held' | 'failed';
-
-export function classifyAnswer(answer: Answer): AnswerClass {
-  const code = typeof answer.body.errorCode === 'string' ? answer.body.errorCode : '';
-  if (answer.status === 200) {
-    return 'acknowledged';
-  }
-  if (answer.status === 409 && code === 'INVALID_STATE' && answer.retryAfterSeconds !== undefined) {
-    return 'held';
-  }
-  if (
-    answer.attempts > 1 &&
-    answer.status === 409 &&
-    (code === 'DUPLICATE_REFERENCE_ID' || code === 'DUPLICATE_CLIENT_REFERENCE_ID' || code === 'INVALID_STATE' || code === 'IDEMPOTENCY_KEY_RESPONSE_LOST')
-  ) {
-    return 'committedBefore';
-  }
-  return 'failed';
-}
-
-/**
- * Sends a request (`send` retries an unanswered one with the key it is given) and, while the answer
- * is `held` (see classifyAnswer), waits its Retry-After and asks again with a **new**
- * Idempotency-Key: the held 409 is the key's stored answer and would be replayed as it is. This is
- * safe for the pay operations: a page that is PAID, or held, refuses another attempt, so the new key
- * either finds the first attempt's result (`409 INVALID_STATE` already PAID → committedBefore) or,
- * if the first attempt never reached the processor and was declined, pays once. `attempts` in the
- * answer counts every send, so a first unanswered attempt still makes a later 409 `committedBefore`.
- */
-export async function callUntilNotHeld(send: (idempotencyKey: string) => Promise<Answer>, wait: (ms: number) => Promise<void>, deadline: number): Promise<Answer> {
-  let answer = await send(randomUUID());
-  let attempts = answer.attempts;
-  while (classifyAnswer(answer) === 'held' && Date.now() < deadline) {
-    await wait(Math.max(1, answer.retryAfterSeconds ?? 1) * 1000);
-    answer = await send(randomUUID());
-    attempts += answer.attempts;
-  }
-  return { ...answer, attempts };
-}
-
-/** mulberry32: small seeded PRNG so a failing run can be replayed with its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type OperationKind = 'createCustomer' | 'createPayoutPage' | 'confirmPayoutPage' | 'createPaymentPage' | 'payPaymentPage' | 'createSubscription' | 'paySubscription' | 'renewSubscription' | 'fundBalance';
-
-interface Operation {
-  kind: OperationKind;
-  method: string;
-  path: string;
-  body?: unknown;
-  /** The natural key the resource is found by when the answer was lost (create operations). */
-  reference?: string;
-  /** The resource the operation acts on (follow-up operations). */
-  targetId?: string;
 }
 
 interface Outcome {
@@ -162,15 +104,6 @@ interface Outcome {
   acknowledged: boolean;
   committedBefore: boolean;
 }
-
-const creationWeights: Array<[OperationKind, number]> = [
-  ['createCustomer', 3],
-  ['createPayoutPage', 3],
-  ['createPaymentPage', 3],
-  ['createSubscription', 1],
-  // Sandbox funding has no natural key: only the Idempotency-Key keeps a retried one from funding twice.
-  ['fundBalance', 1],
-];
 
 export async function runCrashHarness(options: CrashHarnessOptions): Promise<CrashHarnessResult> {
   const started = Date.now();
@@ -182,6 +115,11 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
   const cleanups: Array<() => Promise<void>> = [];
   const database = await openPostgres(options.databaseUrl, { max: 2 });
   cleanups.push(() => database.close());
+  // The Increase replica as Increase's sandbox: sandbox bank payouts are real HTTP transfers.
+  const gate = new SubmissionGate();
+  let merchantId: string | undefined;
+  const bank = await startCrashBank(database, () => merchantId, gate);
+  cleanups.push(() => bank.close());
   const group = new ProcessGroup({
     DATABASE_URL: options.databaseUrl,
     ENCRYPTION_KEYS: generateKeySpec('crash1'),
@@ -198,6 +136,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     RATE_LIMIT_PER_SECOND: '100000',
     RATE_LIMIT_BURST: '100000',
+    ...bank.env,
   });
   try {
     const receiver = await WebhookReceiver.start();
@@ -212,6 +151,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     await group.startAll();
 
     const merchant = await createMerchantThrough(proxy.url, adminApiKey, 'Crash Harness');
+    merchantId = merchant.id;
+    bank.start(proxy.url);
     const client = new ApiClient(proxy.url, basicAuthorization(merchant.apiKey));
     const endpoint = await client.call('POST', '/v1/webhook_endpoints?livemode=false', { body: { url: receiver.url() }, idempotencyKey: randomUUID(), retryForMs: 90_000 });
     assert.equal(endpoint.status, 200, JSON.stringify(endpoint.body));
@@ -222,62 +163,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     const followUps: Operation[] = [];
     const outcomes: Outcome[] = [];
     let issued = 0;
-    let counter = 0;
     let heldWaits = 0;
-    const newOperation = (): Operation => {
-      const total = creationWeights.reduce((sum, [, weight]) => sum + weight, 0);
-      let pick = random() * total;
-      let kind: OperationKind = 'createCustomer';
-      for (const [candidate, weight] of creationWeights) {
-        pick -= weight;
-        if (pick < 0) {
-          kind = candidate;
-          break;
-        }
-      }
-      counter += 1;
-      const reference = `crash-${seed}-${counter}`;
-      switch (kind) {
-        case 'createCustomer':
-          return { kind, method: 'POST', path: '/v1/customers?livemode=false', reference, body: { referenceId: reference, signupAt: Date.now(), email: `${reference}@example.com`, ...fullKyc } };
-        case 'createPayoutPage':
-          return {
-            kind,
-            method: 'POST',
-            path: '/v1/payout_pages?livemode=false',
-            reference,
-            body: { amount: 100 + counter, fundingCurrency: 'USDC', clientReferenceId: reference, releaseMethod: 'AUTOMATIC', customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` } },
-          };
-        case 'createPaymentPage':
-          return { kind, method: 'POST', path: '/v1/payment_pages?livemode=false', reference, body: { amount: 500 + counter, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `buyer-${reference}`, email: `buyer-${reference}@example.com` } } };
-        case 'fundBalance':
-          return { kind, method: 'POST', path: '/v1/test_helpers/balance/fund?livemode=false', body: { amount: 1_000 + counter, currency: 'USD' } };
-        default:
-          return {
-            kind: 'createSubscription',
-            method: 'POST',
-            path: '/v1/payment_pages?livemode=false',
-            reference,
-            body: { amount: 1_500, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `subscriber-${reference}`, email: `subscriber-${reference}@example.com` }, subscription: { productId: 'prod_pro', interval: 'MONTH' } },
-          };
-      }
-    };
-
-    const followUpOf = (kind: OperationKind, id: string): Operation | undefined => {
-      switch (kind) {
-        case 'createPayoutPage':
-          return { kind: 'confirmPayoutPage', method: 'POST', path: `/v1/test_helpers/payout_pages/${id}/confirm?livemode=false`, body: { payoutMethod: bankMethod, kyc: fullKyc }, targetId: id };
-        case 'createPaymentPage':
-          return { kind: 'payPaymentPage', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
-        case 'createSubscription':
-          return { kind: 'paySubscription', method: 'POST', path: `/v1/test_helpers/payment_pages/${id}/pay?livemode=false`, body: cardBody(testCards.visaCredit), targetId: id };
-        case 'paySubscription':
-          // `id` is the subscription's here.
-          return { kind: 'renewSubscription', method: 'POST', path: `/v1/test_helpers/subscriptions/${id}/renew?livemode=false`, targetId: id };
-        default:
-          return undefined;
-      }
-    };
+    const { newOperation, followUpOf } = createOperationMix(seed, random);
 
     /** The id of a created resource whose answer was lost: found by its natural key. */
     const findCreated = async (operation: Operation): Promise<string | undefined> => {
@@ -324,7 +211,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
           : data?.subscriptionId;
         assert.ok(id, `the paid subscription page ${String(operation.targetId)} has a subscription (answer after ${answer.attempts} attempts: ${answer.status} ${JSON.stringify(answer.body)})`);
       }
-      const next = id !== undefined ? followUpOf(operation.kind, id) : undefined;
+      const next = id !== undefined ? followUpOf(operation, id) : undefined;
       if (next) {
         followUps.push(next);
       }
@@ -378,7 +265,16 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
         }
         const target = victim;
         kills[target.role === 'api' ? 'api' : 'worker'] += 1;
-        await target.stop('SIGKILL');
+        if (target.role === 'worker' && random() < 0.5) {
+          // Around a rail submission: while a transfer creation's answer is held at the replica —
+          // the next one to come before the driver needs the next kill (it waits for the killer then).
+          const nextThreshold = Math.floor(((kill + 2) * options.operations) / (options.kills + 1));
+          await gate.around(() => issued >= Math.min(nextThreshold, options.operations) || Date.now() > deadline, 15_000, async () => {
+            await target.stop('SIGKILL');
+          });
+        } else {
+          await target.stop('SIGKILL');
+        }
         restartCount += 1;
         const restart = target.start();
         // Observed at once (no unhandled rejection), reported after the run.
@@ -424,6 +320,15 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       Math.max(30_000, deadline - Date.now()),
       diagnose,
     );
+    await eventually(
+      'every refund is settled and the bank has delivered every settlement',
+      async () => {
+        const [row] = await queryRows<{ pending: number }>(database.db, sql`select count(*)::int as pending from refunds where merchant_id = ${merchant.id} and status = 'PENDING'`);
+        return row?.pending === 0 && bank.idle();
+      },
+      Math.max(30_000, deadline - Date.now()),
+      diagnose,
+    );
     await eventually('every due job has finished', async () => (await unfinishedJobs(database)).length === 0, Math.max(30_000, deadline - Date.now()), diagnose);
     await eventually(
       'every event has a succeeded delivery and every e-mail is sent',
@@ -441,11 +346,21 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
 
     // Every acknowledged write is there, with its effect.
     const acknowledged: AcknowledgedOperation[] = [];
+    const refunded = new Map<string, number>();
     for (const outcome of outcomes) {
       const { operation } = outcome;
       if (operation.kind === 'fundBalance') {
         acknowledged.push({ kind: operation.kind, amount: (operation.body as { amount: number }).amount });
         continue; // no resource: its posting is checked with the other effects below
+      }
+      if (operation.kind === 'refundPayment') {
+        // One refund per page: found by its page (the answer may have been lost); applied once is checked below.
+        const pageId = String(operation.targetId);
+        const [refund] = await queryRows<{ id: string }>(database.db, sql`select id from refunds where payment_page_id = ${pageId} and merchant_id = ${merchant.id}`);
+        assert.ok(refund, `the acknowledged refund of page ${pageId} exists`);
+        refunded.set(pageId, (operation.body as { amount: number }).amount);
+        acknowledged.push({ kind: operation.kind, id: refund.id });
+        continue;
       }
       const id = operation.targetId ?? (outcome.answer.body.data as { id?: string } | undefined)?.id ?? (await findCreated(operation));
       assert.ok(id, `${operation.kind}: an id`);
@@ -485,6 +400,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     const postingCounts = new Set(payoutPostings.map((row) => row.postings));
     assert.ok(payoutPostings.every((row) => row.postings >= 2), 'every processed payout has its postings');
     assert.ok(postingCounts.size <= 1, `every processed payout has the same number of postings: ${JSON.stringify(payoutPostings.filter((row) => row.postings !== payoutPostings[0]?.postings))}`);
+    const atBank = await assertOneTransferPerPayout(database, merchant.id, bank.replica);
+    const refunds = await assertRefundsOnce(database, merchant.id, refunded);
     const ledger = await assertLedgerInvariants(database);
     // The events, e-mails, renewals and fundings the acknowledged operations must have produced.
     const effects = await assertAcknowledgedEffects(database, { merchantId: merchant.id, operations: acknowledged, receiver, secret, mails: smtp.received });
@@ -516,6 +433,11 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       ledger,
       renewals: effects.renewals,
       fundings: effects.fundings,
+      transfers: atBank.transfers,
+      transferCreateRequests: atBank.createRequests,
+      killsAroundSubmissions: gate.caught,
+      bank: { ...bank.stats },
+      refunds,
       durationMs: Date.now() - started,
     };
   } catch (error) {

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { payoutAttempts, payoutPages } from '../../db/schema/index.ts';
 import type { PayoutAttemptStatus } from '../../db/schema/index.ts';
-import type { PayoutRail, PayoutRailListing, PayoutRails } from './rails/types.ts';
+import { railsOfMode, type PayoutRail, type PayoutRailListing, type PayoutRails } from './rails/types.ts';
 
 export type ReconciliationDifferenceKind = 'MISSING_AT_PROVIDER' | 'UNKNOWN_AT_PROVIDER' | 'AMOUNT_MISMATCH' | 'STATUS_MISMATCH';
 
@@ -108,12 +108,7 @@ export function createPayoutReconciliation(deps: { database: Database; rails: Pa
     async reconcilePayouts(date: string): Promise<PayoutReconciliationReport> {
       const from = new Date(`${date}T00:00:00.000Z`);
       const to = new Date(from.getTime() + dayMs);
-      const configured: Array<[PayoutRail, boolean]> = [[rails.sandbox, false]];
-      for (const rail of Object.values(rails.live)) {
-        if (rail && !configured.some(([known]) => known === rail)) {
-          configured.push([rail, true]);
-        }
-      }
+      const configured: Array<[PayoutRail, boolean]> = [...railsOfMode(rails, false).map((rail): [PayoutRail, boolean] => [rail, false]), ...railsOfMode(rails, true).map((rail): [PayoutRail, boolean] => [rail, true])];
       const results: RailReconciliation[] = [];
       for (const [rail, livemode] of configured) {
         results.push(await reconcileRail(rail, livemode, from, to));

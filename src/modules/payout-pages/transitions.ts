@@ -13,7 +13,7 @@ import { payoutAttemptsRepository as attempts } from './attempts.ts';
 import { transitionEmail, type PayoutEmailContext } from './emails.ts';
 import { createPayoutPresenter, stateOf } from './present.ts';
 import { payoutPagesRepository as repository, type PayoutPageInsert, type PayoutPageRow } from './repository.ts';
-import { noLiveRailReason, type PayoutRail, type PayoutRails } from './rails/types.ts';
+import { noLiveRailReason, railsOfMode, type PayoutRail, type PayoutRails } from './rails/types.ts';
 import type { PayoutMethodType } from './destinations.ts';
 import { findTransition, ledgerMovements, type KycStatus, type LedgerMovement, type PayoutPageAction, type Transition } from './states.ts';
 
@@ -91,18 +91,21 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
   const presenter = createPayoutPresenter(deps);
   const { pageUrl, emailOf, eventData } = presenter;
 
-  /** The rail that pays this mode and method: the sandbox rail for every sandbox payout; live, the method's rail (null before one is configured or a method is chosen). */
+  /**
+   * The rail that pays this mode and method: sandbox, the method's test-environment rail when the
+   * operator configured one, else the built-in sandbox rail; live, the method's rail (null before
+   * one is configured or a method is chosen).
+   */
   function railFor(livemode: boolean, method?: PayoutMethodType | null): PayoutRail | null {
     if (!livemode) {
-      return rails.sandbox;
+      return (method ? rails.test?.[method] : null) ?? rails.sandbox;
     }
     return method ? rails.live[method] : null;
   }
 
   /** The rail an attempt was handed to, by the name recorded on it. */
   function railNamed(livemode: boolean, name: string): PayoutRail | null {
-    const candidates = livemode ? Object.values(rails.live) : [rails.sandbox];
-    return candidates.find((rail) => rail?.name === name) ?? null;
+    return railsOfMode(rails, livemode).find((rail) => rail.name === name) ?? null;
   }
 
   async function emailContext(tx: Executor, page: PayoutPageRow, merchantName?: string): Promise<PayoutEmailContext> {

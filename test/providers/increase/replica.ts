@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type Increase from 'increase';
 import { Webhook } from 'standardwebhooks';
+import { createRtpReplicaPart } from './replica-rtp.ts';
 
 /**
  * A replica of the Increase API calls Paysail makes, speaking Increase's wire format with objects
@@ -10,7 +11,8 @@ import { Webhook } from 'standardwebhooks';
  * `idempotency_key`, retrieved by id), events, accounts. Tests drive the transfer through its
  * documented states (submitted, settled, returned, rejected) and get each change as a webhook
  * signed with Increase's scheme (Standard Webhooks, the library the package verifies with).
- * It can lose the answers to creations (the transfer exists, the caller hears nothing).
+ * It can lose the answers to creations (the transfer exists, the caller hears nothing). Real-Time
+ * Payments transfers and the routing number lookup: replica-rtp.ts.
  */
 export interface IncreaseReplica {
   readonly baseURL: string;
@@ -18,6 +20,14 @@ export interface IncreaseReplica {
   readonly accountId: string;
   readonly webhookSecret: string;
   transfers(): Increase.ACHTransfer[];
+  /** Real-Time Payments transfers created (once per idempotency key). */
+  rtpTransfers(): Increase.RealTimePaymentsTransfer[];
+  /** The routing number lookup reports this bank as receiving RTP transfers. */
+  supportRealTimePayments(routingNumber: string): void;
+  /** Routing number lookups received. */
+  readonly routingLookups: number;
+  completeRtp(transferId: string): SignedWebhook;
+  rejectRtp(transferId: string): SignedWebhook;
   /** Creation requests received (including replays of an idempotency key). */
   readonly createRequests: number;
   /** The next `count` creation requests are processed but answered with a dropped connection. */
@@ -40,7 +50,17 @@ export interface SignedWebhook {
 
 const iso = (date: Date) => date.toISOString();
 
-export async function startIncreaseReplica(options: { apiKey?: string; webhookSecret?: string } = {}): Promise<IncreaseReplica> {
+export interface IncreaseReplicaOptions {
+  apiKey?: string;
+  webhookSecret?: string;
+  /**
+   * Called once a creation request is processed (the transfer exists), before its answer is sent;
+   * the answer waits for it (the crash harness kills a worker in that window).
+   */
+  beforeCreateAnswer?: (transfer: Increase.ACHTransfer) => Promise<void>;
+}
+
+export async function startIncreaseReplica(options: IncreaseReplicaOptions = {}): Promise<IncreaseReplica> {
   const apiKey = options.apiKey ?? 'test_increase_key';
   const webhookSecret = options.webhookSecret ?? 'increase-webhook-secret';
   const accountId = 'account_in71c4amph0vgo2qllky';
@@ -51,6 +71,12 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
   let answersToLose = 0;
   let availableBalance = 1_000_000_000;
   const signer = new Webhook(`whsec_${Buffer.from(webhookSecret).toString('base64')}`);
+  const rtp = createRtpReplicaPart({
+    accountId,
+    debit: (amount) => {
+      availableBalance -= amount;
+    },
+  });
 
   const account: Increase.Account = {
     id: accountId,
@@ -71,8 +97,9 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
     type: 'account',
   };
 
-  function event(transfer: Increase.ACHTransfer, category: Increase.Event['category'] = 'ach_transfer.updated'): SignedWebhook {
-    const created: Increase.Event = { id: `event_${randomUUID().replace(/-/g, '').slice(0, 20)}`, associated_object_id: transfer.id, associated_object_type: 'ach_transfer', category, created_at: iso(new Date()), type: 'event' };
+  function event(transfer: Increase.ACHTransfer | Increase.RealTimePaymentsTransfer): SignedWebhook {
+    const category: Increase.Event['category'] = transfer.type === 'ach_transfer' ? 'ach_transfer.updated' : 'real_time_payments_transfer.updated';
+    const created: Increase.Event = { id: `event_${randomUUID().replace(/-/g, '').slice(0, 20)}`, associated_object_id: transfer.id, associated_object_type: transfer.type, category, created_at: iso(new Date()), type: 'event' };
     events.set(created.id, created);
     return sign(created);
   }
@@ -154,6 +181,11 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
     }
     const url = new URL(request.url ?? '/', 'http://replica');
     const parts = url.pathname.split('/').filter(Boolean);
+    const realTime = await rtp.handle(request.method ?? 'GET', url, () => readBody(request), typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : null);
+    if (realTime) {
+      send(response, realTime.status, realTime.body);
+      return;
+    }
     if (request.method === 'POST' && url.pathname === '/ach_transfers') {
       createRequests += 1;
       const params = JSON.parse(await readBody(request)) as Increase.ACHTransferCreateParams;
@@ -167,6 +199,7 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
           byKey.set(key, transfer.id);
         }
       }
+      await options.beforeCreateAnswer?.(transfer);
       if (answersToLose > 0) {
         answersToLose -= 1;
         request.socket.destroy();
@@ -223,6 +256,13 @@ export async function startIncreaseReplica(options: { apiKey?: string; webhookSe
     accountId,
     webhookSecret,
     transfers: () => [...byId.values()],
+    rtpTransfers: () => rtp.transfers(),
+    supportRealTimePayments: (routingNumber) => rtp.supportRealTimePayments(routingNumber),
+    get routingLookups() {
+      return rtp.routingLookups;
+    },
+    completeRtp: (transferId) => event(rtp.complete(transferId)),
+    rejectRtp: (transferId) => event(rtp.reject(transferId)),
     get createRequests() {
       return createRequests;
     },

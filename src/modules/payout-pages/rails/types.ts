@@ -77,12 +77,27 @@ export interface PayoutRail {
 export const awaitingFundingReason = 'Waiting for the operator to fund the payout account at the payout rail; the payout is sent as soon as the balance covers it.';
 
 /**
- * The rails by mode: one sandbox rail for every method; live, one rail per payout method (bank
- * transfers: Increase, USDC wallets: Circle), each null until the operator configures it.
+ * The rails by mode: live, one rail per payout method (bank transfers: Increase, USDC wallets:
+ * Circle), each null until the operator configures it. Sandbox: the built-in sandbox rail for every
+ * method, unless the operator set a provider's test-environment keys (`test`: Increase's sandbox,
+ * Circle's testnets), which then pay that method's sandbox payouts.
  */
 export interface PayoutRails {
   readonly sandbox: PayoutRail;
+  readonly test?: Readonly<Partial<Record<PayoutMethodType, PayoutRail | null>>>;
   readonly live: Readonly<Record<PayoutMethodType, PayoutRail | null>>;
+}
+
+/** Every rail that may pay in a mode (the built-in sandbox rail first in sandbox mode). */
+export function railsOfMode(rails: PayoutRails, livemode: boolean): PayoutRail[] {
+  const candidates = livemode ? Object.values(rails.live) : [rails.sandbox, ...Object.values(rails.test ?? {})];
+  const unique: PayoutRail[] = [];
+  for (const rail of candidates) {
+    if (rail && !unique.includes(rail)) {
+      unique.push(rail);
+    }
+  }
+  return unique;
 }
 
 /**

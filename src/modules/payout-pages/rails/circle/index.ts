@@ -5,7 +5,7 @@ import type { PayoutRail, PayoutRailUpdates } from '../types.ts';
 import { createCircleClient, createCircleRail, type CircleRailOptions } from './rail.ts';
 import { createCircleWebhooks } from './webhooks.ts';
 
-export { circleRailName, circleIdempotencyKey } from './rail.ts';
+export { circleRailName, circleTestRailName, circleIdempotencyKey } from './rail.ts';
 export type { CircleRailOptions } from './rail.ts';
 
 /**
@@ -20,10 +20,10 @@ export function createCirclePayouts(options: CircleRailOptions): {
   return {
     rail: createCircleRail(client, options),
     connect({ database, clock, updates }) {
-      const { handler, job } = createCircleWebhooks({ client, database, clock, updates, subscriptionId: options.webhookSubscriptionId });
+      const { handler, job } = createCircleWebhooks({ client, database, clock, updates, subscriptionId: options.webhookSubscriptionId, backsSandbox: options.backsSandbox });
       const check: ProviderCheck = {
         provider: 'circle',
-        environment: options.environment,
+        environment: options.backsSandbox ? 'test' : options.environment,
         async check() {
           const described: string[] = [];
           for (const id of options.walletIds) {

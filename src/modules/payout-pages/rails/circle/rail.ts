@@ -7,6 +7,8 @@ import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission 
 import { circleTransactionStatus } from './status.ts';
 
 export const circleRailName = 'circle';
+/** The rail of Circle's testnet keys (CIRCLE_TEST_*), paying sandbox-mode USDC payouts. */
+export const circleTestRailName = 'circle-test';
 
 export type CircleClient = ReturnType<typeof initiateDeveloperControlledWalletsClient>;
 
@@ -19,6 +21,8 @@ export interface CircleRailOptions {
   /** `https://api.circle.com` unless set (tests point it at the replica). */
   baseUrl?: string | undefined;
   environment: 'live' | 'test';
+  /** The CIRCLE_TEST_* keys backing sandbox mode: rail `circle-test`, notifications at `/providers/circle-test/webhooks`. */
+  backsSandbox?: boolean;
 }
 
 /** The official client: every Circle call goes through it (it encrypts the entity secret for each call that moves money). */
@@ -115,7 +119,7 @@ export function createCircleRail(client: CircleClient, options: CircleRailOption
   }
 
   return withPlainErrors('circle', {
-    name: circleRailName,
+    name: options.backsSandbox ? circleTestRailName : circleRailName,
     pollIntervalMs: 30_000,
     async submit(submission) {
       const refused = refusal(submission);

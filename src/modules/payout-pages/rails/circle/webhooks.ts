@@ -7,6 +7,7 @@ import type { PayoutRailUpdates } from '../types.ts';
 import type { CircleClient } from './rail.ts';
 
 export const circleNotificationsQueue = 'circle.notifications';
+export const circleTestNotificationsQueue = 'circle-test.notifications';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const keyCacheSize = 32;
@@ -34,8 +35,11 @@ interface CircleNotification {
  * recorded once per notification id, and handled in a job that fetches the transaction from Circle
  * before telling the payout pages that something changed (never trusting the body).
  */
-export function createCircleWebhooks(deps: { client: CircleClient; database: Database; clock: Clock; updates: PayoutRailUpdates; subscriptionId?: string | undefined }) {
+export function createCircleWebhooks(deps: { client: CircleClient; database: Database; clock: Clock; updates: PayoutRailUpdates; subscriptionId?: string | undefined; backsSandbox?: boolean | undefined }) {
   const { client, database, clock, updates } = deps;
+  // The testnet keys backing sandbox mode have their own subscription, endpoint and queue.
+  const provider = deps.backsSandbox ? 'circle-test' : 'circle';
+  const queue = deps.backsSandbox ? circleTestNotificationsQueue : circleNotificationsQueue;
   const keys = new Map<string, Promise<KeyObject | null>>();
 
   /** Circle's public key of `keyId`, or null when Circle has none by that id (a forged header). */
@@ -72,7 +76,7 @@ export function createCircleWebhooks(deps: { client: CircleClient; database: Dat
   }
 
   const handler: ProviderWebhookHandler = {
-    provider: 'circle',
+    provider,
     async receive(request) {
       const keyId = header(request.headers, 'x-circle-key-id');
       const signature = header(request.headers, 'x-circle-signature');
@@ -106,12 +110,12 @@ export function createCircleWebhooks(deps: { client: CircleClient; database: Dat
         // Test pings and notifications of other kinds: acknowledged, nothing to do.
         return;
       }
-      await recordProviderEvent(database, clock.now(), { provider: 'circle', eventId: body.notificationId, queue: circleNotificationsQueue, payload: { transactionId } });
+      await recordProviderEvent(database, clock.now(), { provider, eventId: body.notificationId, queue, payload: { transactionId } });
     },
   };
 
   const job: JobDefinition<{ transactionId: string }> = {
-    queue: circleNotificationsQueue,
+    queue,
     maxAttempts: 20,
     handle: async ({ transactionId }, context) => {
       const transaction = await providerCall('circle', 'getTransaction', async () => (await client.getTransaction({ id: transactionId })).data?.transaction);

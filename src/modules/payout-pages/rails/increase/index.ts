@@ -5,11 +5,11 @@ import type { PayoutRail, PayoutRailUpdates } from '../types.ts';
 import { createIncreaseClient, createIncreaseRail, type IncreaseRailOptions } from './rail.ts';
 import { createIncreaseWebhooks } from './webhooks.ts';
 
-export { increaseRailName } from './rail.ts';
+export { increaseRailName, increaseSandboxRailName } from './rail.ts';
 export type { IncreaseRailOptions } from './rail.ts';
 
 /**
- * Increase, wired: the bank rail (built before the payout pages service), then once that service
+ * Increase, wired (the live keys, or Increase's sandbox backing sandbox mode): the bank rail (built before the payout pages service), then once that service
  * exists its webhook endpoint and event job, and the credentials check (`paysail providers check`).
  */
 export function createIncreasePayouts(options: IncreaseRailOptions): {
@@ -20,10 +20,11 @@ export function createIncreasePayouts(options: IncreaseRailOptions): {
   return {
     rail: createIncreaseRail(client, options),
     connect({ database, clock, updates }) {
-      const { handler, job } = createIncreaseWebhooks({ client, webhookSecret: options.webhookSecret, database, clock, updates });
+      const environment = options.environment ?? 'live';
+      const { handler, job } = createIncreaseWebhooks({ client, webhookSecret: options.webhookSecret, environment, database, clock, updates });
       const check: ProviderCheck = {
         provider: 'increase',
-        environment: options.baseURL?.includes('sandbox') ? 'test' : 'live',
+        environment,
         async check() {
           const account = await providerCall('increase', 'accounts.retrieve', () => client.accounts.retrieve(options.accountId));
           return `account ${account.id} (${account.name}, ${account.status})`;

@@ -6,6 +6,7 @@ import { providerCall, recordProviderEvent, type ProviderWebhookHandler } from '
 import type { PayoutRailUpdates } from '../types.ts';
 
 export const increaseEventsQueue = 'increase.events';
+export const increaseSandboxEventsQueue = 'increase-sandbox.events';
 
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : Array.isArray(value) ? [[name, value.join(',')]] : [])));
@@ -17,10 +18,13 @@ function headerRecord(headers: Record<string, string | string[] | undefined>): R
  * recorded once per event id, and handled in a job that fetches the event and the transfer from
  * Increase before telling the payout pages that something changed (never trusting the body).
  */
-export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: string; database: Database; clock: Clock; updates: PayoutRailUpdates }) {
+export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: string; environment: 'live' | 'test'; database: Database; clock: Clock; updates: PayoutRailUpdates }) {
   const { client, webhookSecret, database, clock, updates } = deps;
+  // Increase's sandbox has its own event subscription, secret and endpoint (/providers/increase-sandbox/webhooks).
+  const provider = deps.environment === 'test' ? 'increase-sandbox' : 'increase';
+  const queue = deps.environment === 'test' ? increaseSandboxEventsQueue : increaseEventsQueue;
   const handler: ProviderWebhookHandler = {
-    provider: 'increase',
+    provider,
     async receive(request) {
       let event: Increase.Event;
       try {
@@ -31,19 +35,22 @@ export function createIncreaseWebhooks(deps: { client: Increase; webhookSecret: 
       if (typeof event.id !== 'string' || event.id.length === 0) {
         throw new AppError('WRONG_PARAMETER', 'id is required (the Increase event id)', { field: 'id' });
       }
-      await recordProviderEvent(database, clock.now(), { provider: 'increase', eventId: event.id, queue: increaseEventsQueue, payload: { eventId: event.id } });
+      await recordProviderEvent(database, clock.now(), { provider, eventId: event.id, queue, payload: { eventId: event.id } });
     },
   };
   const job: JobDefinition<{ eventId: string }> = {
-    queue: increaseEventsQueue,
+    queue,
     maxAttempts: 20,
     handle: async ({ eventId }, context) => {
       const event = await providerCall('increase', 'events.retrieve', () => client.events.retrieve(eventId));
-      if (event.associated_object_type !== 'ach_transfer') {
+      let payoutId: string | null;
+      if (event.associated_object_type === 'ach_transfer') {
+        payoutId = (await providerCall('increase', 'achTransfers.retrieve', () => client.achTransfers.retrieve(event.associated_object_id))).idempotency_key;
+      } else if (event.associated_object_type === 'real_time_payments_transfer') {
+        payoutId = (await providerCall('increase', 'realTimePaymentsTransfers.retrieve', () => client.realTimePaymentsTransfers.retrieve(event.associated_object_id))).idempotency_key;
+      } else {
         return;
       }
-      const transfer = await providerCall('increase', 'achTransfers.retrieve', () => client.achTransfers.retrieve(event.associated_object_id));
-      const payoutId = transfer.idempotency_key;
       if (!payoutId) {
         return;
       }
