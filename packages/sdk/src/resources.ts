@@ -1,4 +1,4 @@
-import type { Dispute, Event, FraudReport, OperationKey, Operations, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { Dispute, Event, FraudReport, OperationKey, Operations, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -63,6 +63,20 @@ export class PayoutPages extends Resource {
 
   retrieve(payoutPageId: string, options?: RequestOptions) {
     return this.transport.call('GET /v1/payout_pages/{payoutPageId}', { pathParams: { payoutPageId } }, options);
+  }
+
+  /** Newest first; filters `clientReferenceId`, `customerId`, `status`, `createdFrom`/`createdTo`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/payout_pages'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/payout_pages', { query }, options);
+  }
+
+  /** Every matching payout page, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/payout_pages'> = {}, options?: RequestOptions): AsyncGenerator<PayoutPage, void, undefined> {
+    return paginate<Result<'GET /v1/payout_pages'>, PayoutPage, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.payoutPages, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.payoutPages.at(-1)?.id } : undefined }),
+    );
   }
 
   /** MANUAL pages in `AWAITING_RELEASE` → PROCESSING. */

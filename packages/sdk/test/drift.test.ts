@@ -35,6 +35,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'POST /v1/test_helpers/balance/fund': (client) => client.testHelpers.balance.fund({ amount: 1, currency: 'USDC' }),
   'POST /v1/payout_pages': (client) =>
     client.payoutPages.create({ amount: 1, fundingCurrency: 'USDC', clientReferenceId: 'c', releaseMethod: 'MANUAL', customer: { referenceId: 'r', email: 'a@example.com' } }),
+  'GET /v1/payout_pages': (client) => client.payoutPages.list({ status: 'CREATED', limit: 5 }),
   'GET /v1/payout_pages/{payoutPageId}': (client) => client.payoutPages.retrieve('payout_page_1'),
   'POST /v1/payout_pages/{payoutPageId}/release': (client) => client.payoutPages.release('payout_page_1'),
   'POST /v1/payout_pages/{payoutPageId}/cancel': (client) => client.payoutPages.cancel('payout_page_1'),

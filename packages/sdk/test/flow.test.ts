@@ -201,6 +201,10 @@ test('full flow: customer → payout page → confirm via helper → PROCESSED; 
   assert.ok(payoutEvents.length >= 3 && payoutEvents.every((event) => event.type === 'PAYOUT_PAGE_UPDATED'));
   assert.deepEqual((await paysail.events.retrieve(walked[0]?.id ?? '')).id, walked[0]?.id);
 
+  const payoutPages = (await paysail.payoutPages.list({ limit: 100 })).payoutPages;
+  assert.ok(payoutPages.length >= 2, `${payoutPages.length} payout pages`);
+  assert.deepEqual(await collect(paysail.payoutPages.iterate({ limit: 1 })), payoutPages);
+
   const deliveries = await collect(paysail.webhookDeliveries.iterate({ limit: 2, endpointId: endpoint.id }));
   assert.equal(deliveries.length, received.length);
   assert.equal(new Set(deliveries.map((delivery) => delivery.id)).size, deliveries.length);

@@ -480,6 +480,36 @@ export interface Operations {
     };
     result: Balance;
   };
+  /** List payout pages */
+  "GET /v1/payout_pages": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last payout page seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only the page with this reference (one per mode). */
+      clientReferenceId?: string;
+      /** Only this customer's pages (cus_…). */
+      customerId?: string;
+      /** Only pages in this status. */
+      status?: "CREATED" | "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" | "CANCELED" | "EXPIRED";
+      /** Only pages created at or after this time (epoch milliseconds). */
+      createdFrom?: number;
+      /** Only pages created at or before this time (epoch milliseconds). */
+      createdTo?: number;
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/payout_pages/{payoutPageId}` answers it. */
+      payoutPages: PayoutPage[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
   /** Create a payout page */
   "POST /v1/payout_pages": {
     pathParams: Record<string, never>;
@@ -1294,6 +1324,7 @@ export const operations = {
   "POST /v1/customers/{customerId}": { method: "POST", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/balance": { method: "GET", path: "/v1/balance", pathParams: [], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/balance/fund": { method: "POST", path: "/v1/test_helpers/balance/fund", pathParams: [], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/payout_pages": { method: "GET", path: "/v1/payout_pages", pathParams: [], query: ["limit","startingAfter","livemode","clientReferenceId","customerId","status","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/payout_pages": { method: "POST", path: "/v1/payout_pages", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/payout_pages/{payoutPageId}": { method: "GET", path: "/v1/payout_pages/{payoutPageId}", pathParams: ["payoutPageId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/payout_pages/{payoutPageId}/release": { method: "POST", path: "/v1/payout_pages/{payoutPageId}/release", pathParams: ["payoutPageId"], query: ["livemode"], body: "optional", envelope: true },
