@@ -1,4 +1,4 @@
-import type { Dispute, Event, FraudReport, OperationKey, Operations, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { Dispute, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -98,6 +98,20 @@ export class PaymentPages extends Resource {
 
   retrieve(pageId: string, options?: RequestOptions) {
     return this.transport.call('GET /v1/payment_pages/{pageId}', { pathParams: { pageId } }, options);
+  }
+
+  /** Newest first; filters `clientReferenceId`, `customerId`, `status`, `createdFrom`/`createdTo`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/payment_pages'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/payment_pages', { query }, options);
+  }
+
+  /** Every matching payment page, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/payment_pages'> = {}, options?: RequestOptions): AsyncGenerator<PaymentPage, void, undefined> {
+    return paginate<Result<'GET /v1/payment_pages'>, PaymentPage, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.paymentPages, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.paymentPages.at(-1)?.id } : undefined }),
+    );
   }
 
   /** CREATED → EXPIRED (a PAID page answers `WRONG_PARAMETER`). */

@@ -54,6 +54,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/webhook_deliveries': (client) => client.webhookDeliveries.list(),
   'GET /v1/webhook_deliveries/{deliveryId}': (client) => client.webhookDeliveries.retrieve('whd_1'),
   'POST /v1/payment_pages': (client) => client.paymentPages.create({ amount: 1, currency: 'USD', clientReferenceId: 'c', customer: { referenceId: 'r', email: 'a@example.com' } }),
+  'GET /v1/payment_pages': (client) => client.paymentPages.list({ status: 'PAID', limit: 5 }),
   'GET /v1/payment_pages/{pageId}': (client) => client.paymentPages.retrieve('page_1'),
   'POST /v1/payment_pages/{pageId}/expire': (client) => client.paymentPages.expire('page_1'),
   'POST /v1/test_helpers/payment_pages/{pageId}/pay': (client) =>

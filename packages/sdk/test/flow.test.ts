@@ -204,6 +204,9 @@ test('full flow: customer → payout page → confirm via helper → PROCESSED; 
   const payoutPages = (await paysail.payoutPages.list({ limit: 100 })).payoutPages;
   assert.ok(payoutPages.length >= 2, `${payoutPages.length} payout pages`);
   assert.deepEqual(await collect(paysail.payoutPages.iterate({ limit: 1 })), payoutPages);
+  const paymentPages = (await paysail.paymentPages.list({ limit: 100 })).paymentPages;
+  assert.ok(paymentPages.length >= 2, `${paymentPages.length} payment pages`);
+  assert.deepEqual(await collect(paysail.paymentPages.iterate({ limit: 1 })), paymentPages);
 
   const deliveries = await collect(paysail.webhookDeliveries.iterate({ limit: 2, endpointId: endpoint.id }));
   assert.equal(deliveries.length, received.length);

@@ -804,6 +804,36 @@ export interface Operations {
     body: undefined;
     result: WebhookDelivery;
   };
+  /** List payment pages */
+  "GET /v1/payment_pages": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last payment page seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only the page with this reference (one per mode). */
+      clientReferenceId?: string;
+      /** Only this customer's pages (cus_…). */
+      customerId?: string;
+      /** Only pages in this status. */
+      status?: "CREATED" | "PAID" | "EXPIRED";
+      /** Only pages created at or after this time (epoch milliseconds). */
+      createdFrom?: number;
+      /** Only pages created at or before this time (epoch milliseconds). */
+      createdTo?: number;
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/payment_pages/{pageId}` answers it. */
+      paymentPages: PaymentPage[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
   /** Create a payment page */
   "POST /v1/payment_pages": {
     pathParams: Record<string, never>;
@@ -1343,6 +1373,7 @@ export const operations = {
   "POST /v1/webhook_endpoints/{endpointId}/test": { method: "POST", path: "/v1/webhook_endpoints/{endpointId}/test", pathParams: ["endpointId"], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/webhook_deliveries": { method: "GET", path: "/v1/webhook_deliveries", pathParams: [], query: ["eventId","endpointId","status","livemode","limit","startingAfter"], body: "none", envelope: true },
   "GET /v1/webhook_deliveries/{deliveryId}": { method: "GET", path: "/v1/webhook_deliveries/{deliveryId}", pathParams: ["deliveryId"], query: ["livemode"], body: "none", envelope: true },
+  "GET /v1/payment_pages": { method: "GET", path: "/v1/payment_pages", pathParams: [], query: ["limit","startingAfter","livemode","clientReferenceId","customerId","status","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/payment_pages": { method: "POST", path: "/v1/payment_pages", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/payment_pages/{pageId}": { method: "GET", path: "/v1/payment_pages/{pageId}", pathParams: ["pageId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/payment_pages/{pageId}/expire": { method: "POST", path: "/v1/payment_pages/{pageId}/expire", pathParams: ["pageId"], query: ["livemode"], body: "optional", envelope: true },
