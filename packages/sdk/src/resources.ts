@@ -192,6 +192,20 @@ export class Subscriptions extends Resource {
     return this.transport.call('GET /v1/subscriptions/{subscriptionId}', { pathParams: { subscriptionId } }, options);
   }
 
+  /** Newest first; filters `customerId`, `status`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/subscriptions'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/subscriptions', { query }, options);
+  }
+
+  /** Every matching subscription, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/subscriptions'> = {}, options?: RequestOptions): AsyncGenerator<Subscription, void, undefined> {
+    return paginate<Result<'GET /v1/subscriptions'>, Subscription, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.subscriptions, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.subscriptions.at(-1)?.id } : undefined }),
+    );
+  }
+
   /** Ends the subscription at the end of its current period. */
   cancel(subscriptionId: string, options?: RequestOptions) {
     return this.transport.call('POST /v1/subscriptions/{subscriptionId}/cancel', { pathParams: { subscriptionId } }, options);

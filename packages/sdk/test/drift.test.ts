@@ -68,6 +68,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/fraud_reports': (client) => client.fraudReports.list({ pagination: { offset: 0, limit: 1 } }),
   'GET /v1/fraud_reports/{id}': (client) => client.fraudReports.retrieve('pay_1'),
   'POST /v1/test_helpers/fraud_reports': (client) => client.testHelpers.fraudReports.create({ paymentId: 'pay_1', fraudReason: 'x' }),
+  'GET /v1/subscriptions': (client) => client.subscriptions.list({ status: 'ACTIVE', limit: 5 }),
   'GET /v1/subscriptions/{subscriptionId}': (client) => client.subscriptions.retrieve('sub_1'),
   'POST /v1/subscriptions/{subscriptionId}/cancel': (client) => client.subscriptions.cancel('sub_1'),
   'POST /v1/test_helpers/subscriptions/{subscriptionId}/renew': (client) => client.testHelpers.subscriptions.renew('sub_1'),

@@ -341,6 +341,7 @@ test('entitlements: the cursor iterator walks every page, ascending and descendi
 
   const subscription = await paysail.subscriptions.retrieve(subscriptionId);
   assert.equal(subscription.id, subscriptionId);
+  assert.deepEqual(await collect(paysail.subscriptions.iterate({ status: 'ACTIVE', limit: 1 })), [subscription]);
   assert.equal((await paysail.subscriptions.cancel(subscriptionId)).cancelAtPeriodEnd, true);
 });
 

@@ -96,6 +96,7 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'GET /v1/refunds',
     'GET /v1/payout_pages',
     'GET /v1/payment_pages',
+    'GET /v1/subscriptions',
     'GET /v1/refunds/{refundId}',
     'GET /admin/v1/reconciliation/payouts',
     'GET /admin/v1/payouts/awaiting-funding',

@@ -1065,6 +1065,84 @@ export interface Operations {
     };
     result: Dispute;
   };
+  /** List subscriptions */
+  "GET /v1/subscriptions": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last subscription seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only this customer's subscriptions (cus_…). */
+      customerId?: string;
+      /** Only subscriptions in this status. */
+      status?: "ACTIVE" | "PAST_DUE" | "CANCELED";
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/subscriptions/{subscriptionId}` answers it. */
+      subscriptions: Array<{
+        /** sub_… */
+        id: string;
+        /** ACTIVE: paid for the current period. PAST_DUE: the renewal was declined and is being retried. CANCELED: ended (no more renewals). */
+        status: "ACTIVE" | "PAST_DUE" | "CANCELED";
+        merchantId: string;
+        livemode: boolean;
+        customerId: string;
+        productId: string;
+        /** The payment page whose payment started the subscription. */
+        pageId: string;
+        interval: "DAY" | "WEEK" | "MONTH" | "YEAR";
+        intervalCount: number;
+        /** Charged at every renewal, in minor units. */
+        amount: number;
+        currency: string;
+        /** Epoch milliseconds; inclusive. */
+        currentPeriodStart: number;
+        /** Epoch milliseconds; exclusive; the renewal runs then. */
+        currentPeriodEnd: number;
+        /** Canceled by the merchant: ends at currentPeriodEnd, with no renewal. */
+        cancelAtPeriodEnd: boolean;
+        /** Epoch milliseconds; when the cancellation was requested. */
+        canceledAt?: number;
+        /** Epoch milliseconds; when the subscription ended (status CANCELED). */
+        endedAt?: number;
+        /** Declined renewal attempts for the period now due (0 unless PAST_DUE or canceled for non-payment). */
+        failedRenewalAttempts: number;
+        /** Epoch milliseconds; when a PAST_DUE subscription is charged again. */
+        nextRenewalAttemptAt?: number;
+        /** The decline reason of the last failed renewal attempt. */
+        lastDeclineReason?: string;
+        /** PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED. */
+        renewalPaymentPageId?: string;
+        /** The hosted page of `renewalPaymentPageId`: send it to the customer. */
+        renewalPaymentUrl?: string;
+        latestInvoice?: {
+          /** inv_… */
+          id: string;
+          status: "PAID";
+          amount: number;
+          currency: string;
+          /** The card payment (pay_…) that paid the period. */
+          paymentId: string;
+          /** Epoch milliseconds; start of the billed period (inclusive). */
+          periodStart: number;
+          /** Epoch milliseconds; end of the billed period (exclusive). */
+          periodEnd: number;
+          /** Epoch milliseconds; when the payment succeeded. */
+          paidAt: number;
+          createdAt: number;
+        };
+        createdAt: number;
+        updatedAt: number;
+      }>;
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
   /** Read a subscription */
   "GET /v1/subscriptions/{subscriptionId}": {
     pathParams: { subscriptionId: string };
@@ -1387,6 +1465,7 @@ export const operations = {
   "GET /v1/disputes": { method: "GET", path: "/v1/disputes", pathParams: [], query: ["paymentPageId","limit","startingAfter","livemode"], body: "none", envelope: true },
   "GET /v1/disputes/{disputeId}": { method: "GET", path: "/v1/disputes/{disputeId}", pathParams: ["disputeId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/disputes/{disputeId}/close": { method: "POST", path: "/v1/test_helpers/disputes/{disputeId}/close", pathParams: ["disputeId"], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/subscriptions": { method: "GET", path: "/v1/subscriptions", pathParams: [], query: ["limit","startingAfter","livemode","customerId","status"], body: "none", envelope: true },
   "GET /v1/subscriptions/{subscriptionId}": { method: "GET", path: "/v1/subscriptions/{subscriptionId}", pathParams: ["subscriptionId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/subscriptions/{subscriptionId}/cancel": { method: "POST", path: "/v1/subscriptions/{subscriptionId}/cancel", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/test_helpers/subscriptions/{subscriptionId}/renew": { method: "POST", path: "/v1/test_helpers/subscriptions/{subscriptionId}/renew", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
