@@ -1,4 +1,4 @@
-import type { Dispute, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { Customer, Dispute, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -28,6 +28,20 @@ export class Customers extends Resource {
 
   retrieve(customerId: string, options?: RequestOptions) {
     return this.transport.call('GET /v1/customers/{customerId}', { pathParams: { customerId } }, options);
+  }
+
+  /** Newest first; filters `referenceId`, `kycStatus`, `createdFrom`/`createdTo`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/customers'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/customers', { query }, options);
+  }
+
+  /** Every matching customer, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/customers'> = {}, options?: RequestOptions): AsyncGenerator<Customer, void, undefined> {
+    return paginate<Result<'GET /v1/customers'>, Customer, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.customers, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.customers.at(-1)?.id } : undefined }),
+    );
   }
 
   /** `email`, `address` (merged field by field) and `supportedPaymentMethods` while unset. */

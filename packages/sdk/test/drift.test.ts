@@ -27,6 +27,7 @@ test('the generated code is exactly what the generator makes of the committed do
  */
 const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknown>> = {
   'POST /v1/customers': (client) => client.customers.create({ referenceId: 'r', signupAt: 1 }),
+  'GET /v1/customers': (client) => client.customers.list({ kycStatus: 'APPROVED', limit: 5 }),
   'GET /v1/customers/{customerId}': (client) => client.customers.retrieve('cus_1'),
   'POST /v1/customers/{customerId}': (client) => client.customers.update('cus_1', { email: 'a@example.com' }),
   'POST /v1/customers/{customerId}/kyc_review': (client) => client.customers.decideKycReview('cus_1', { decision: 'APPROVED', reason: 'documents checked' }),

@@ -126,6 +126,7 @@ test('full flow: customer → payout page → confirm via helper → PROCESSED; 
   assert.equal(await paysail.pii.decrypt(String(customer.firstName), piiKeys), 'Ada');
   assert.equal(await paysail.pii.decrypt(String(customer.address?.postalCode), piiKeys), '94105');
   assert.equal((await paysail.customers.retrieve(customer.id)).referenceId, referenceId);
+  assert.deepEqual((await collect(paysail.customers.iterate({ referenceId, limit: 1 }))).map((listed) => listed.id), [customer.id]);
   assert.equal((await paysail.customers.update(customer.id, { email: 'ada.l@example.com' })).email, 'ada.l@example.com');
 
   const [balanceBefore] = (await paysail.balance.retrieve()).filter((entry) => entry.currency === 'USDC');

@@ -81,6 +81,7 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
   const listed = new Set(routes.map((route) => `${route.method} ${route.path}`));
   for (const expected of [
     'POST /v1/customers',
+    'GET /v1/customers',
     'GET /v1/customers/{customerId}',
     'POST /v1/customers/{customerId}',
     'POST /admin/v1/merchants',

@@ -356,6 +356,34 @@ export interface AdminEmail {
 
 /** Every `/v1` operation: path parameters, query (bracket names nested), body and result (`data`, or the whole body when the answer has no envelope). */
 export interface Operations {
+  /** List customers */
+  "GET /v1/customers": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last customer seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only the customer with this reference (one per mode). */
+      referenceId?: string;
+      /** Only customers with this KYC status. */
+      kycStatus?: "NOT_STARTED" | "PENDING" | "APPROVED" | "REJECTED";
+      /** Only customers created at or after this time (epoch milliseconds). */
+      createdFrom?: number;
+      /** Only customers created at or before this time (epoch milliseconds). */
+      createdTo?: number;
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/customers/{customerId}` answers it. */
+      customers: Customer[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
   /** Create a customer */
   "POST /v1/customers": {
     pathParams: Record<string, never>;
@@ -1427,6 +1455,7 @@ export interface OperationSpec {
 }
 
 export const operations = {
+  "GET /v1/customers": { method: "GET", path: "/v1/customers", pathParams: [], query: ["limit","startingAfter","livemode","referenceId","kycStatus","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/customers": { method: "POST", path: "/v1/customers", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/customers/{customerId}": { method: "GET", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/customers/{customerId}": { method: "POST", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },
