@@ -228,7 +228,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(sandboxCardProcessor.fraudSignalJob());
 
   const entitlements = createEntitlementsService({ database, clock, keyRing });
-  const subscriptions = createSubscriptionsService({ database, clock, entitlements, savedCards: payments, renewalPages: paymentPages.renewalPages });
+  const subscriptions = createSubscriptionsService({ database, keyRing, clock, entitlements, savedCards: payments, renewalPages: paymentPages.renewalPages });
   paymentPages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
   registry.register(subscriptions.renewalJob());
 

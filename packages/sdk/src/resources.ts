@@ -1,4 +1,4 @@
-import type { Dispute, Event, FraudReport, OperationKey, Operations, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { Customer, Dispute, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -28,6 +28,20 @@ export class Customers extends Resource {
 
   retrieve(customerId: string, options?: RequestOptions) {
     return this.transport.call('GET /v1/customers/{customerId}', { pathParams: { customerId } }, options);
+  }
+
+  /** Newest first; filters `referenceId`, `kycStatus`, `createdFrom`/`createdTo`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/customers'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/customers', { query }, options);
+  }
+
+  /** Every matching customer, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/customers'> = {}, options?: RequestOptions): AsyncGenerator<Customer, void, undefined> {
+    return paginate<Result<'GET /v1/customers'>, Customer, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.customers, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.customers.at(-1)?.id } : undefined }),
+    );
   }
 
   /** `email`, `address` (merged field by field) and `supportedPaymentMethods` while unset. */
@@ -65,6 +79,20 @@ export class PayoutPages extends Resource {
     return this.transport.call('GET /v1/payout_pages/{payoutPageId}', { pathParams: { payoutPageId } }, options);
   }
 
+  /** Newest first; filters `clientReferenceId`, `customerId`, `status`, `createdFrom`/`createdTo`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/payout_pages'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/payout_pages', { query }, options);
+  }
+
+  /** Every matching payout page, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/payout_pages'> = {}, options?: RequestOptions): AsyncGenerator<PayoutPage, void, undefined> {
+    return paginate<Result<'GET /v1/payout_pages'>, PayoutPage, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.payoutPages, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.payoutPages.at(-1)?.id } : undefined }),
+    );
+  }
+
   /** MANUAL pages in `AWAITING_RELEASE` → PROCESSING. */
   release(payoutPageId: string, options?: RequestOptions) {
     return this.transport.call('POST /v1/payout_pages/{payoutPageId}/release', { pathParams: { payoutPageId } }, options);
@@ -84,6 +112,20 @@ export class PaymentPages extends Resource {
 
   retrieve(pageId: string, options?: RequestOptions) {
     return this.transport.call('GET /v1/payment_pages/{pageId}', { pathParams: { pageId } }, options);
+  }
+
+  /** Newest first; filters `clientReferenceId`, `customerId`, `status`, `createdFrom`/`createdTo`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/payment_pages'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/payment_pages', { query }, options);
+  }
+
+  /** Every matching payment page, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/payment_pages'> = {}, options?: RequestOptions): AsyncGenerator<PaymentPage, void, undefined> {
+    return paginate<Result<'GET /v1/payment_pages'>, PaymentPage, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.paymentPages, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.paymentPages.at(-1)?.id } : undefined }),
+    );
   }
 
   /** CREATED → EXPIRED (a PAID page answers `WRONG_PARAMETER`). */
@@ -162,6 +204,20 @@ export class Entitlements extends Resource {
 export class Subscriptions extends Resource {
   retrieve(subscriptionId: string, options?: RequestOptions) {
     return this.transport.call('GET /v1/subscriptions/{subscriptionId}', { pathParams: { subscriptionId } }, options);
+  }
+
+  /** Newest first; filters `customerId`, `status`, `livemode` (omitted: both modes). */
+  list(query?: Query<'GET /v1/subscriptions'>, options?: RequestOptions) {
+    return this.transport.call('GET /v1/subscriptions', { query }, options);
+  }
+
+  /** Every matching subscription, newest first, pages of `limit` (default 100). */
+  iterate(query: Query<'GET /v1/subscriptions'> = {}, options?: RequestOptions): AsyncGenerator<Subscription, void, undefined> {
+    return paginate<Result<'GET /v1/subscriptions'>, Subscription, { startingAfter?: string }>(
+      query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
+      (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
+      (page) => ({ items: page.subscriptions, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.subscriptions.at(-1)?.id } : undefined }),
+    );
   }
 
   /** Ends the subscription at the end of its current period. */

@@ -27,6 +27,7 @@ test('the generated code is exactly what the generator makes of the committed do
  */
 const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknown>> = {
   'POST /v1/customers': (client) => client.customers.create({ referenceId: 'r', signupAt: 1 }),
+  'GET /v1/customers': (client) => client.customers.list({ kycStatus: 'APPROVED', limit: 5 }),
   'GET /v1/customers/{customerId}': (client) => client.customers.retrieve('cus_1'),
   'POST /v1/customers/{customerId}': (client) => client.customers.update('cus_1', { email: 'a@example.com' }),
   'POST /v1/customers/{customerId}/kyc_review': (client) => client.customers.decideKycReview('cus_1', { decision: 'APPROVED', reason: 'documents checked' }),
@@ -35,6 +36,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'POST /v1/test_helpers/balance/fund': (client) => client.testHelpers.balance.fund({ amount: 1, currency: 'USDC' }),
   'POST /v1/payout_pages': (client) =>
     client.payoutPages.create({ amount: 1, fundingCurrency: 'USDC', clientReferenceId: 'c', releaseMethod: 'MANUAL', customer: { referenceId: 'r', email: 'a@example.com' } }),
+  'GET /v1/payout_pages': (client) => client.payoutPages.list({ status: 'CREATED', limit: 5 }),
   'GET /v1/payout_pages/{payoutPageId}': (client) => client.payoutPages.retrieve('payout_page_1'),
   'POST /v1/payout_pages/{payoutPageId}/release': (client) => client.payoutPages.release('payout_page_1'),
   'POST /v1/payout_pages/{payoutPageId}/cancel': (client) => client.payoutPages.cancel('payout_page_1'),
@@ -53,6 +55,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/webhook_deliveries': (client) => client.webhookDeliveries.list(),
   'GET /v1/webhook_deliveries/{deliveryId}': (client) => client.webhookDeliveries.retrieve('whd_1'),
   'POST /v1/payment_pages': (client) => client.paymentPages.create({ amount: 1, currency: 'USD', clientReferenceId: 'c', customer: { referenceId: 'r', email: 'a@example.com' } }),
+  'GET /v1/payment_pages': (client) => client.paymentPages.list({ status: 'PAID', limit: 5 }),
   'GET /v1/payment_pages/{pageId}': (client) => client.paymentPages.retrieve('page_1'),
   'POST /v1/payment_pages/{pageId}/expire': (client) => client.paymentPages.expire('page_1'),
   'POST /v1/test_helpers/payment_pages/{pageId}/pay': (client) =>
@@ -66,6 +69,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/fraud_reports': (client) => client.fraudReports.list({ pagination: { offset: 0, limit: 1 } }),
   'GET /v1/fraud_reports/{id}': (client) => client.fraudReports.retrieve('pay_1'),
   'POST /v1/test_helpers/fraud_reports': (client) => client.testHelpers.fraudReports.create({ paymentId: 'pay_1', fraudReason: 'x' }),
+  'GET /v1/subscriptions': (client) => client.subscriptions.list({ status: 'ACTIVE', limit: 5 }),
   'GET /v1/subscriptions/{subscriptionId}': (client) => client.subscriptions.retrieve('sub_1'),
   'POST /v1/subscriptions/{subscriptionId}/cancel': (client) => client.subscriptions.cancel('sub_1'),
   'POST /v1/test_helpers/subscriptions/{subscriptionId}/renew': (client) => client.testHelpers.subscriptions.renew('sub_1'),

@@ -126,6 +126,7 @@ test('full flow: customer → payout page → confirm via helper → PROCESSED; 
   assert.equal(await paysail.pii.decrypt(String(customer.firstName), piiKeys), 'Ada');
   assert.equal(await paysail.pii.decrypt(String(customer.address?.postalCode), piiKeys), '94105');
   assert.equal((await paysail.customers.retrieve(customer.id)).referenceId, referenceId);
+  assert.deepEqual((await collect(paysail.customers.iterate({ referenceId, limit: 1 }))).map((listed) => listed.id), [customer.id]);
   assert.equal((await paysail.customers.update(customer.id, { email: 'ada.l@example.com' })).email, 'ada.l@example.com');
 
   const [balanceBefore] = (await paysail.balance.retrieve()).filter((entry) => entry.currency === 'USDC');
@@ -200,6 +201,13 @@ test('full flow: customer → payout page → confirm via helper → PROCESSED; 
   const payoutEvents = await collect(paysail.events.iterate({ type: 'PAYOUT_PAGE_UPDATED', limit: 2 }));
   assert.ok(payoutEvents.length >= 3 && payoutEvents.every((event) => event.type === 'PAYOUT_PAGE_UPDATED'));
   assert.deepEqual((await paysail.events.retrieve(walked[0]?.id ?? '')).id, walked[0]?.id);
+
+  const payoutPages = (await paysail.payoutPages.list({ limit: 100 })).payoutPages;
+  assert.ok(payoutPages.length >= 2, `${payoutPages.length} payout pages`);
+  assert.deepEqual(await collect(paysail.payoutPages.iterate({ limit: 1 })), payoutPages);
+  const paymentPages = (await paysail.paymentPages.list({ limit: 100 })).paymentPages;
+  assert.ok(paymentPages.length >= 2, `${paymentPages.length} payment pages`);
+  assert.deepEqual(await collect(paysail.paymentPages.iterate({ limit: 1 })), paymentPages);
 
   const deliveries = await collect(paysail.webhookDeliveries.iterate({ limit: 2, endpointId: endpoint.id }));
   assert.equal(deliveries.length, received.length);
@@ -334,6 +342,7 @@ test('entitlements: the cursor iterator walks every page, ascending and descendi
 
   const subscription = await paysail.subscriptions.retrieve(subscriptionId);
   assert.equal(subscription.id, subscriptionId);
+  assert.deepEqual(await collect(paysail.subscriptions.iterate({ status: 'ACTIVE', limit: 1 })), [subscription]);
   assert.equal((await paysail.subscriptions.cancel(subscriptionId)).cancelAtPeriodEnd, true);
 });
 

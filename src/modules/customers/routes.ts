@@ -1,10 +1,30 @@
 import type { Api } from '../../http/types.ts';
 import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
-import { Customer, CustomerCreateBody, CustomerIdParams, CustomerUpdateBody } from './schemas.ts';
+import { Customer, CustomerCreateBody, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdateBody } from './schemas.ts';
 import type { CustomersService } from './service.ts';
 
 export function registerCustomerRoutes(api: Api, customers: CustomersService): void {
+  api.get(
+    '/customers',
+    {
+      schema: {
+        tags: ['Customers'],
+        summary: 'List customers',
+        description:
+          'Newest first, each exactly as `GET /v1/customers/{customerId}` answers it (PII fields as JWE). Filter by `referenceId`, `kycStatus`, ' +
+          '`createdFrom`/`createdTo` (epoch ms, inclusive) and `livemode` (omitted: both modes). Page with `limit` and `startingAfter` (the previous ' +
+          '`nextCursor`, valid for the same filters and mode only, or a customer id).',
+        querystring: CustomerListQuery,
+        response: { 200: Envelope(CustomerList), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await customers.listCustomers(merchant, modeFilter(merchant, request.query.livemode), request.query));
+    },
+  );
+
   api.post(
     '/customers',
     {

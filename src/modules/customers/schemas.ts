@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { EpochMilliseconds } from '../../http/schemas.ts';
+import { kycStatuses } from '../../db/schema/index.ts';
 import { paymentMethods, payoutMethods } from './rules.ts';
 
 const text = (max: number, description?: string) => Type.String({ minLength: 1, maxLength: max, ...(description ? { description } : {}) });
@@ -112,3 +113,26 @@ export const Customer = Type.Object(
 export type CustomerResponse = Static<typeof Customer>;
 
 export const CustomerIdParams = Type.Object({ customerId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+
+export const CustomerListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
+    startingAfter: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last customer seen.' }),
+    ),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    referenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the customer with this reference (one per mode).' })),
+    kycStatus: Type.Optional(Type.Enum(kycStatuses, { description: 'Only customers with this KYC status.' })),
+    createdFrom: Type.Optional(EpochMilliseconds({ description: 'Only customers created at or after this time (epoch milliseconds).' })),
+    createdTo: Type.Optional(EpochMilliseconds({ description: 'Only customers created at or before this time (epoch milliseconds).' })),
+  },
+  { additionalProperties: false },
+);
+export type CustomerListInput = Static<typeof CustomerListQuery>;
+
+export const CustomerList = Type.Object({
+  customers: Type.Array(Customer, { description: 'Newest first; each exactly as `GET /v1/customers/{customerId}` answers it.' }),
+  hasMore: Type.Boolean(),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as `startingAfter` for the next page; present when `hasMore`.' })),
+});
+export type CustomerListView = Static<typeof CustomerList>;

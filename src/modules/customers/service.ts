@@ -24,6 +24,7 @@ import {
   type KycData,
 } from './rules.ts';
 import type { CustomerCreateInput, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
+import { createCustomerList } from './list.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -241,6 +242,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
 
   return {
     toResponse,
+    ...createCustomerList({ database, keyRing, toResponse }),
 
     async createCustomer(merchant: Merchant, livemode: boolean, input: CustomerCreateInput): Promise<CustomerResponse> {
       const now = clock.now();

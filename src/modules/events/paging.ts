@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { KeyRing } from '../../crypto/keyring.ts';
+import { wrongParameter } from '../../http/errors.ts';
 
 /**
  * Keyset paging over (createdAt, id), newest first: a page ends where the next one starts, so rows
@@ -21,8 +22,32 @@ export interface CursorCodec {
 }
 
 export function createCursorCodec(keyRing: KeyRing, list: string): CursorCodec {
+  return codecWith(keyRing.deriveKey(`cursor:${list}`), '');
+}
+
+/**
+ * A list's cursors bound to who asked and how: `bind({ merchantId, livemode, ...filters })` gives the
+ * codec of that one list, so a cursor made for another merchant, mode or filter set does not decode
+ * (its MAC covers the binding). One key per list, derived once.
+ */
+export function createBoundCursorCodecs(keyRing: KeyRing, list: string): (binding: Record<string, string | number | boolean | undefined>) => CursorCodec {
   const key = keyRing.deriveKey(`cursor:${list}`);
-  const mac = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, 16);
+  return (binding) => {
+    const canonical = JSON.stringify(
+      Object.keys(binding)
+        .sort()
+        .map((name) => [name, binding[name] ?? null]),
+    );
+    return codecWith(key, `${canonical}\n`);
+  };
+}
+
+function codecWith(key: Buffer, context: string): CursorCodec {
+  const mac = (payload: string) =>
+    createHmac('sha256', key)
+      .update(context + payload)
+      .digest()
+      .subarray(0, 16);
   return {
     encode(position) {
       const payload = Buffer.from(JSON.stringify([position.createdAt.getTime(), position.id])).toString('base64url');
@@ -62,4 +87,40 @@ export function pageOf<T extends { createdAt: Date; id: string }>(rows: T[], lim
   const items = hasMore ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];
   return hasMore && last ? { items, hasMore, nextCursor: codec.encode({ createdAt: last.createdAt, id: last.id }) } : { items, hasMore };
+}
+
+/** `createdFrom` ≤ createdAt ≤ `createdTo` (epoch ms, both optional, both inclusive); a reversed range names `createdTo`. */
+export function createdBetween(createdAt: PgColumn, range: { createdFrom?: number | undefined; createdTo?: number | undefined }): SQL[] {
+  if (range.createdFrom !== undefined && range.createdTo !== undefined && range.createdTo < range.createdFrom) {
+    throw wrongParameter('createdTo', 'must not be before createdFrom');
+  }
+  return [
+    ...(range.createdFrom === undefined ? [] : [sql`${createdAt} >= ${new Date(range.createdFrom)}`]),
+    ...(range.createdTo === undefined ? [] : [sql`${createdAt} <= ${new Date(range.createdTo)}`]),
+  ];
+}
+
+/**
+ * One keyset page of a list: `startingAfter` is a cursor of this very list (`codec`, bound to its
+ * merchant, mode and filters) or the id of one of its rows (`find`, same scope and filters); anything
+ * else is 400 WRONG_PARAMETER naming `startingAfter`. `fetch` reads up to `limit` rows after the
+ * position, newest first.
+ */
+export async function keysetPage<T extends PagePosition>(options: {
+  input: { limit?: number | undefined; startingAfter?: string | undefined };
+  codec: CursorCodec;
+  isOwnId: (value: string) => boolean;
+  find: (id: string) => Promise<PagePosition | null>;
+  fetch: (after: PagePosition | undefined, limit: number) => Promise<T[]>;
+}): Promise<{ items: T[]; hasMore: boolean; nextCursor?: string }> {
+  const limit = options.input.limit ?? 20;
+  const token = options.input.startingAfter;
+  let after: PagePosition | undefined;
+  if (token !== undefined) {
+    after = (options.isOwnId(token) ? await options.find(token) : options.codec.decode(token)) ?? undefined;
+    if (!after) {
+      throw wrongParameter('startingAfter', 'must be the nextCursor of a previous page of this same list (same filters and mode) or the id of one of its items');
+    }
+  }
+  return pageOf(await options.fetch(after, limit + 1), limit, options.codec);
 }

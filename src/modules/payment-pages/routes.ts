@@ -3,7 +3,7 @@ import type { Api } from '../../http/types.ts';
 import { EmptyBody, Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
-import { CardPaymentBody, PageIdParams, PaymentPage, PaymentPageCreateBody } from './schemas.ts';
+import { CardPaymentBody, PageIdParams, PaymentPage, PaymentPageCreateBody, PaymentPageList, PaymentPageListQuery } from './schemas.ts';
 import type { PaymentPagesService } from './service.ts';
 
 const tags = ['Payment pages'];
@@ -35,6 +35,26 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
       const { merchant } = requireAuth(request);
       const livemode = modeForCreate(merchant, request.query.livemode);
       return succeeded(await paymentPages.createPage(merchant, livemode, request.body));
+    },
+  );
+
+  api.get(
+    '/payment_pages',
+    {
+      schema: {
+        tags,
+        summary: 'List payment pages',
+        description:
+          'Newest first, each exactly as `GET /v1/payment_pages/{pageId}` answers it. Filter by `clientReferenceId`, `customerId`, `status`, ' +
+          '`createdFrom`/`createdTo` (epoch ms, inclusive) and `livemode` (omitted: both modes). Page with `limit` and `startingAfter` (the previous ' +
+          '`nextCursor`, valid for the same filters and mode only, or a payment page id).',
+        querystring: PaymentPageListQuery,
+        response: { 200: Envelope(PaymentPageList), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await paymentPages.listPages(merchant, modeFilter(merchant, request.query.livemode), request.query));
     },
   );
 

@@ -85,3 +85,27 @@ export type PaymentPageResponse = Static<typeof PaymentPage>;
 export const PageIdParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
 export { CardPaymentBody, type CardPaymentInput } from '../payments/schemas.ts';
+
+export const PaymentPageListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
+    startingAfter: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last payment page seen.' }),
+    ),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    clientReferenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the page with this reference (one per mode).' })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this customer's pages (cus_…)." })),
+    status: Type.Optional(Type.Enum(paymentPageStatuses, { description: 'Only pages in this status.' })),
+    createdFrom: Type.Optional(EpochMilliseconds({ description: 'Only pages created at or after this time (epoch milliseconds).' })),
+    createdTo: Type.Optional(EpochMilliseconds({ description: 'Only pages created at or before this time (epoch milliseconds).' })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentPageListInput = Static<typeof PaymentPageListQuery>;
+
+export const PaymentPageList = Type.Object({
+  paymentPages: Type.Array(PaymentPage, { description: 'Newest first; each exactly as `GET /v1/payment_pages/{pageId}` answers it.' }),
+  hasMore: Type.Boolean(),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as `startingAfter` for the next page; present when `hasMore`.' })),
+});
+export type PaymentPageListView = Static<typeof PaymentPageList>;

@@ -19,6 +19,7 @@ import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { createCheckoutSessions } from './checkout.ts';
+import { createPaymentPageList } from './list.ts';
 import { openRenewalPage, renewalPageStatus } from './renewal-page.ts';
 import { customerEmailOf, emailLocation, pageResponse, reencryptPageEmails, type PageView, type PaymentPageRow } from './view.ts';
 import type { CardPaymentInput, PaymentPageCreateInput, PaymentPageResponse } from './schemas.ts';
@@ -338,6 +339,7 @@ export function createPaymentPagesService(deps: {
     },
 
     ...createCheckoutSessions({ database, clock, payments, requireView, loadView, claim, notPayable, toResponse }),
+    ...createPaymentPageList({ database, keyRing, publicUrl }),
 
     /** Expires the page at `expiresAt` (scheduled with the page); waits out an in-flight attempt. */
     expireJob(): JobDefinition<{ pageId: string }> {

@@ -3,7 +3,7 @@ import { EmptyBody, Envelope, LivemodeQuery, errorResponses, succeeded } from '.
 import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
 import { Type } from 'typebox';
-import { ConfirmBody, PayoutPage, PayoutPageCreateBody, PayoutPageIdParams } from './schemas.ts';
+import { ConfirmBody, PayoutPage, PayoutPageCreateBody, PayoutPageIdParams, PayoutPageList, PayoutPageListQuery } from './schemas.ts';
 import type { PayoutPagesService } from './service.ts';
 
 const tags = ['Payout pages'];
@@ -37,6 +37,26 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
       const { merchant } = requireAuth(request);
       const livemode = modeForCreate(merchant, request.query.livemode);
       return succeeded(await payoutPages.createPayoutPage(merchant, livemode, request.body));
+    },
+  );
+
+  api.get(
+    '/payout_pages',
+    {
+      schema: {
+        tags,
+        summary: 'List payout pages',
+        description:
+          'Newest first, each exactly as `GET /v1/payout_pages/{payoutPageId}` answers it. Filter by `clientReferenceId`, `customerId`, `status`, ' +
+          '`createdFrom`/`createdTo` (epoch ms, inclusive) and `livemode` (omitted: both modes). Page with `limit` and `startingAfter` (the previous ' +
+          '`nextCursor`, valid for the same filters and mode only, or a payout page id).',
+        querystring: PayoutPageListQuery,
+        response: { 200: Envelope(PayoutPageList), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await payoutPages.listPayoutPages(merchant, modeFilter(merchant, request.query.livemode), request.query));
     },
   );
 

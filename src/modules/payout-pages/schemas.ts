@@ -110,3 +110,27 @@ export const PayoutPage = Type.Object(
 export type PayoutPageResponse = Static<typeof PayoutPage>;
 
 export const PayoutPageIdParams = Type.Object({ payoutPageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+
+export const PayoutPageListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
+    startingAfter: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last payout page seen.' }),
+    ),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    clientReferenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the page with this reference (one per mode).' })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this customer's pages (cus_…)." })),
+    status: Type.Optional(Type.Enum(payoutPageStatuses, { description: 'Only pages in this status.' })),
+    createdFrom: Type.Optional(EpochMilliseconds({ description: 'Only pages created at or after this time (epoch milliseconds).' })),
+    createdTo: Type.Optional(EpochMilliseconds({ description: 'Only pages created at or before this time (epoch milliseconds).' })),
+  },
+  { additionalProperties: false },
+);
+export type PayoutPageListInput = Static<typeof PayoutPageListQuery>;
+
+export const PayoutPageList = Type.Object({
+  payoutPages: Type.Array(PayoutPage, { description: 'Newest first; each exactly as `GET /v1/payout_pages/{payoutPageId}` answers it.' }),
+  hasMore: Type.Boolean(),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as `startingAfter` for the next page; present when `hasMore`.' })),
+});
+export type PayoutPageListView = Static<typeof PayoutPageList>;

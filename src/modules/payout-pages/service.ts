@@ -1,6 +1,7 @@
 import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { createPayoutCustomerFlow } from './customer-flow.ts';
 import { createPayoutJobs } from './jobs.ts';
+import { createPayoutPageList } from './list.ts';
 import { reencryptPayoutPages } from './reencrypt.ts';
 import { createPayoutReconciliation } from './reconciliation.ts';
 import { createPayoutFunding } from './funding.ts';
@@ -20,6 +21,7 @@ export function createPayoutPagesService(deps: PayoutPagesDeps) {
     toResponse: transitions.toResponse,
     railFor: transitions.railFor,
     ...createPayoutUseCases(deps, transitions),
+    ...createPayoutPageList(deps, transitions),
     ...createPayoutCustomerFlow(deps, transitions),
     ...createPayoutJobs(deps, transitions),
     ...createPayoutReconciliation(deps),

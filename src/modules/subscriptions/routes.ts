@@ -1,10 +1,29 @@
 import type { Api } from '../../http/types.ts';
 import { EmptyBody, Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
-import { Subscription, SubscriptionIdParams } from './schemas.ts';
+import { Subscription, SubscriptionIdParams, SubscriptionList, SubscriptionListQuery } from './schemas.ts';
 import type { SubscriptionsService } from './service.ts';
 
 export function registerSubscriptionRoutes(api: Api, subscriptions: SubscriptionsService): void {
+  api.get(
+    '/subscriptions',
+    {
+      schema: {
+        tags: ['Subscriptions'],
+        summary: 'List subscriptions',
+        description:
+          'Newest first, each exactly as `GET /v1/subscriptions/{subscriptionId}` answers it. Filter by `customerId`, `status` and `livemode` ' +
+          '(omitted: both modes). Page with `limit` and `startingAfter` (the previous `nextCursor`, valid for the same filters and mode only, or a subscription id).',
+        querystring: SubscriptionListQuery,
+        response: { 200: Envelope(SubscriptionList), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await subscriptions.listSubscriptions(merchant, modeFilter(merchant, request.query.livemode), request.query));
+    },
+  );
+
   api.get(
     '/subscriptions/:subscriptionId',
     {

@@ -56,3 +56,24 @@ export const Subscription = Type.Object(
   { additionalProperties: false },
 );
 export type SubscriptionResponse = Static<typeof Subscription>;
+
+export const SubscriptionListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
+    startingAfter: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last subscription seen.' }),
+    ),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this customer's subscriptions (cus_…)." })),
+    status: Type.Optional(Type.Enum(subscriptionStatuses, { description: 'Only subscriptions in this status.' })),
+  },
+  { additionalProperties: false },
+);
+export type SubscriptionListInput = Static<typeof SubscriptionListQuery>;
+
+export const SubscriptionList = Type.Object({
+  subscriptions: Type.Array(Subscription, { description: 'Newest first; each exactly as `GET /v1/subscriptions/{subscriptionId}` answers it.' }),
+  hasMore: Type.Boolean(),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as `startingAfter` for the next page; present when `hasMore`.' })),
+});
+export type SubscriptionListView = Static<typeof SubscriptionList>;

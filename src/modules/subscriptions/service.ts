@@ -1,4 +1,6 @@
 import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
+import { isId } from '../../crypto/ids.ts';
+import { createBoundCursorCodecs, keysetPage, olderThan } from '../events/paging.ts';
 import type { Executor } from '../../db/client.ts';
 import { invoices, subscriptions } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -6,7 +8,7 @@ import { AppError, notFound } from '../../http/errors.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/service.ts';
 import { periodAt } from './periods.ts';
-import type { SubscriptionResponse } from './schemas.ts';
+import type { SubscriptionListInput, SubscriptionListView, SubscriptionResponse } from './schemas.ts';
 import { createPaidPeriods } from './paid-periods.ts';
 import { createRenewal } from './renewal.ts';
 import { renewalQueue, type InvoiceRow, type PaidPayment, type SubscriptionRow, type SubscriptionsDependencies } from './types.ts';
@@ -47,6 +49,7 @@ export {
  */
 export function createSubscriptionsService(deps: SubscriptionsDependencies) {
   const { database, clock, entitlements, savedCards, renewalPages } = deps;
+  const cursors = createBoundCursorCodecs(deps.keyRing, 'subscriptions');
 
   function scoped(merchantId: string, livemode: boolean | undefined, subscriptionId: string): SQL {
     const conditions = [eq(subscriptions.merchantId, merchantId), eq(subscriptions.id, subscriptionId)];
@@ -135,6 +138,37 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
 
     async getSubscription(merchant: Merchant, livemode: boolean | undefined, subscriptionId: string): Promise<SubscriptionResponse> {
       return respond(database.db, await findScoped(database.db, merchant.id, livemode, subscriptionId));
+    },
+
+    /** `GET /v1/subscriptions`: newest first, keyset-paged like `GET /v1/events`, each as its GET answers it. */
+    async listSubscriptions(merchant: Merchant, livemode: boolean | undefined, input: SubscriptionListInput): Promise<SubscriptionListView> {
+      const conditions: SQL[] = [
+        eq(subscriptions.merchantId, merchant.id),
+        ...(livemode === undefined ? [] : [eq(subscriptions.livemode, livemode)]),
+        ...(input.customerId === undefined ? [] : [eq(subscriptions.customerId, input.customerId)]),
+        ...(input.status === undefined ? [] : [eq(subscriptions.status, input.status)]),
+      ];
+      const page = await keysetPage({
+        input,
+        codec: cursors({ merchantId: merchant.id, livemode, customerId: input.customerId, status: input.status }),
+        isOwnId: (value) => isId('subscription', value),
+        find: async (id) => {
+          const [row] = await database.db
+            .select({ createdAt: subscriptions.createdAt, id: subscriptions.id })
+            .from(subscriptions)
+            .where(and(...conditions, eq(subscriptions.id, id)));
+          return row ?? null;
+        },
+        fetch: (after, count) =>
+          database.db
+            .select()
+            .from(subscriptions)
+            .where(and(...conditions, ...(after ? [olderThan(subscriptions.createdAt, subscriptions.id, after)] : [])))
+            .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+            .limit(count),
+      });
+      const items = await Promise.all(page.items.map((row) => respond(database.db, row)));
+      return { subscriptions: items, hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
 
     /**

@@ -1,3 +1,4 @@
+import type { KeyRing } from '../../crypto/keyring.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import type { invoices, subscriptions } from '../../db/schema/index.ts';
 import type { Clock } from '../../jobs/worker.ts';
@@ -73,6 +74,8 @@ export function renewalDedupeKey(subscriptionId: string, periodEnd: Date, retry 
 
 export interface SubscriptionsDependencies {
   database: Database;
+  /** Signs the list's cursors. */
+  keyRing: KeyRing;
   clock: Clock;
   entitlements: EntitlementsService;
   /** Renewals charge the saved card through it (the payments module). */

@@ -81,6 +81,7 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
   const listed = new Set(routes.map((route) => `${route.method} ${route.path}`));
   for (const expected of [
     'POST /v1/customers',
+    'GET /v1/customers',
     'GET /v1/customers/{customerId}',
     'POST /v1/customers/{customerId}',
     'POST /admin/v1/merchants',
@@ -94,6 +95,9 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'POST /admin/v1/customers/{customerId}/supported_payout_methods',
     'POST /v1/refunds',
     'GET /v1/refunds',
+    'GET /v1/payout_pages',
+    'GET /v1/payment_pages',
+    'GET /v1/subscriptions',
     'GET /v1/refunds/{refundId}',
     'GET /admin/v1/reconciliation/payouts',
     'GET /admin/v1/payouts/awaiting-funding',

@@ -107,7 +107,7 @@ describe('renewal recovery with a scripted card processor', () => {
       logger,
     });
     pages = createPaymentPagesService({ database, clock, keyRing: context.keyRing, publicUrl: context.config.publicUrl, customers: context.platform.services.customers, payments });
-    subscriptions = createSubscriptionsService({ database, clock, entitlements: context.platform.services.entitlements, savedCards: payments });
+    subscriptions = createSubscriptionsService({ database, keyRing: context.keyRing, clock, entitlements: context.platform.services.entitlements, savedCards: payments });
     pages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
     const registry = new JobRegistry();
     registry.register(subscriptions.renewalJob());

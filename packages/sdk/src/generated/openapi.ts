@@ -356,6 +356,34 @@ export interface AdminEmail {
 
 /** Every `/v1` operation: path parameters, query (bracket names nested), body and result (`data`, or the whole body when the answer has no envelope). */
 export interface Operations {
+  /** List customers */
+  "GET /v1/customers": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last customer seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only the customer with this reference (one per mode). */
+      referenceId?: string;
+      /** Only customers with this KYC status. */
+      kycStatus?: "NOT_STARTED" | "PENDING" | "APPROVED" | "REJECTED";
+      /** Only customers created at or after this time (epoch milliseconds). */
+      createdFrom?: number;
+      /** Only customers created at or before this time (epoch milliseconds). */
+      createdTo?: number;
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/customers/{customerId}` answers it. */
+      customers: Customer[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
   /** Create a customer */
   "POST /v1/customers": {
     pathParams: Record<string, never>;
@@ -479,6 +507,36 @@ export interface Operations {
       currency: "USDC" | "USD";
     };
     result: Balance;
+  };
+  /** List payout pages */
+  "GET /v1/payout_pages": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last payout page seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only the page with this reference (one per mode). */
+      clientReferenceId?: string;
+      /** Only this customer's pages (cus_…). */
+      customerId?: string;
+      /** Only pages in this status. */
+      status?: "CREATED" | "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" | "CANCELED" | "EXPIRED";
+      /** Only pages created at or after this time (epoch milliseconds). */
+      createdFrom?: number;
+      /** Only pages created at or before this time (epoch milliseconds). */
+      createdTo?: number;
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/payout_pages/{payoutPageId}` answers it. */
+      payoutPages: PayoutPage[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
   };
   /** Create a payout page */
   "POST /v1/payout_pages": {
@@ -774,6 +832,36 @@ export interface Operations {
     body: undefined;
     result: WebhookDelivery;
   };
+  /** List payment pages */
+  "GET /v1/payment_pages": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last payment page seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only the page with this reference (one per mode). */
+      clientReferenceId?: string;
+      /** Only this customer's pages (cus_…). */
+      customerId?: string;
+      /** Only pages in this status. */
+      status?: "CREATED" | "PAID" | "EXPIRED";
+      /** Only pages created at or after this time (epoch milliseconds). */
+      createdFrom?: number;
+      /** Only pages created at or before this time (epoch milliseconds). */
+      createdTo?: number;
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/payment_pages/{pageId}` answers it. */
+      paymentPages: PaymentPage[];
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
+  };
   /** Create a payment page */
   "POST /v1/payment_pages": {
     pathParams: Record<string, never>;
@@ -1004,6 +1092,84 @@ export interface Operations {
       outcome: "WON" | "LOST";
     };
     result: Dispute;
+  };
+  /** List subscriptions */
+  "GET /v1/subscriptions": {
+    pathParams: Record<string, never>;
+    query: {
+      /** Page size, 1–100 (default 20). */
+      limit?: number;
+      /** The `nextCursor` of the previous page (same filters and mode), or the id of the last subscription seen. */
+      startingAfter?: string;
+      /** Only this mode; omitted: both modes. */
+      livemode?: boolean;
+      /** Only this customer's subscriptions (cus_…). */
+      customerId?: string;
+      /** Only subscriptions in this status. */
+      status?: "ACTIVE" | "PAST_DUE" | "CANCELED";
+    };
+    body: undefined;
+    result: {
+      /** Newest first; each exactly as `GET /v1/subscriptions/{subscriptionId}` answers it. */
+      subscriptions: Array<{
+        /** sub_… */
+        id: string;
+        /** ACTIVE: paid for the current period. PAST_DUE: the renewal was declined and is being retried. CANCELED: ended (no more renewals). */
+        status: "ACTIVE" | "PAST_DUE" | "CANCELED";
+        merchantId: string;
+        livemode: boolean;
+        customerId: string;
+        productId: string;
+        /** The payment page whose payment started the subscription. */
+        pageId: string;
+        interval: "DAY" | "WEEK" | "MONTH" | "YEAR";
+        intervalCount: number;
+        /** Charged at every renewal, in minor units. */
+        amount: number;
+        currency: string;
+        /** Epoch milliseconds; inclusive. */
+        currentPeriodStart: number;
+        /** Epoch milliseconds; exclusive; the renewal runs then. */
+        currentPeriodEnd: number;
+        /** Canceled by the merchant: ends at currentPeriodEnd, with no renewal. */
+        cancelAtPeriodEnd: boolean;
+        /** Epoch milliseconds; when the cancellation was requested. */
+        canceledAt?: number;
+        /** Epoch milliseconds; when the subscription ended (status CANCELED). */
+        endedAt?: number;
+        /** Declined renewal attempts for the period now due (0 unless PAST_DUE or canceled for non-payment). */
+        failedRenewalAttempts: number;
+        /** Epoch milliseconds; when a PAST_DUE subscription is charged again. */
+        nextRenewalAttemptAt?: number;
+        /** The decline reason of the last failed renewal attempt. */
+        lastDeclineReason?: string;
+        /** PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED. */
+        renewalPaymentPageId?: string;
+        /** The hosted page of `renewalPaymentPageId`: send it to the customer. */
+        renewalPaymentUrl?: string;
+        latestInvoice?: {
+          /** inv_… */
+          id: string;
+          status: "PAID";
+          amount: number;
+          currency: string;
+          /** The card payment (pay_…) that paid the period. */
+          paymentId: string;
+          /** Epoch milliseconds; start of the billed period (inclusive). */
+          periodStart: number;
+          /** Epoch milliseconds; end of the billed period (exclusive). */
+          periodEnd: number;
+          /** Epoch milliseconds; when the payment succeeded. */
+          paidAt: number;
+          createdAt: number;
+        };
+        createdAt: number;
+        updatedAt: number;
+      }>;
+      hasMore: boolean;
+      /** Pass as `startingAfter` for the next page; present when `hasMore`. */
+      nextCursor?: string;
+    };
   };
   /** Read a subscription */
   "GET /v1/subscriptions/{subscriptionId}": {
@@ -1289,11 +1455,13 @@ export interface OperationSpec {
 }
 
 export const operations = {
+  "GET /v1/customers": { method: "GET", path: "/v1/customers", pathParams: [], query: ["limit","startingAfter","livemode","referenceId","kycStatus","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/customers": { method: "POST", path: "/v1/customers", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/customers/{customerId}": { method: "GET", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/customers/{customerId}": { method: "POST", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/balance": { method: "GET", path: "/v1/balance", pathParams: [], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/balance/fund": { method: "POST", path: "/v1/test_helpers/balance/fund", pathParams: [], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/payout_pages": { method: "GET", path: "/v1/payout_pages", pathParams: [], query: ["limit","startingAfter","livemode","clientReferenceId","customerId","status","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/payout_pages": { method: "POST", path: "/v1/payout_pages", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/payout_pages/{payoutPageId}": { method: "GET", path: "/v1/payout_pages/{payoutPageId}", pathParams: ["payoutPageId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/payout_pages/{payoutPageId}/release": { method: "POST", path: "/v1/payout_pages/{payoutPageId}/release", pathParams: ["payoutPageId"], query: ["livemode"], body: "optional", envelope: true },
@@ -1312,6 +1480,7 @@ export const operations = {
   "POST /v1/webhook_endpoints/{endpointId}/test": { method: "POST", path: "/v1/webhook_endpoints/{endpointId}/test", pathParams: ["endpointId"], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/webhook_deliveries": { method: "GET", path: "/v1/webhook_deliveries", pathParams: [], query: ["eventId","endpointId","status","livemode","limit","startingAfter"], body: "none", envelope: true },
   "GET /v1/webhook_deliveries/{deliveryId}": { method: "GET", path: "/v1/webhook_deliveries/{deliveryId}", pathParams: ["deliveryId"], query: ["livemode"], body: "none", envelope: true },
+  "GET /v1/payment_pages": { method: "GET", path: "/v1/payment_pages", pathParams: [], query: ["limit","startingAfter","livemode","clientReferenceId","customerId","status","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/payment_pages": { method: "POST", path: "/v1/payment_pages", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/payment_pages/{pageId}": { method: "GET", path: "/v1/payment_pages/{pageId}", pathParams: ["pageId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/payment_pages/{pageId}/expire": { method: "POST", path: "/v1/payment_pages/{pageId}/expire", pathParams: ["pageId"], query: ["livemode"], body: "optional", envelope: true },
@@ -1325,6 +1494,7 @@ export const operations = {
   "GET /v1/disputes": { method: "GET", path: "/v1/disputes", pathParams: [], query: ["paymentPageId","limit","startingAfter","livemode"], body: "none", envelope: true },
   "GET /v1/disputes/{disputeId}": { method: "GET", path: "/v1/disputes/{disputeId}", pathParams: ["disputeId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/disputes/{disputeId}/close": { method: "POST", path: "/v1/test_helpers/disputes/{disputeId}/close", pathParams: ["disputeId"], query: ["livemode"], body: "required", envelope: true },
+  "GET /v1/subscriptions": { method: "GET", path: "/v1/subscriptions", pathParams: [], query: ["limit","startingAfter","livemode","customerId","status"], body: "none", envelope: true },
   "GET /v1/subscriptions/{subscriptionId}": { method: "GET", path: "/v1/subscriptions/{subscriptionId}", pathParams: ["subscriptionId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/subscriptions/{subscriptionId}/cancel": { method: "POST", path: "/v1/subscriptions/{subscriptionId}/cancel", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/test_helpers/subscriptions/{subscriptionId}/renew": { method: "POST", path: "/v1/test_helpers/subscriptions/{subscriptionId}/renew", pathParams: ["subscriptionId"], query: ["livemode"], body: "optional", envelope: true },
