@@ -40,8 +40,9 @@ describe('GET /v1/customers/:customerId (errors)', () => {
     assertError(await get(`/v1/customers/${customerId}?include=pii`), 400, 'WRONG_PARAMETER', 'include');
   });
 
-  test('other methods on the collection are unknown routes → 404 envelope', async () => {
-    assertError(await context.request({ method: 'GET', url: '/v1/customers', apiKey: merchant.apiKey }), 404, 'NOT_FOUND');
+  test('methods without an operation are unknown routes → 404 envelope (GET /v1/customers is the list)', async () => {
+    assertError(await context.request({ method: 'DELETE', url: '/v1/customers', apiKey: merchant.apiKey }), 404, 'NOT_FOUND');
+    assertError(await context.request({ method: 'PUT', url: '/v1/customers', apiKey: merchant.apiKey, body: {} }), 404, 'NOT_FOUND');
     assertError(await context.request({ method: 'DELETE', url: `/v1/customers/${customerId}`, apiKey: merchant.apiKey }), 404, 'NOT_FOUND');
   });
 });
