@@ -89,14 +89,27 @@ export function pageOf<T extends { createdAt: Date; id: string }>(rows: T[], lim
   return hasMore && last ? { items, hasMore, nextCursor: codec.encode({ createdAt: last.createdAt, id: last.id }) } : { items, hasMore };
 }
 
-/** `createdFrom` ≤ createdAt ≤ `createdTo` (epoch ms, both optional, both inclusive); a reversed range names `createdTo`. */
+/** The first and last instants a stored timestamp can hold here (years 1 to 9999; the API accepts any JavaScript date). */
+const earliestStored = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+const latestStored = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+
+/**
+ * `createdFrom` ≤ createdAt ≤ `createdTo` (epoch ms, both optional, both inclusive); a reversed range
+ * names `createdTo`. A bound beyond the dates a row can have is no bound at all (or, past the other
+ * end, matches nothing), so the database never sees a date it cannot represent (PostgreSQL's
+ * timestamps end in 294276 AD and start in 4713 BC; JavaScript's dates reach ±271821).
+ */
 export function createdBetween(createdAt: PgColumn, range: { createdFrom?: number | undefined; createdTo?: number | undefined }): SQL[] {
-  if (range.createdFrom !== undefined && range.createdTo !== undefined && range.createdTo < range.createdFrom) {
+  const { createdFrom, createdTo } = range;
+  if (createdFrom !== undefined && createdTo !== undefined && createdTo < createdFrom) {
     throw wrongParameter('createdTo', 'must not be before createdFrom');
   }
+  if ((createdFrom !== undefined && createdFrom > latestStored) || (createdTo !== undefined && createdTo < earliestStored)) {
+    return [sql`false`];
+  }
   return [
-    ...(range.createdFrom === undefined ? [] : [sql`${createdAt} >= ${new Date(range.createdFrom)}`]),
-    ...(range.createdTo === undefined ? [] : [sql`${createdAt} <= ${new Date(range.createdTo)}`]),
+    ...(createdFrom === undefined || createdFrom <= earliestStored ? [] : [sql`${createdAt} >= ${new Date(createdFrom)}`]),
+    ...(createdTo === undefined || createdTo >= latestStored ? [] : [sql`${createdAt} <= ${new Date(createdTo)}`]),
   ];
 }
 

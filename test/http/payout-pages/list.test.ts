@@ -98,6 +98,16 @@ describe('GET /v1/payout_pages', () => {
     assert.deepEqual(ids(await all('customerId=cus_unknown')), []);
   });
 
+  test('created bounds at the ends of the JavaScript date range (±8.64e15 ms, past what the database stores) are answered, not 500', async () => {
+    const extreme = 8_640_000_000_000_000;
+    assert.deepEqual(ids(await all(`createdFrom=${-extreme}&createdTo=${extreme}`)), ids(created));
+    assert.deepEqual(ids(await all(`createdFrom=${-extreme}`)), ids(created));
+    assert.deepEqual(ids(await all(`createdTo=${extreme}`)), ids(created));
+    assert.deepEqual(ids(await all(`createdFrom=${extreme}`)), []);
+    assert.deepEqual(ids(await all(`createdFrom=${-extreme}&createdTo=${-extreme}`)), []);
+    assert.deepEqual(ids(await all(`createdFrom=253402300800000`)), []);
+  });
+
   test("another merchant's pages never appear (and theirs never show ours)", async () => {
     const theirs = await all('');
     assert.equal(theirs.length, created.length);
