@@ -31,6 +31,17 @@ export function EpochMilliseconds(options: { description: string }) {
   return Type.Integer({ minimum: -maxEpochMilliseconds, maximum: maxEpochMilliseconds, ...options });
 }
 
+/** What every list of the second round takes (`limit`, `startingAfter` bound to its filters and mode, `livemode`). */
+export function listPaging(itemName: string) {
+  return {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
+    startingAfter: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: `The \`nextCursor\` of the previous page (same filters and mode), or the id of the last ${itemName} seen.` }),
+    ),
+    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+  };
+}
+
 export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'Empty body or `{}`.' });
 
 /** Success helper: wraps a resource in the envelope. */

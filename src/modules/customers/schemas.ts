@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EpochMilliseconds } from '../../http/schemas.ts';
+import { EpochMilliseconds, listPaging } from '../../http/schemas.ts';
 import { kycStatuses } from '../../db/schema/index.ts';
 import { paymentMethods, payoutMethods } from './rules.ts';
 
@@ -116,11 +116,7 @@ export const CustomerIdParams = Type.Object({ customerId: Type.String({ maxLengt
 
 export const CustomerListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
-    startingAfter: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last customer seen.' }),
-    ),
-    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    ...listPaging('customer'),
     referenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the customer with this reference (one per mode).' })),
     kycStatus: Type.Optional(Type.Enum(kycStatuses, { description: 'Only customers with this KYC status.' })),
     createdFrom: Type.Optional(EpochMilliseconds({ description: 'Only customers created at or after this time (epoch milliseconds).' })),

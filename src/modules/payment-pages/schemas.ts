@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EpochMilliseconds } from '../../http/schemas.ts';
+import { EpochMilliseconds, listPaging } from '../../http/schemas.ts';
 import { paymentPageStatuses, subscriptionIntervals } from '../../db/schema/index.ts';
 
 export const paymentCurrencies = ['USD', 'EUR', 'GBP'] as const;
@@ -88,11 +88,7 @@ export { CardPaymentBody, type CardPaymentInput } from '../payments/schemas.ts';
 
 export const PaymentPageListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
-    startingAfter: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last payment page seen.' }),
-    ),
-    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    ...listPaging('payment page'),
     clientReferenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the page with this reference (one per mode).' })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this customer's pages (cus_…)." })),
     status: Type.Optional(Type.Enum(paymentPageStatuses, { description: 'Only pages in this status.' })),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EpochMilliseconds } from '../../http/schemas.ts';
+import { EpochMilliseconds, listPaging } from '../../http/schemas.ts';
 import { AddressInput } from '../customers/schemas.ts';
 import { bankAccountTypes, cryptoNetworks, payoutMethodTypes } from './destinations.ts';
 import { payoutPageStatuses, payoutPageSubStatuses } from './states.ts';
@@ -113,11 +113,7 @@ export const PayoutPageIdParams = Type.Object({ payoutPageId: Type.String({ maxL
 
 export const PayoutPageListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
-    startingAfter: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last payout page seen.' }),
-    ),
-    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    ...listPaging('payout page'),
     clientReferenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the page with this reference (one per mode).' })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this customer's pages (cus_…)." })),
     status: Type.Optional(Type.Enum(payoutPageStatuses, { description: 'Only pages in this status.' })),

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { subscriptionStatuses } from '../../db/schema/index.ts';
+import { listPaging } from '../../http/schemas.ts';
 import { intervals } from './periods.ts';
 
 export const SubscriptionIdParams = Type.Object({ subscriptionId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
@@ -59,11 +60,7 @@ export type SubscriptionResponse = Static<typeof Subscription>;
 
 export const SubscriptionListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100 (default 20).' })),
-    startingAfter: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'The `nextCursor` of the previous page (same filters and mode), or the id of the last subscription seen.' }),
-    ),
-    livemode: Type.Optional(Type.Boolean({ description: 'Only this mode; omitted: both modes.' })),
+    ...listPaging('subscription'),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this customer's subscriptions (cus_…)." })),
     status: Type.Optional(Type.Enum(subscriptionStatuses, { description: 'Only subscriptions in this status.' })),
   },
