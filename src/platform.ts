@@ -9,6 +9,7 @@ import { enqueueJob } from './jobs/queue.ts';
 import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
 import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
+import { createEmailLookupBackfill } from './modules/customers/sealing.ts';
 import { createKycService, type KycService } from './modules/kyc/service.ts';
 import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { createOnfido } from './modules/kyc/onfido/index.ts';
@@ -122,6 +123,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   });
   const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
   registry.register(kyc.verifyJob());
+  registry.register(createEmailLookupBackfill({ database, keyRing }).job());
   const onfidoInbound = onfido.inbound({ database, clock, refresh: (verificationId) => kyc.refresh(verificationId) });
   providerChecks.push(...onfido.checks);
   providerWebhooks.push(...onfidoInbound.webhooks);

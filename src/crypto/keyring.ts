@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,9 +18,21 @@ export interface KeyRing {
   keyIdOf(ciphertext: string): string;
   /** A 32-byte key for one purpose (CSRF tokens, cursors, …), derived with HKDF from the active key. */
   deriveKey(purpose: string): Buffer;
+  /**
+   * A keyed hash (blind index) of `value` for exact lookups of a sealed value, under the active key:
+   * `h1.<kid>.<base64url HMAC-SHA256>` with a key derived for `purpose`. Without the key ring it
+   * reveals nothing, not even whether two merchants hold the same value (callers put the merchant in
+   * `value`). A rotation re-computes it under the new key (with the re-encryption of the row).
+   */
+  lookupHash(purpose: string, value: string): string;
+  /** `lookupHash` under every key of the ring, active first: what a lookup matches while a rotation runs. */
+  lookupHashes(purpose: string, value: string): string[];
 }
 
 export class KeyRingError extends Error {}
+
+/** The version prefix of `lookupHash` values (`h1.<kid>.…`), distinct from ciphertexts (`v1.<kid>.…`). */
+export const lookupHashPrefix = 'h1';
 
 export function parseKeySpec(spec: string): Array<{ id: string; key: Buffer }> {
   const keys = spec
@@ -97,7 +109,30 @@ export function createKeyRing(keys: Array<{ id: string; key: Buffer }>): KeyRing
     deriveKey(purpose) {
       return Buffer.from(hkdfSync('sha256', active.key, Buffer.alloc(0), `paysail:${purpose}`, 32));
     },
+    lookupHash(purpose, value) {
+      return lookupHashUnder(active, purpose, value);
+    },
+    lookupHashes(purpose, value) {
+      return keys.map((entry) => lookupHashUnder(entry, purpose, value));
+    },
   };
+}
+
+/** Derived HMAC keys per key id and purpose (HKDF once, not per hash). */
+const lookupKeys = new WeakMap<Buffer, Map<string, KeyObject>>();
+
+function lookupHashUnder(entry: { id: string; key: Buffer }, purpose: string, value: string): string {
+  let byPurpose = lookupKeys.get(entry.key);
+  if (!byPurpose) {
+    byPurpose = new Map();
+    lookupKeys.set(entry.key, byPurpose);
+  }
+  let key = byPurpose.get(purpose);
+  if (!key) {
+    key = createSecretKey(Buffer.from(hkdfSync('sha256', entry.key, Buffer.alloc(0), `paysail:lookup:${purpose}`, 32)));
+    byPurpose.set(purpose, key);
+  }
+  return `${lookupHashPrefix}.${entry.id}.${createHmac('sha256', key).update(value, 'utf8').digest('base64url')}`;
 }
 
 const keyFileName = 'encryption-keys';

@@ -125,8 +125,10 @@ export async function reencryptEverything(
  * A new sealed column goes here and gets a re-encrypt step (test/integration/crypto/rotation.test.ts
  * scans every text and jsonb column for ciphertext under a retired key, so a missing one fails).
  */
-export const sealedColumns: ReadonlyArray<{ table: string; column: string; kind: 'text' | 'map'; plaintextAllowed?: boolean }> = [
+export const sealedColumns: ReadonlyArray<{ table: string; column: string; kind: 'text' | 'map'; plaintextAllowed?: boolean; prefix?: 'v1' | 'h1' }> = [
   { table: 'customers', column: 'pii', kind: 'map' },
+  // Not a ciphertext but a keyed hash under a ring key (`h1.<kid>.…`, KeyRing.lookupHash): re-computed with the row's PII.
+  { table: 'customers', column: 'email_lookup', kind: 'text', prefix: 'h1' },
   { table: 'merchant_pii_keys', column: 'key_ciphertext', kind: 'text' },
   { table: 'payout_pages', column: 'customer_email_ciphertext', kind: 'text' },
   { table: 'payout_pages', column: 'destination', kind: 'map' },
@@ -169,12 +171,13 @@ export interface SealedValueStatus {
  */
 export async function sealedValueStatus(database: Database, keyRing: KeyRing): Promise<SealedValueStatus> {
   const counts: SealedValueCount[] = [];
-  for (const { table, column, kind } of sealedColumns) {
+  for (const { table, column, kind, prefix = 'v1' } of sealedColumns) {
+    const pattern = `^${prefix}\\.[A-Za-z0-9_-]{1,32}\\.`;
     const value = kind === 'map' ? sql.raw('f.value') : sql.raw(`t.${column}`);
     const from = kind === 'map' ? sql.raw(`${table} t, jsonb_each_text(t.${column}) f`) : sql.raw(`${table} t`);
     const rows = await queryRows<{ key_id: string; count: string | number }>(
       database.db,
-      sql`select case when ${value} ~ '^v1\\.[A-Za-z0-9_-]{1,32}\\.' then split_part(${value}, '.', 2) else ${plaintextKeyId} end as key_id, count(*) as count
+      sql`select case when ${value} ~ ${pattern} then split_part(${value}, '.', 2) else ${plaintextKeyId} end as key_id, count(*) as count
           from ${from} where ${value} is not null group by 1 order by 1`,
     );
     for (const row of rows) {

@@ -28,6 +28,12 @@ export const customers = pgTable(
      * format (field name → ciphertext) still read and are rewritten by the key-rotation re-encryption.
      */
     pii: jsonb('pii').$type<Record<string, string>>().notNull(),
+    /**
+     * The e-mail's keyed hash (`KeyRing.lookupHash('customer-email', '<merchant id>\n<e-mail>')`) for
+     * `GET /v1/customers?email=`: an exact lookup without the plain address in the database. Null
+     * without an e-mail (and, until the backfill job of migration 0019 ran, on older rows).
+     */
+    emailLookup: text('email_lookup'),
     supportedPaymentMethods: jsonb('supported_payment_methods').$type<string[]>(),
     supportedPayoutMethods: jsonb('supported_payout_methods').$type<string[]>(),
     kycStatus: text('kyc_status', { enum: kycStatuses }).notNull(),
@@ -42,6 +48,7 @@ export const customers = pgTable(
     // The list (GET /v1/customers): both modes, and by KYC status; newest first.
     index('customers_merchant_all_created').on(table.merchantId, table.createdAt.desc(), table.id.desc()),
     index('customers_merchant_kyc_created').on(table.merchantId, table.kycStatus, table.createdAt.desc(), table.id.desc()),
+    index('customers_merchant_email_created').on(table.merchantId, table.emailLookup, table.createdAt.desc(), table.id.desc()),
   ],
 );
 

@@ -1,10 +1,12 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import { isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../events/paging.ts';
 import type { Merchant } from '../merchants/service.ts';
+import { normalizeEmail } from './rules.ts';
+import { emailLookupCandidates } from './sealing.ts';
 import type { CustomerListInput, CustomerListView, CustomerResponse } from './schemas.ts';
 
 type CustomerRow = typeof customers.$inferSelect;
@@ -15,8 +17,10 @@ export function createCustomerList(deps: { database: Database; keyRing: KeyRing;
   const cursors = createBoundCursorCodecs(deps.keyRing, 'customers');
   return {
     async listCustomers(merchant: Merchant, livemode: boolean | undefined, input: CustomerListInput): Promise<CustomerListView> {
+      const email = input.email === undefined ? undefined : normalizeEmail('email', input.email);
       const conditions: SQL[] = [
         eq(customers.merchantId, merchant.id),
+        ...(email === undefined ? [] : [inArray(customers.emailLookup, emailLookupCandidates(deps.keyRing, merchant.id, email))]),
         ...(livemode === undefined ? [] : [eq(customers.livemode, livemode)]),
         ...(input.referenceId === undefined ? [] : [eq(customers.referenceId, input.referenceId)]),
         ...(input.kycStatus === undefined ? [] : [eq(customers.kycStatus, input.kycStatus)]),
@@ -25,7 +29,9 @@ export function createCustomerList(deps: { database: Database; keyRing: KeyRing;
       const { referenceId, kycStatus, createdFrom, createdTo } = input;
       const page = await keysetPage({
         input,
-        codec: cursors({ merchantId: merchant.id, livemode, referenceId, kycStatus, createdFrom, createdTo }),
+        // The e-mail binds the cursor through its MAC only (the cursor carries no part of it); absent, the
+        // binding is the one cursors had before the filter existed.
+        codec: cursors({ merchantId: merchant.id, livemode, referenceId, kycStatus, createdFrom, createdTo, ...(email === undefined ? {} : { email }) }),
         isOwnId: (value) => isId('customer', value),
         find: async (id) => {
           const [row] = await database.db

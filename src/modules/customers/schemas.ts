@@ -118,6 +118,14 @@ export const CustomerListQuery = Type.Object(
   {
     ...listPaging('customer'),
     referenceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the customer with this reference (one per mode).' })),
+    email: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 254,
+        description:
+          'Only customers with exactly this e-mail address (surrounding spaces ignored, case-sensitive, as stored). Matched through a keyed hash: the plain address is never stored in a searchable form.',
+      }),
+    ),
     kycStatus: Type.Optional(Type.Enum(kycStatuses, { description: 'Only customers with this KYC status.' })),
     createdFrom: Type.Optional(EpochMilliseconds({ description: 'Only customers created at or after this time (epoch milliseconds).' })),
     createdTo: Type.Optional(EpochMilliseconds({ description: 'Only customers created at or before this time (epoch milliseconds).' })),

@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { fieldsToJwe, openRecord, resealRecord, sealRecord } from '../../crypto/pii.ts';
+import { fieldsToJwe, openRecord, sealRecord } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -25,6 +25,7 @@ import {
 } from './rules.ts';
 import type { CustomerCreateInput, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
 import { createCustomerList } from './list.ts';
+import { createCustomerReencryption, emailLookupOf } from './sealing.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -186,6 +187,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       referenceId: input.referenceId,
       signupAt: input.signupAt,
       pii: sealRecord(keyRing, { merchantId, table: 'customers', rowId: id }, input.fields),
+      emailLookup: emailLookupOf(keyRing, merchantId, input.fields.email),
       supportedPaymentMethods: input.supportedPaymentMethods ?? null,
       supportedPayoutMethods: null,
       kycStatus: 'NOT_STARTED',
@@ -200,8 +202,8 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
     const at = now.toISOString();
     const statements: SQL[] = [
       sql`customer as (
-        insert into customers (id, merchant_id, livemode, reference_id, signup_at, pii, supported_payment_methods, supported_payout_methods, kyc_status, created_at, updated_at)
-        values (${id}, ${merchantId}, ${livemode}::boolean, ${row.referenceId}, ${row.signupAt.toISOString()}::timestamptz, ${JSON.stringify(row.pii)}::jsonb,
+        insert into customers (id, merchant_id, livemode, reference_id, signup_at, pii, email_lookup, supported_payment_methods, supported_payout_methods, kyc_status, created_at, updated_at)
+        values (${id}, ${merchantId}, ${livemode}::boolean, ${row.referenceId}, ${row.signupAt.toISOString()}::timestamptz, ${JSON.stringify(row.pii)}::jsonb, ${row.emailLookup}::text,
                 ${row.supportedPaymentMethods ? JSON.stringify(row.supportedPaymentMethods) : null}::jsonb, null, ${row.kycStatus}, ${at}::timestamptz, ${at}::timestamptz)
         returning id)`,
     ];
@@ -243,6 +245,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
   return {
     toResponse,
     ...createCustomerList({ database, keyRing, toResponse }),
+    ...createCustomerReencryption({ database, keyRing }),
 
     async createCustomer(merchant: Merchant, livemode: boolean, input: CustomerCreateInput): Promise<CustomerResponse> {
       const now = clock.now();
@@ -298,7 +301,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         }
         const [updated] = await tx
           .update(customers)
-          .set({ pii: sealRecord(keyRing, location(current), fields), supportedPaymentMethods, updatedAt: now })
+          .set({ pii: sealRecord(keyRing, location(current), fields), emailLookup: emailLookupOf(keyRing, current.merchantId, fields.email), supportedPaymentMethods, updatedAt: now })
           .where(eq(customers.id, current.id))
           .returning();
         if (!updated) {
@@ -376,33 +379,16 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
       const merged = validateAddress(fieldsToAddress(fields));
       Object.assign(fields, addressToFields(merged));
-      const [updated] = await tx.update(customers).set({ pii: sealRecord(keyRing, location(current), fields), updatedAt: now }).where(eq(customers.id, current.id)).returning();
+      const [updated] = await tx
+        .update(customers)
+        .set({ pii: sealRecord(keyRing, location(current), fields), emailLookup: emailLookupOf(keyRing, current.merchantId, fields.email), updatedAt: now })
+        .where(eq(customers.id, current.id))
+        .returning();
       if (!updated) {
         throw notFound('customer', customerId);
       }
       const started = await deps.kyc().startIfComplete(tx, updated, fields as KycData, now);
       return started ? { ...updated, kycStatus: started } : updated;
-    },
-
-    /** Key-ring rotation: re-seals every customer's PII under the active key (`onProgress`: rows examined of all). */
-    async reencryptAll(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
-      const rows = await database.db.select({ id: customers.id, merchantId: customers.merchantId, pii: customers.pii }).from(customers);
-      let changed = 0;
-      for (const [index, row] of rows.entries()) {
-        options.onProgress?.(index, rows.length);
-        const resealed = resealRecord(keyRing, location(row), row.pii);
-        if (resealed) {
-          // Conditional on the ciphertext read: a concurrent update wins and is re-sealed next run.
-          const updated = await database.db
-            .update(customers)
-            .set({ pii: resealed })
-            .where(and(eq(customers.id, row.id), sql`${customers.pii} = ${JSON.stringify(row.pii)}::jsonb`))
-            .returning({ id: customers.id });
-          changed += updated.length;
-        }
-      }
-      options.onProgress?.(rows.length, rows.length);
-      return changed;
     },
   };
 }

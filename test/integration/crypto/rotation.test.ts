@@ -20,7 +20,7 @@ import { runInProcess } from '../../cli/helpers.ts';
 /**
  * Key-ring rotation end to end: data of every sealed kind is written under an old key, the ring
  * gets a new first key, the orchestrator re-seals everything, and then (1) no column of any table
- * holds a ciphertext under the old key — found by scanning every text and jsonb column, so a sealed
+ * holds a ciphertext (or a keyed lookup hash) under the old key — found by scanning every text and jsonb column, so a sealed
  * column the orchestrator does not know fails here — and (2) a ring with only the new key serves
  * every read: customer, payout page (destination and e-mail), payment page, fraud report, webhook
  * signing with the same (current and previous) secrets, idempotent replay, stored e-mail.
@@ -53,9 +53,13 @@ describe('key-ring rotation re-seals every sealed value', () => {
     );
     assert.ok(columns.length > 20, 'the scan sees the schema');
     const found = new Map<string, number>();
-    const pattern = `%v1.${keyId}.%`;
+    // Ciphertexts (`v1.<kid>.…`) and keyed lookup hashes (`h1.<kid>.…`) are both under a ring key.
+    const patterns = [`%v1.${keyId}.%`, `%h1.${keyId}.%`];
     for (const { table_name: table, column_name: column } of columns) {
-      const [row] = await queryRows<{ count: string | number }>(context.database.db, sql`select count(*) as count from ${sql.identifier(table)} where ${sql.identifier(column)}::text like ${pattern}`);
+      const [row] = await queryRows<{ count: string | number }>(
+        context.database.db,
+        sql`select count(*) as count from ${sql.identifier(table)} where ${sql.identifier(column)}::text like ${patterns[0]} or ${sql.identifier(column)}::text like ${patterns[1]}`,
+      );
       const count = Number(row?.count ?? 0);
       if (count > 0) {
         found.set(`${table}.${column}`, count);

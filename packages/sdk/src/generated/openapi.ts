@@ -368,6 +368,8 @@ export interface Operations {
       livemode?: boolean;
       /** Only the customer with this reference (one per mode). */
       referenceId?: string;
+      /** Only customers with exactly this e-mail address (surrounding spaces ignored, case-sensitive, as stored). Matched through a keyed hash: the plain address is never stored in a searchable form. */
+      email?: string;
       /** Only customers with this KYC status. */
       kycStatus?: "NOT_STARTED" | "PENDING" | "APPROVED" | "REJECTED";
       /** Only customers created at or after this time (epoch milliseconds). */
@@ -1455,7 +1457,7 @@ export interface OperationSpec {
 }
 
 export const operations = {
-  "GET /v1/customers": { method: "GET", path: "/v1/customers", pathParams: [], query: ["limit","startingAfter","livemode","referenceId","kycStatus","createdFrom","createdTo"], body: "none", envelope: true },
+  "GET /v1/customers": { method: "GET", path: "/v1/customers", pathParams: [], query: ["limit","startingAfter","livemode","referenceId","email","kycStatus","createdFrom","createdTo"], body: "none", envelope: true },
   "POST /v1/customers": { method: "POST", path: "/v1/customers", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/customers/{customerId}": { method: "GET", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/customers/{customerId}": { method: "POST", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { createKeyRing, generateKeySpec, parseKeySpec } from '../../../src/crypto/keyring.ts';
+import { queryRows } from '../../../src/db/client.ts';
+import { customers as customerRows } from '../../../src/db/schema/index.ts';
+import { enqueueJob } from '../../../src/jobs/queue.ts';
+import { emailLookupBackfillQueue } from '../../../src/modules/customers/sealing.ts';
+import { reencryptAll } from '../../../src/platform.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertError } from '../../helpers/assertions.ts';
+
+interface Page {
+  customers: Array<{ id: string; livemode: boolean }>;
+  hasMore: boolean;
+  nextCursor?: string;
+}
+
+/**
+ * `GET /v1/customers?email=`: an exact match through a keyed hash (`customers.email_lookup`), never
+ * the plain address in a searchable column; kept right through updates, the backfill of rows older
+ * than the column (migration 0019's job) and a key-ring rotation.
+ */
+describe('GET /v1/customers?email= (keyed hash)', () => {
+  const oldKey = parseKeySpec(generateKeySpec('lookold'));
+  const newKey = parseKeySpec(generateKeySpec('looknew'));
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let other: TestMerchant;
+  const opened: TestContext[] = [];
+  const ada = 'ada.lovelace@example.com';
+
+  async function create(target: TestMerchant, livemode: boolean, referenceId: string, email?: string): Promise<string> {
+    const response = await context.request({
+      method: 'POST',
+      url: `/v1/customers?livemode=${livemode}`,
+      apiKey: target.apiKey,
+      body: { referenceId, signupAt: context.clock.now().getTime(), ...(email === undefined ? {} : { email }) },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    context.clock.advance(1_000);
+    return json<{ data: { id: string } }>(response).data.id;
+  }
+
+  async function byEmail(email: string, extra = '', on: TestContext = context, apiKey = merchant.apiKey): Promise<string[]> {
+    const response = await on.request({ method: 'GET', url: `/v1/customers?email=${encodeURIComponent(email)}${extra}`, apiKey });
+    assert.equal(response.statusCode, 200, response.body);
+    return json<{ data: Page }>(response).data.customers.map((customer) => customer.id);
+  }
+
+  let sandboxAda: string;
+  let liveAda: string;
+  let upperAda: string;
+  let grace: string;
+
+  before(async () => {
+    context = await createTestContext({ keyRing: createKeyRing(oldKey) });
+    merchant = await context.createMerchant({ live: true });
+    other = await context.createMerchant();
+    sandboxAda = await create(merchant, false, 'email-1', ada);
+    liveAda = await create(merchant, true, 'email-2', `  ${ada} `);
+    upperAda = await create(merchant, false, 'email-3', 'Ada.Lovelace@example.com');
+    grace = await create(merchant, false, 'email-4', 'grace@example.com');
+    await create(merchant, false, 'email-5');
+    await create(other, false, 'email-1', ada);
+  });
+  after(async () => {
+    for (const each of opened.reverse()) {
+      await each.close();
+    }
+    await context.close();
+  });
+
+  test('exact, case-sensitive, surrounding spaces ignored; both modes unless livemode is given; never another merchant’s', async () => {
+    assert.deepEqual(await byEmail(ada), [liveAda, sandboxAda]);
+    assert.deepEqual(await byEmail(` ${ada}`), [liveAda, sandboxAda]);
+    assert.deepEqual(await byEmail(ada, '&livemode=false'), [sandboxAda]);
+    assert.deepEqual(await byEmail(ada, '&livemode=true'), [liveAda]);
+    assert.deepEqual(await byEmail('Ada.Lovelace@example.com'), [upperAda]);
+    assert.deepEqual(await byEmail('nobody@example.com'), []);
+    assert.deepEqual(await byEmail(ada, '&referenceId=email-1'), [sandboxAda], 'combines with the other filters');
+    assert.equal((await byEmail(ada, '', context, other.apiKey)).length, 1);
+    assert.ok(!(await byEmail(ada, '', context, other.apiKey)).includes(sandboxAda));
+  });
+
+  test('the database holds a keyed hash per customer with an e-mail, never the address', async () => {
+    const rows = await queryRows<{ id: string; email_lookup: string | null; whole: string }>(context.database.db, sql`select id, email_lookup, c::text as whole from customers c`);
+    for (const row of rows) {
+      assert.ok(!row.whole.toLowerCase().includes('lovelace') && !row.whole.includes('grace@'), 'no column of the row holds the address');
+    }
+    const lookups = rows.filter((row) => row.email_lookup !== null).map((row) => row.email_lookup ?? '');
+    assert.equal(lookups.length, 5, 'one per customer with an e-mail (the one without has none)');
+    for (const lookup of lookups) {
+      assert.match(lookup, /^h1\.lookold\.[A-Za-z0-9_-]{43}$/);
+    }
+    const lookupOf = (id: string) => rows.find((row) => row.id === id)?.email_lookup;
+    assert.equal(lookupOf(sandboxAda), lookupOf(liveAda), 'one merchant, one address: one hash in both modes');
+    assert.equal(new Set(lookups).size, 4, 'the same address at another merchant hashes differently');
+  });
+
+  test('an update moves the customer to the new address', async () => {
+    const response = await context.request({ method: 'POST', url: `/v1/customers/${grace}?livemode=false`, apiKey: merchant.apiKey, body: { email: 'grace.hopper@example.com' } });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(await byEmail('grace@example.com'), []);
+    assert.deepEqual(await byEmail('grace.hopper@example.com'), [grace]);
+  });
+
+  test('a cursor is bound to the address it was issued for; a bad address → 400 WRONG_PARAMETER naming email', async () => {
+    const first = json<{ data: Page }>(await context.request({ method: 'GET', url: `/v1/customers?email=${encodeURIComponent(ada)}&limit=1`, apiKey: merchant.apiKey })).data;
+    assert.equal(first.hasMore, true);
+    const cursor = encodeURIComponent(first.nextCursor ?? '');
+    assert.deepEqual(await byEmail(ada, `&startingAfter=${cursor}`), [sandboxAda]);
+    assertError(await context.request({ method: 'GET', url: `/v1/customers?email=grace.hopper%40example.com&startingAfter=${cursor}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', 'startingAfter');
+    assertError(await context.request({ method: 'GET', url: `/v1/customers?startingAfter=${cursor}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', 'startingAfter');
+    for (const bad of ['not-an-address', 'a@b', `${'a'.repeat(250)}@example.com`]) {
+      assertError(await context.request({ method: 'GET', url: `/v1/customers?email=${encodeURIComponent(bad)}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', 'email');
+    }
+  });
+
+  test('customers older than the column get their hash from the backfill job', async () => {
+    await context.database.db.update(customerRows).set({ emailLookup: null });
+    assert.deepEqual(await byEmail(ada), [], 'without hashes nothing matches');
+    await context.database.transaction((tx) => enqueueJob(tx, context.clock.now(), emailLookupBackfillQueue, {}));
+    await context.drainJobs();
+    assert.deepEqual(await byEmail(ada), [liveAda, sandboxAda]);
+    assert.deepEqual(await byEmail('grace.hopper@example.com'), [grace]);
+    const [without] = await context.database.db.select({ emailLookup: customerRows.emailLookup }).from(customerRows).where(eq(customerRows.referenceId, 'email-5'));
+    assert.equal(without?.emailLookup, null);
+  });
+
+  test('a key-ring rotation: found under both keys while it runs, re-computed under the new key, found with the new key alone', async () => {
+    const rotating = await createTestContext({ keyRing: createKeyRing([...newKey, ...oldKey]), database: context.database, clock: context.clock });
+    opened.push(rotating);
+    assert.deepEqual(await byEmail(ada, '', rotating), [liveAda, sandboxAda], 'old hashes still match');
+    const added = await (async () => {
+      const response = await rotating.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: { referenceId: 'email-6', signupAt: context.clock.now().getTime(), email: ada } });
+      assert.equal(response.statusCode, 200, response.body);
+      return json<{ data: { id: string } }>(response).data.id;
+    })();
+    assert.deepEqual(await byEmail(ada, '', rotating), [added, liveAda, sandboxAda], 'a hash under the new key matches beside the old ones');
+    await reencryptAll(rotating.platform);
+    const lookups = await queryRows<{ email_lookup: string }>(context.database.db, sql`select email_lookup from customers where email_lookup is not null`);
+    assert.ok(lookups.length >= 6 && lookups.every((row) => row.email_lookup.startsWith('h1.looknew.')), 'every hash re-computed under the new key');
+    const newOnly = await createTestContext({ keyRing: createKeyRing(newKey), database: context.database, clock: context.clock });
+    opened.push(newOnly);
+    assert.deepEqual(await byEmail(ada, '', newOnly), [added, liveAda, sandboxAda]);
+  });
+});
