@@ -44,11 +44,11 @@ export const customers = pgTable(
   },
   (table) => [
     uniqueIndex('customers_reference_unique').on(table.merchantId, table.livemode, table.referenceId),
-    index('customers_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    index('customers_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     // The list (GET /v1/customers): both modes, and by KYC status; newest first.
-    index('customers_merchant_all_created').on(table.merchantId, table.createdAt.desc(), table.id.desc()),
-    index('customers_merchant_kyc_created').on(table.merchantId, table.kycStatus, table.createdAt.desc(), table.id.desc()),
-    index('customers_merchant_email_created').on(table.merchantId, table.emailLookup, table.createdAt.desc(), table.id.desc()),
+    index('customers_merchant_all_created').on(table.merchantId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('customers_merchant_kyc_created').on(table.merchantId, table.kycStatus, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('customers_merchant_email_created').on(table.merchantId, table.emailLookup, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
   ],
 );
 

@@ -55,11 +55,11 @@ export const paymentPages = pgTable(
   },
   (table) => [
     uniqueIndex('payment_pages_client_reference_unique').on(table.merchantId, table.livemode, table.clientReferenceId),
-    index('payment_pages_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    index('payment_pages_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     // The lists (GET /v1/payment_pages): both modes, and per filter; newest first.
-    index('payment_pages_merchant_all_created').on(table.merchantId, table.createdAt.desc(), table.id.desc()),
-    index('payment_pages_merchant_status_created').on(table.merchantId, table.status, table.createdAt.desc(), table.id.desc()),
-    index('payment_pages_customer_created').on(table.customerId, table.createdAt.desc(), table.id.desc()),
+    index('payment_pages_merchant_all_created').on(table.merchantId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('payment_pages_merchant_status_created').on(table.merchantId, table.status, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('payment_pages_customer_created').on(table.customerId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
   ],
 );
 

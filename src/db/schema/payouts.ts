@@ -61,11 +61,11 @@ export const payoutPages = pgTable(
   },
   (table) => [
     uniqueIndex('payout_pages_client_reference_unique').on(table.merchantId, table.livemode, table.clientReferenceId),
-    index('payout_pages_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    index('payout_pages_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     // The lists (GET /v1/payout_pages): both modes, and per filter; newest first.
-    index('payout_pages_merchant_all_created').on(table.merchantId, table.createdAt.desc(), table.id.desc()),
-    index('payout_pages_merchant_status_created').on(table.merchantId, table.status, table.createdAt.desc(), table.id.desc()),
-    index('payout_pages_customer_created').on(table.customerId, table.createdAt.desc(), table.id.desc()),
+    index('payout_pages_merchant_all_created').on(table.merchantId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('payout_pages_merchant_status_created').on(table.merchantId, table.status, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('payout_pages_customer_created').on(table.customerId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     index('payout_pages_customer_status').on(table.customerId, table.status),
     check('payout_pages_amount_range', sql`${table.amount} between 1 and 100000000`),
     check(

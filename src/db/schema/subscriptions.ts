@@ -68,11 +68,11 @@ export const subscriptions = pgTable(
   },
   (table) => [
     uniqueIndex('subscriptions_page_unique').on(table.pageId),
-    index('subscriptions_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    index('subscriptions_merchant_created').on(table.merchantId, table.livemode, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     // The lists (GET /v1/subscriptions): both modes, and per filter; newest first.
-    index('subscriptions_merchant_all_created').on(table.merchantId, table.createdAt.desc(), table.id.desc()),
-    index('subscriptions_merchant_status_created').on(table.merchantId, table.status, table.createdAt.desc(), table.id.desc()),
-    index('subscriptions_customer_created').on(table.customerId, table.createdAt.desc(), table.id.desc()),
+    index('subscriptions_merchant_all_created').on(table.merchantId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('subscriptions_merchant_status_created').on(table.merchantId, table.status, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('subscriptions_customer_created').on(table.customerId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     index('subscriptions_customer').on(table.customerId),
     uniqueIndex('subscriptions_renewal_page_unique').on(table.renewalPageId),
   ],

@@ -69,7 +69,8 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
       schema: {
         tags: ['Customers'],
         summary: 'Update a customer',
-        description: 'Updates `email`, `address` (merged field by field) and `supportedPaymentMethods` (only while unset). Any other field answers IMMUTABLE_FIELD.',
+        description:
+          'Updates `email`, `address` (merged field by field) and `supportedPaymentMethods` (only while unset; the same value again is accepted). Any other field of the customer (`referenceId`, `signupAt`, `firstName`, `middleName`, `lastName`, `dateOfBirth`, `phoneNumber`, `supportedPayoutMethods`, and the server-set `id`, `merchantId`, `livemode`, `kycStatus`, `createdAt`, `updatedAt`) answers `400 IMMUTABLE_FIELD` naming it; a field the customer does not have answers `400 WRONG_PARAMETER` naming it. Either way nothing changes.',
         querystring: LivemodeQuery,
         params: CustomerIdParams,
         body: CustomerUpdateBody,
