@@ -21,7 +21,7 @@ import { createEventsService, scheduleEventRetention, type EventsService } from 
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
 import { createEmailService, type EmailService } from './modules/email/service.ts';
 import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
-import { createCardProcessorRouter, type CardProcessorRouter } from './modules/card-processor/router.ts';
+import { createProcessorsByMode, type ProcessorsByMode } from './modules/card-processor/by-mode.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
 import {
   createPaymentCreditBackfill,
@@ -56,7 +56,7 @@ export interface Services {
   webhooks: WebhooksService;
   email: EmailService;
   /** Routes sandbox payments to the sandbox processor and live ones to the live adapter (Stripe, when configured). */
-  cardProcessor: CardProcessorRouter;
+  cardProcessor: ProcessorsByMode;
   /** Card payments (attempts, settlement, saved cards, renewals) behind the card-processor port. */
   payments: PaymentsService;
   /** Credits for card payments settled before they were posted to the ledger (`paysail balance backfill-payments`, and the job migration 0016 enqueues). */
@@ -190,7 +190,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   const stripeOf = (environment: 'live' | 'test') => stripeAccounts.find((account) => account.environment === environment)?.stripe ?? null;
   const stripe = stripeOf('live');
   const stripeTest = stripeOf('test');
-  const cardProcessor = createCardProcessorRouter({ sandbox: stripeTest ? createStripeCardProcessor(stripeTest) : sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
+  const cardProcessor = createProcessorsByMode({ sandbox: stripeTest ? createStripeCardProcessor(stripeTest) : sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
   const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, ledger, logger: logger.child({ component: 'payments' }) });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });

@@ -12,7 +12,7 @@ import { startSubscription } from '../helpers/subscriptions.ts';
 import { createEndpoint } from '../helpers/webhooks.ts';
 import { queryRows } from '../../src/db/client.ts';
 import type { IdKind } from '../../src/crypto/ids.ts';
-import { createCardProcessorRouter } from '../../src/modules/card-processor/router.ts';
+import { createProcessorsByMode } from '../../src/modules/card-processor/by-mode.ts';
 import type { CardProcessor } from '../../src/modules/card-processor/types.ts';
 import { arbitraryFromSchema } from './fuzz.ts';
 import { fakeId, idKindOf, kindByParam, listOperations, resolveSchema, type DocumentedOperation, type OpenApiDocument, type Schema } from './openapi.ts';
@@ -78,7 +78,7 @@ function harvest(value: unknown): void {
 /**
  * A live card processor for the seeding only. No supported path makes a live card payment on this
  * installation: the platform is built without a live processor (`src/platform.ts`,
- * `createCardProcessorRouter({ …, live: null })`), so live checkouts answer 403. Rather than insert
+ * `createProcessorsByMode({ …, live: null })`), so live checkouts answer 403. Rather than insert
  * rows by hand, the test plugs this stand-in into the platform's router through the processor port
  * (`CardProcessor`, the interface a live adapter implements) while it pays one live page; everything
  * after the charge (payment row, subscription, invoice, entitlement, events, webhook deliveries, the
@@ -126,7 +126,7 @@ const liveStandIn: CardProcessor = {
 async function seedLivePaidObjects(a: TestMerchant): Promise<void> {
   const router = context.platform.services.cardProcessor;
   const installed = { ...router };
-  Object.assign(router, createCardProcessorRouter({ sandbox: { ...installed, name: installed.processorName(false) }, live: liveStandIn }));
+  Object.assign(router, createProcessorsByMode({ sandbox: { ...installed, name: installed.processorName(false) }, live: liveStandIn }));
   try {
     const page = await createPaymentPage(
       context,

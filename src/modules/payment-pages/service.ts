@@ -15,7 +15,7 @@ import { recordEvent } from '../events/record.ts';
 import type { CustomersService } from '../customers/service.ts';
 import { normalizeEmail } from '../customers/rules.ts';
 import type { Merchant } from '../merchants/service.ts';
-import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-processor/router.ts';
+import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-processor/by-mode.ts';
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { createCheckoutSessions } from './checkout.ts';

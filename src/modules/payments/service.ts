@@ -11,7 +11,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/service.ts';
 import type { LedgerService } from '../ledger/service.ts';
-import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardProcessorRouter } from '../card-processor/router.ts';
+import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type ProcessorsByMode } from '../card-processor/by-mode.ts';
 import type { CardDetails, ChargeResult, PaymentLookup, PaymentSession, RefundState } from '../card-processor/types.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
@@ -64,7 +64,7 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * DECLINED, with the settled hooks in the same transaction. A lost answer (crash, timeout) is
  * settled by the resolve job from the processor's own record, never guessed.
  */
-export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: CardProcessorRouter; ledger: Pick<LedgerService, 'post'>; logger: Logger }) {
+export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: ProcessorsByMode; ledger: Pick<LedgerService, 'post'>; logger: Logger }) {
   const { database, clock, keyRing, customers, cardProcessor, ledger, logger } = deps;
   const settledHooks: PaymentSettledHook[] = [];
   let checkoutContact: CheckoutContact | null = null;

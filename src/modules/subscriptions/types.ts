@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import type { invoices, subscriptions } from '../../db/schema/index.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { EntitlementsService } from '../entitlements/service.ts';
-import type { Interval } from './periods.ts';
+import type { PaidPaymentPage } from '../payment-pages/settlement.ts';
 import type { RenewalPages } from './renewal-pages.ts';
 
 /** The subscriptions module's shared types and renewal constants (its services are in service.ts, paid-periods.ts and renewal.ts). */
@@ -11,19 +11,8 @@ import type { RenewalPages } from './renewal-pages.ts';
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type InvoiceRow = typeof invoices.$inferSelect;
 
-/** What the payment pages service reports when a page is paid (its `onPaid` hook), inside the pay transaction. */
-export interface PaidPayment {
-  merchantId: string;
-  livemode: boolean;
-  pageId: string;
-  paymentId: string;
-  customerId: string;
-  amount: number;
-  currency: string;
-  subscription: { productId: string; interval: Interval; intervalCount: number } | null;
-  cardTokenId: string | null;
-  paidAt: Date;
-}
+/** What the payment pages service reports when a page is paid (its `onPaid` hook), inside the pay transaction: declared there, once. */
+export type PaidPayment = PaidPaymentPage;
 
 /**
  * Saved cards, as the payment pages module keeps them: renewals charge the card the first payment

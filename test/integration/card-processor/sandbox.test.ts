@@ -5,7 +5,7 @@ import { openTestDatabase } from '../../helpers/database.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { queryRows, type Database } from '../../../src/db/client.ts';
 import { createSandboxCardProcessor, sandboxTestCards, type SandboxCardProcessor } from '../../../src/modules/card-processor/sandbox.ts';
-import { createCardProcessorRouter } from '../../../src/modules/card-processor/router.ts';
+import { createProcessorsByMode } from '../../../src/modules/card-processor/by-mode.ts';
 import { lookupBin } from '../../../src/modules/card-processor/bin-table.ts';
 import { isCardExpired, isLuhnValid, maskCardNumber, normalizeCardNumber } from '../../../src/modules/card-processor/cards.ts';
 import type { CardDetails, ChargeResult } from '../../../src/modules/card-processor/types.ts';
@@ -176,7 +176,7 @@ describe('the sandbox card processor (real database)', () => {
 
   test('live charges: the sandbox refuses them; the router answers a clear FORBIDDEN without a live processor', async () => {
     await assert.rejects(charge({ paymentId: paymentId(), livemode: true, amount: 1, currency: 'USD', card: card('4242424242424242'), saveCard: false }), /does not take live charges/);
-    const router = createCardProcessorRouter({ sandbox: processor, live: null });
+    const router = createProcessorsByMode({ sandbox: processor, live: null });
     assert.equal(router.isAvailable(true), false);
     assert.equal(router.isAvailable(false), true);
     assert.equal(router.processorName(false), 'sandbox-card');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { paymentPages, payments } from '../../../src/db/schema/index.ts';
-import { createCardProcessorRouter } from '../../../src/modules/card-processor/router.ts';
+import { createProcessorsByMode } from '../../../src/modules/card-processor/by-mode.ts';
 import type { CardProcessor, PaymentState } from '../../../src/modules/card-processor/types.ts';
 import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { cardBody, createPage, eventsOf, testCards } from '../../helpers/payment-pages.ts';
@@ -75,7 +75,7 @@ describe('payment sessions: processor-hosted card entry (live mode)', () => {
     live = new ScriptedLiveProcessor();
     const router = context.platform.services.cardProcessor;
     const installed = { ...router };
-    const sandbox = createCardProcessorRouter({ sandbox: { ...installed, name: installed.processorName(false) }, live });
+    const sandbox = createProcessorsByMode({ sandbox: { ...installed, name: installed.processorName(false) }, live });
     Object.assign(router, { ...sandbox, cardForm: installed.cardForm });
   });
   after(async () => context.close());

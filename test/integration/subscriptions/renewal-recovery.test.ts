@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { JobRegistry, Worker } from '../../../src/jobs/worker.ts';
 import { createSandboxCardProcessor, type SandboxCardProcessor } from '../../../src/modules/card-processor/sandbox.ts';
-import { createCardProcessorRouter } from '../../../src/modules/card-processor/router.ts';
+import { createProcessorsByMode } from '../../../src/modules/card-processor/by-mode.ts';
 import type { CardProcessor, ChargeResult } from '../../../src/modules/card-processor/types.ts';
 import type { Merchant } from '../../../src/modules/merchants/service.ts';
 import { createPaymentPagesService } from '../../../src/modules/payment-pages/service.ts';
@@ -102,7 +102,7 @@ describe('renewal recovery with a scripted card processor', () => {
       clock,
       keyRing: context.keyRing,
       customers: context.platform.services.customers,
-      cardProcessor: createCardProcessorRouter({ sandbox: processor, live: null }),
+      cardProcessor: createProcessorsByMode({ sandbox: processor, live: null }),
       ledger: context.platform.services.ledger,
       logger,
     });

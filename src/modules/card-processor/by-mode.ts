@@ -6,8 +6,8 @@ export interface SandboxCardForm {
   confirmWithCard(input: { paymentId: string; livemode: boolean; card: CardDetails }): Promise<ChargeResult | null>;
 }
 
-/** The processor the platform uses: sandbox payments go to the sandbox, live ones to the live adapter. */
-export interface CardProcessorRouter extends CardProcessor {
+/** The processor the platform uses, one per mode: sandbox payments go to the sandbox, live ones to the live adapter (a dispatcher, not an HTTP router). */
+export interface ProcessorsByMode extends CardProcessor {
   /** False for live mode when no live processor is configured. */
   isAvailable(livemode: boolean): boolean;
   /** The name of the processor that handles `livemode` (stored on each payment). */
@@ -28,7 +28,7 @@ export function cardNumbersRefusedMessage(livemode: boolean): string {
 export const liveProcessorMissingMessage =
   'Live card payments are not available: no live card processor is configured on this Paysail installation. Use livemode=false for sandbox payments.';
 
-export function createCardProcessorRouter(processors: { sandbox: CardProcessor & Partial<SandboxCardForm>; live: (CardProcessor & Partial<SandboxCardForm>) | null }): CardProcessorRouter {
+export function createProcessorsByMode(processors: { sandbox: CardProcessor & Partial<SandboxCardForm>; live: (CardProcessor & Partial<SandboxCardForm>) | null }): ProcessorsByMode {
   function pick(livemode: boolean): CardProcessor & Partial<SandboxCardForm> {
     const processor = livemode ? processors.live : processors.sandbox;
     if (!processor) {
@@ -37,7 +37,7 @@ export function createCardProcessorRouter(processors: { sandbox: CardProcessor &
     return processor;
   }
   return {
-    name: 'router',
+    name: 'by-mode',
     isAvailable: (livemode) => (livemode ? processors.live !== null : true),
     processorName: (livemode) => pick(livemode).name,
     cardForm(livemode) {
