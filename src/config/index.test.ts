@@ -19,7 +19,7 @@ function expectConfigError(env: Record<string, string>, variable: string, messag
 }
 
 describe('loadConfig', () => {
-  test('defaults (contract §16)', () => {
+  test('defaults (docs/API.md §16)', () => {
     const config = loadConfig({}, []);
     assert.equal(config.port, 4000);
     assert.equal(config.host, '127.0.0.1', 'the embedded default listens on this machine only');
@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     assert.equal(config.sandboxKycDelayMs, 2000);
     assert.equal(config.sandboxPayoutDelayMs, 2000);
     assert.equal(config.webhookAllowPrivateTargets, true, 'the embedded development default allows private targets');
-    assert.equal(config.webhookTimeoutMs, 15_000, 'contract §12: success is a 2xx within 15 s');
+    assert.equal(config.webhookTimeoutMs, 15_000, 'docs/API.md §12: success is a 2xx within 15 s');
     assert.equal(config.jobLeaseMs, 60_000);
     assert.equal(config.role, 'all');
     assert.ok(Object.isFrozen(config));
@@ -164,7 +164,7 @@ describe('loadConfig', () => {
     assert.equal(config.redisUrl, undefined);
   });
 
-  test('every variable of contract §16 is documented', () => {
+  test('every variable of docs/API.md §16 is documented', () => {
     const documented = new Set(configDocumentation.map((entry) => entry.name));
     for (const name of ['PORT', 'HOST', 'PUBLIC_URL', 'DATA_DIR', 'DATABASE_URL', 'ADMIN_API_KEY', 'SMTP_URL', 'REDIS_URL', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'SANDBOX_KYC_DELAY_MS', 'SANDBOX_PAYOUT_DELAY_MS', 'WEBHOOK_ALLOW_PRIVATE_TARGETS']) {
       assert.ok(documented.has(name), `${name} is documented`);

@@ -12,7 +12,7 @@ export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
   readonly host: string;
-  /** Base of the API, hosted pages and dashboard (contract §1). */
+  /** Base of the API, hosted pages and dashboard (docs/API.md §1). */
   readonly publicUrl: string;
   readonly dataDir: string;
   /** PostgreSQL URL; when absent the embedded PGlite database in dataDir is used. */
@@ -42,7 +42,7 @@ export interface Config {
   /** Payout attempts without a final answer this long after hand-over are looked up again. */
   readonly payoutReconcileAfterMs: number;
   readonly webhookAllowPrivateTargets: boolean;
-  /** One webhook attempt (connect + answer) must finish within this; contract §12 says 15 s. */
+  /** One webhook attempt (connect + answer) must finish within this; docs/API.md §12 says 15 s. */
   readonly webhookTimeoutMs: number;
   /** How long a claimed job is held before another worker may take it over (its worker died). */
   readonly jobLeaseMs: number;

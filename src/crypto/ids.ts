@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.ts';
 
-/** The one registry of id prefixes (contract §2). Ids are generated only through `newId`. */
+/** The one registry of id prefixes (docs/API.md §2). Ids are generated only through `newId`. */
 export const idPrefixes = {
   merchant: 'mer_',
   customer: 'cus_',

@@ -63,7 +63,7 @@ function liveNotEnabled(): AppError {
   return new AppError('LIVE_MODE_NOT_ENABLED', 'Live mode is not enabled for this merchant; pass livemode=false to use sandbox');
 }
 
-/** The mode a create works in: `livemode` omitted means live (contract §1). */
+/** The mode a create works in: `livemode` omitted means live (docs/API.md §1). */
 export function modeForCreate(merchant: Merchant, livemode: boolean | undefined): boolean {
   const live = livemode ?? true;
   if (live && !merchant.liveEnabled) {

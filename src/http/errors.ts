@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes of contract §3, each with its HTTP status. Adding a code means
+ * The closed set of error codes of docs/API.md §3, each with its HTTP status. Adding a code means
  * adding it here; the exhaustive map makes the compiler ask for its status.
  */
 export const errorStatus = {

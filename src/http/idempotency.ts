@@ -56,7 +56,7 @@ function responseAssociatedData(record: { merchantId: string; livemode: boolean;
 }
 
 /**
- * Idempotency-Key on every POST (contract §5): the first response (below 500) is stored and replayed
+ * Idempotency-Key on every POST (docs/API.md §5): the first response (below 500) is stored and replayed
  * byte for byte for 24 h; a different request with the key → IDEMPOTENCY_KEY_REUSED; while the first
  * is still running → IDEMPOTENCY_KEY_IN_USE.
  *

@@ -13,7 +13,7 @@ export interface ErrorBody {
 }
 
 /**
- * Asserts a response is the contract's error envelope (§3) with this status and code, that it is
+ * Asserts a response is the error envelope (docs/API.md §3) with this status and code, that it is
  * JSON, and that `requestId` repeats the Request-Id header. Returns the parsed body.
  */
 export function assertError(response: LightMyRequestResponse, statusCode: number, errorCode: string, message?: RegExp | string): ErrorBody {
@@ -36,7 +36,7 @@ export function assertError(response: LightMyRequestResponse, statusCode: number
   return body;
 }
 
-/** 401 envelope with the Basic challenge (contract §3). */
+/** 401 envelope with the Basic challenge (docs/API.md §3). */
 export function assertUnauthorized(response: LightMyRequestResponse): ErrorBody {
   const body = assertError(response, 401, 'UNAUTHORIZED');
   assert.match(String(response.headers['www-authenticate']), /^Basic /);
@@ -86,7 +86,7 @@ export async function decryptPii(context: TestContext, merchantId: string, jwe: 
   return { plaintext: new TextDecoder().decode(plaintext), kid: key.id };
 }
 
-/** Identity data complete for KYC (contract §6), US address. */
+/** Identity data complete for KYC (docs/API.md §6), US address. */
 export const completeKyc = {
   firstName: 'Ada',
   middleName: 'King',
@@ -126,7 +126,7 @@ export function uniqueReference(label = 'ref'): string {
 
 /**
  * Creates a customer through the API and returns its data (fails the test on anything but 200).
- * `livemode` is sent as given; 'omit' leaves the parameter out (live, contract §1).
+ * `livemode` is sent as given; 'omit' leaves the parameter out (live, docs/API.md §1).
  */
 export async function createCustomer(context: TestContext, apiKey: string, body: Record<string, unknown> = {}, livemode: boolean | 'omit' = false): Promise<CustomerData> {
   const query = livemode === 'omit' ? '' : `?livemode=${String(livemode)}`;
@@ -140,7 +140,7 @@ export async function createCustomer(context: TestContext, apiKey: string, body:
 }
 
 /**
- * The admin API's guard (contract §4): without the operator's bearer token — none, a wrong one, or a
+ * The admin API's guard (docs/API.md §4): without the operator's bearer token — none, a wrong one, or a
  * merchant's API key as Basic or Bearer — every admin route answers the 401 envelope.
  */
 export async function assertAdminAuthRequired(context: TestContext, method: 'GET' | 'POST', url: string, body: unknown, merchantApiKey: string): Promise<void> {

@@ -385,7 +385,7 @@ function exemption(operation: DocumentedOperation): string | null {
 
 /**
  * The only `notFound` calls allowed to answer something else: sandbox-only test helpers refuse every
- * `livemode=true` request with 403 FORBIDDEN before they read the id (contract §15), so the answer is
+ * `livemode=true` request with 403 FORBIDDEN before they read the id (docs/API.md §15), so the answer is
  * the same for A's id, B's id or an id nobody has and says nothing about A's object. The matrix asserts
  * the exact answer below, that an unknown id gets it byte for byte (request id aside), and that each
  * entry is met exactly once; any other non-404 fails.

@@ -104,7 +104,7 @@ function findCanaries(text: string, options: { firstNameAllowed?: boolean; email
 }
 
 /**
- * The masked payout method of the contract (`{type, last4, routingNumber}` / `{type, network,
+ * The documented masked payout method (`{type, last4, routingNumber}` / `{type, network,
  * address}`) is part of the payout page resource: the routing number (a public bank identifier) and
  * the wallet address (public on chain) may stand there, in answers, event payloads and webhook bodies.
  * Exactly those key-value pairs are removed before searching.

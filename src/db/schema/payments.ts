@@ -18,7 +18,7 @@ export interface PaymentPageSubscription {
 }
 
 /**
- * Hosted payment pages (contract §9). `attempt_payment_id` is the claim a card payment takes on a
+ * Hosted payment pages (docs/API.md §9). `attempt_payment_id` is the claim a card payment takes on a
  * CREATED page before it calls the processor: while it is set, nothing else (expire, the expiry job,
  * a second payment) can move the page, so a payment racing an expire has exactly one winner.
  */
@@ -154,7 +154,7 @@ export const cardTokens = pgTable(
 export const fraudReportSources = ['TEST_HELPER', 'SANDBOX_NETWORK', 'IMPORT', 'STRIPE_EARLY_FRAUD_WARNING'] as const;
 
 /**
- * Fraud reports (contract §10): one per card payment, so the payment id is the primary key (and the
+ * Fraud reports (docs/API.md §10): one per card payment, so the payment id is the primary key (and the
  * report's public id). Cardholder name and customer e-mail are PII: sealed in `pii`.
  */
 export const fraudReports = pgTable(

@@ -9,7 +9,7 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 export type PayoutMethodMask = { type: 'BANK_TRANSFER'; last4: string; accountType: 'CHECKING' | 'SAVINGS' } | { type: 'CRYPTO_WALLET'; network: 'ETHEREUM' | 'POLYGON' | 'BASE' | 'SOLANA'; address: string };
 
 /**
- * Hosted payout pages (contract §8). `status`/`sub_status` move only through the transition table
+ * Hosted payout pages (docs/API.md §8). `status`/`sub_status` move only through the transition table
  * in src/modules/payout-pages/states.ts, by conditional UPDATEs; the CHECK below keeps the pair
  * valid whatever code runs. Destination details (holder name, routing and account numbers, wallet
  * address) are sealed with the key ring in `destination`; the customer's e-mail too.

@@ -44,7 +44,7 @@ export const jobs = pgTable(
   ],
 );
 
-/** Idempotency-Key records (contract §5), per merchant + mode + key, kept 24 hours. */
+/** Idempotency-Key records (docs/API.md §5), per merchant + mode + key, kept 24 hours. */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {

@@ -9,7 +9,7 @@ export const subscriptionStatuses = ['ACTIVE', 'PAST_DUE', 'CANCELED'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
 /**
- * Subscriptions (contract §11), created by a paid payment page that carries `subscription`.
+ * Subscriptions (docs/API.md §11), created by a paid payment page that carries `subscription`.
  *
  * Period boundaries are computed from `anchor_at` (see modules/subscriptions/periods.ts): the current
  * period is period number `anchor_period_index` counted from the anchor. A renewal is one conditional

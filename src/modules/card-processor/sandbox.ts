@@ -20,7 +20,7 @@ export const sandboxFraudSignalDelayMs = 2000;
 export type CardBehaviour = { outcome: 'succeed'; fraudSignal?: { fraudType: string }; refundsFail?: true; disputed?: true } | { outcome: 'decline'; declineReason: string };
 
 /**
- * The sandbox test cards (contract §9, docs/guides/sandbox.md). Any other Luhn-valid number
+ * The sandbox test cards (docs/API.md §9, docs/guides/sandbox.md). Any other Luhn-valid number
  * succeeds, with scheme, type and issuer from the BIN table.
  */
 export const sandboxTestCards: Readonly<Record<string, CardBehaviour>> = {

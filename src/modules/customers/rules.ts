@@ -133,7 +133,7 @@ export function sameMethods(a: readonly string[], b: readonly string[]): boolean
   return a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 }
 
-/** The fields KYC needs (contract §6): state only when the country is US. */
+/** The fields KYC needs (docs/API.md §6): state only when the country is US. */
 export function missingKycFields(data: KycData): string[] {
   const required: Array<keyof KycData> = ['firstName', 'lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.city', 'address.postalCode', 'address.country'];
   if (data['address.country'] === 'US') {

@@ -50,7 +50,7 @@ export const signInLimits = {
 } as const;
 
 /**
- * The merchant dashboard at /dashboard (contract §1): server-rendered pages whose read models are
+ * The merchant dashboard at /dashboard (docs/API.md §1): server-rendered pages whose read models are
  * presenters (SQL scoped by merchant and mode) and whose actions call the same services as the API.
  */
 export async function registerDashboard(app: Api, platform: Platform): Promise<void> {

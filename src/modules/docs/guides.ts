@@ -16,9 +16,11 @@ export interface GuideEntry {
 
 /**
  * The guides in the order the index lists them. Each is `docs/guides/<slug>.md`, except the CLI
- * reference, which stays at `docs/cli.md` beside the other operator documents of the repository.
+ * reference and the API conventions, which stay at `docs/cli.md` and `docs/API.md` beside the other
+ * documents of the repository.
  */
 export const guideEntries: readonly GuideEntry[] = [
+  { slug: 'api', file: '../API.md', summary: 'The conventions every endpoint follows: modes, ids, the envelope and error codes, keys, idempotency, PII.' },
   { slug: 'quickstart', summary: 'Start a server, create a customer and a payout page, read the result: ten minutes with curl.' },
   { slug: 'payout-pages', summary: 'Integrating hosted payout pages: flow, statuses and sub-statuses, release, the ledger.' },
   { slug: 'payment-pages', summary: 'Hosted card checkout: creating, paying in sandbox, expiring; card data handling.' },
@@ -82,9 +84,11 @@ export function resolveGuideLink(target: string, known: ReadonlySet<string>): st
   if (target.startsWith('/') && !target.startsWith('//')) {
     return target;
   }
-  const guide = /^(?:\.\/)?(?:\.\.\/|guides\/)?([a-z0-9-]+)\.md(#[^\s]*)?$/.exec(target);
-  if (guide && known.has(guide[1] ?? '')) {
-    return `/docs/guides/${guide[1]}${guide[2] ?? ''}`;
+  // `../API.md` is the guide `api`: slugs are the file names in lower case.
+  const guide = /^(?:\.\/)?(?:\.\.\/|guides\/)?([A-Za-z0-9-]+)\.md(#[^\s]*)?$/.exec(target);
+  const slug = guide?.[1]?.toLowerCase() ?? '';
+  if (guide && known.has(slug)) {
+    return `/docs/guides/${slug}${guide[2] ?? ''}`;
   }
   return null;
 }

@@ -8,7 +8,7 @@
  *     action: { label: 'View payout', url } });
  *   await enqueueEmail(tx, now, keyRing, { ...content, merchantId, livemode, to, template: 'payout_processing' });
  *
- * E-mails carry no PII beyond the recipient's own name (contract §13): no addresses, dates of
+ * E-mails carry no PII beyond the recipient's own name (docs/API.md §13): no addresses, dates of
  * birth, account numbers or other customers' data.
  */
 export interface EmailLayout {

@@ -1,4 +1,4 @@
-/** Fraud report dates: `YYYY-MM-DD hh:mm:ss`, always UTC (contract §10). */
+/** Fraud report dates: `YYYY-MM-DD hh:mm:ss`, always UTC (docs/API.md §10). */
 export function formatReportDate(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }

@@ -52,7 +52,7 @@ function truncateToSecond(date: Date): Date {
 }
 
 /**
- * Fraud reports (contract §10): one per card payment (the payment id is the primary key, so a
+ * Fraud reports (docs/API.md §10): one per card payment (the payment id is the primary key, so a
  * repeated signal never makes a second report), from the sandbox test helper, the sandbox network's
  * signal for the fraud test card, and the operator's import of the networks' issuer-fraud files.
  * Each new report records FRAUD_REPORTED in the same transaction.
@@ -171,7 +171,7 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
       }
       return database.transaction(async (tx) => {
         // The helper works in sandbox only (the route refuses livemode=true): a live payment's id is
-        // looked up in sandbox and, like any id not there, is not found (contract §1, no existence leak).
+        // looked up in sandbox and, like any id not there, is not found (docs/API.md §1, no existence leak).
         const [candidate] = (await payments.findPaymentsForFraud(tx, { paymentId: input.paymentId })).filter((payment) => payment.merchantId === merchant.id && !payment.livemode);
         if (!candidate) {
           throw notFound('payment', input.paymentId);

@@ -8,7 +8,7 @@ import type { PaymentPagesService } from './service.ts';
 
 const tags = ['Payment pages'];
 
-/** Throws the contract's 403 for sandbox-only helpers called in live mode (contract §15). */
+/** Throws the 403 FORBIDDEN of sandbox-only helpers called in live mode (docs/API.md §15). */
 export function requireSandbox(livemode: boolean | undefined): void {
   if (livemode === true) {
     throw new AppError('FORBIDDEN', 'Test helpers work in sandbox only; use livemode=false');
@@ -117,7 +117,7 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
       const { merchant } = requireAuth(request);
       requireSandbox(request.query.livemode);
       // An explicit livemode=false looks in sandbox only: a live page is then 404 like any other
-      // id of the other mode (contract §1), not a 403 that reveals it exists.
+      // id of the other mode (docs/API.md §1), not a 403 that reveals it exists.
       const current = await paymentPages.getPage(merchant, request.query.livemode, request.params.pageId);
       if (current.livemode) {
         throw new AppError('FORBIDDEN', 'Test helpers work in sandbox only; this payment page is live');

@@ -43,7 +43,7 @@ const expireRetryAfterBusyMs = 5_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Payment pages (contract §9): create, read, expire, pay by card (hosted checkout and the sandbox
+ * Payment pages (docs/API.md §9): create, read, expire, pay by card (hosted checkout and the sandbox
  * test helper run the same `payPage`), expiry at `expiresAt`, and the on-paid hooks.
  *
  * Paying is claim → charge → settle:

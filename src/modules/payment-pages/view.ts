@@ -24,7 +24,7 @@ export function customerEmailOf(keyRing: KeyRing, page: PaymentPageRow): string 
   return openFields(keyRing, emailLocation(page), { customerEmail: page.customerEmailCiphertext }).customerEmail ?? '';
 }
 
-/** The contract §9 PaymentPage object. */
+/** The docs/API.md §9 PaymentPage object. */
 export function pageResponse(keyRing: KeyRing, publicUrl: string, view: PageView): PaymentPageResponse {
   const { page, payment } = view;
   const response: PaymentPageResponse = {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 
-/** What a successful card payment shows of the card (contract §9 `payinDetails`). */
+/** What a successful card payment shows of the card (docs/API.md §9 `payinDetails`). */
 export const PayinDetails = Type.Object({
   amount: Type.Integer(),
   currency: Type.String(),

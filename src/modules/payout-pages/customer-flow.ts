@@ -65,7 +65,7 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
   /**
    * The customer's confirmation: shared by the hosted page and the sandbox test helper. On the hosted
    * page (`allowRetry`) it also takes other details after a rejected or returned payout; the test
-   * helper keeps contract §8's confirm (CREATED only, anything else INVALID_STATE).
+   * helper keeps docs/API.md §8's confirm (CREATED only, anything else INVALID_STATE).
    */
   async function confirmIn(tx: Executor, payoutPageId: string, destination: PayoutDestination, now: Date, allowRetry = false): Promise<PayoutPageRow> {
     const current = await requirePage(tx, payoutPageId);

@@ -83,7 +83,7 @@ export function createPayoutPresenter(deps: { keyRing: KeyRing; publicUrl: strin
 
   /**
    * The event body: the payout page as the API returns it plus the previous state — without the
-   * customer's e-mail, which is PII (contract §6: no plaintext PII in webhook payloads or in the
+   * customer's e-mail, which is PII (docs/API.md §6: no plaintext PII in webhook payloads or in the
    * database, where events are stored).
    */
   function eventData(page: PayoutPageRow, previous: PayoutPageState): Record<string, unknown> {

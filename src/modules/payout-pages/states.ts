@@ -1,5 +1,5 @@
 /**
- * The payout page state machine as data (contract §8): every allowed move is one row of
+ * The payout page state machine as data (docs/API.md §8): every allowed move is one row of
  * `transitions`, with what it does to the ledger, which job it starts and which e-mail it sends.
  * Pure: no database, no clock. The service applies a row with a conditional UPDATE
  * (`WHERE status = from.status AND sub_status = from.subStatus`), so two racing actions have

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { refundReasons, refundStatuses } from '../../db/schema/index.ts';
 
-/** The most one payment page can take (contract §9), so the most one refund can give back. */
+/** The most one payment page can take (docs/API.md §9), so the most one refund can give back. */
 const maxRefundAmount = 100_000_000;
 
 export const RefundReasonSchema = Type.Enum(refundReasons, { description: 'REQUESTED_BY_CUSTOMER, DUPLICATE or FRAUDULENT.' });

@@ -1,5 +1,5 @@
 /**
- * The delivery retry policy (contract §12, Svix's schedule): the first attempt at once, then retries
+ * The delivery retry policy (docs/API.md §12, Svix's schedule): the first attempt at once, then retries
  * after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h — 8 attempts over about 27.5 hours — then the
  * delivery is FAILED.
  */

@@ -20,7 +20,7 @@ import type { WebhooksService } from './service.ts';
 
 const tags = ['Webhooks'];
 
-/** `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (contract §12; docs/guides/webhooks.md). */
+/** `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (docs/API.md §12; docs/guides/webhooks.md). */
 export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void {
   api.post(
     '/webhook_endpoints',

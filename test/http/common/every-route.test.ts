@@ -7,7 +7,7 @@ import { assertError } from '../../helpers/assertions.ts';
 import { fakeId, listOperations, resolveSchema, type Access, type OpenApiDocument, type Operation, type Schema } from '../../reliability/openapi.ts';
 
 /**
- * The checks every route shares (contract §1, §3), run against every operation in the built app's
+ * The checks every route shares (docs/API.md §1, §3), run against every operation in the built app's
  * OpenAPI document, so routes added later are covered without touching this file. Routes hidden
  * from the document (docs UI, /metrics, hosted HTML pages) are not API routes and are not listed.
  */

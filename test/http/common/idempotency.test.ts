@@ -8,7 +8,7 @@ import { queryRows } from '../../../src/db/client.ts';
 
 const hour = 60 * 60 * 1000;
 
-describe('Idempotency-Key (contract §5)', () => {
+describe('Idempotency-Key (docs/API.md §5)', () => {
   let context: TestContext;
   let merchant: TestMerchant;
 

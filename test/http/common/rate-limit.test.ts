@@ -35,7 +35,7 @@ async function exhaust(send: () => Promise<LightMyRequestResponse>, max = 60): P
 /** The most a token bucket may let through in `elapsedMs`: the burst plus what refilled meanwhile. */
 const ceiling = (elapsedMs: number, rate = 1) => burst + Math.ceil((elapsedMs / 1000) * rate);
 
-describe('rate limit, in process (contract §4)', () => {
+describe('rate limit, in process (docs/API.md §4)', () => {
   let context: TestContext;
   let merchant: TestMerchant;
 

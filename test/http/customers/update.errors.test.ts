@@ -28,7 +28,7 @@ describe('POST /v1/customers/:customerId (errors)', () => {
     ['dateOfBirth', '1912-06-23'],
     ['phoneNumber', '+14155550123'],
     ['supportedPayoutMethods', ['BANK_TRANSFER']],
-    // Server-set fields are fields of the customer too: "any other field → IMMUTABLE_FIELD" (contract §6).
+    // Server-set fields are fields of the customer too: "any other field → IMMUTABLE_FIELD" (docs/API.md §6).
     ['kycStatus', 'APPROVED'],
     ['id', 'cus_other'],
     ['merchantId', 'mer_other'],

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestContext, json, type TestContext } from '../../helpers/context.ts';
 import { assertError, createCustomer } from '../../helpers/assertions.ts';
 
-describe('operations endpoints (contract §14)', () => {
+describe('operations endpoints (docs/API.md §14)', () => {
   let context: TestContext;
 
   before(async () => {

@@ -194,7 +194,7 @@ describe('paying a payment page (POST /v1/test_helpers/payment_pages/:id/pay, th
     const onLivePage = await context.request({ method: 'POST', url: `/v1/test_helpers/payment_pages/${livePage.id}/pay`, apiKey: live.apiKey, body: cardBody(testCards.visaCredit) });
     assert.equal(onLivePage.statusCode, 403);
     assert.equal(json<Failure>(onLivePage).errorCode, 'FORBIDDEN');
-    // With livemode=false a live id does not match the given mode: 404 (contract §1), like any other mode mismatch.
+    // With livemode=false a live id does not match the given mode: 404 (docs/API.md §1), like any other mode mismatch.
     const sandboxQuery = await payPage(context, live, livePage.id, testCards.visaCredit);
     assert.equal(sandboxQuery.statusCode, 404);
     assert.equal(json<Failure>(sandboxQuery).errorCode, 'NOT_FOUND');

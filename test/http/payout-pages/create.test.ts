@@ -27,7 +27,7 @@ describe('POST /v1/payout_pages, GET, and the mode and merchant boundaries', () 
     await context.close();
   });
 
-  test('the response: every field the contract lists, `sub-status` with its hyphen, defaults applied', async () => {
+  test('the response: every field of the documented answer, `sub-status` with its hyphen, defaults applied', async () => {
     const body = pageBody({ amount: 100, successReturnUrl: 'https://merchant.example/done?x=1', failureReturnUrl: 'http://merchant.example/failed', metadata: { order: '42', note: '' } });
     const response = await context.request({ method: 'POST', url: '/v1/payout_pages?livemode=false', apiKey: merchant.apiKey, body });
     assert.equal(response.statusCode, 200, response.body);

@@ -100,7 +100,7 @@ describe('payout pages: returns after payment, retries with new details (sandbox
     const before = await usdc();
     const page = await paidThenReturned();
     const helper = await confirmPage(context, merchant, page.id, { payoutMethod: otherBankMethod });
-    assert.equal(helper.statusCode, 409, 'the test helper’s confirm stays CREATED-only (contract §8)');
+    assert.equal(helper.statusCode, 409, 'the test helper’s confirm stays CREATED-only (docs/API.md §8)');
     const retried = await retry(page.id, otherBankMethod);
     assert.ok(retried.ok, JSON.stringify(retried));
     const data = retried.page;

@@ -21,7 +21,7 @@ const canary = {
 };
 const canaryStrings = ['Zebulonqx', 'Quillfeather', 'Canarywingtoe', '1977-03-14', '4155550199', '555-0199', 'canary.zq81', '4242 Canary Lane', 'Unit Zq9', 'Sparrowvale', 'Suite Xylophone'];
 
-describe('PII never rests in plaintext (contract §6)', () => {
+describe('PII never rests in plaintext (docs/API.md §6)', () => {
   let context: TestContext;
   let merchant: TestMerchant;
 

@@ -7,7 +7,7 @@ import { kycVerifyQueue, noLiveProviderReason } from '../../../src/modules/kyc/s
 
 const delayMs = 5_000;
 
-describe('KYC with the sandbox provider (contract §6)', () => {
+describe('KYC with the sandbox provider (docs/API.md §6)', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   const decisions: Array<{ customerId: string; status: string }> = [];

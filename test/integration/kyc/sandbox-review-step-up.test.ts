@@ -7,7 +7,7 @@ import { kycVerifyQueue } from '../../../src/modules/kyc/service.ts';
 
 const delayMs = 2_000;
 
-describe('Sandbox KYC: review, document step-up and re-verification (contract §17)', () => {
+describe('Sandbox KYC: review, document step-up and re-verification (docs/API.md §17)', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   const decisions: Array<{ customerId: string; status: string }> = [];

@@ -129,7 +129,7 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
       if (filters.customerId) {
         conditions.push(eq(entitlements.customerId, filters.customerId));
       }
-      // isActive: startPeriod ≤ now < endPeriod (contract §11).
+      // isActive: startPeriod ≤ now < endPeriod (docs/API.md §11).
       const at = now.toISOString();
       const active = sql`(${entitlements.startPeriod} <= ${at}::timestamptz and ${entitlements.endPeriod} > ${at}::timestamptz)`;
       if (filters.isActive === true) {

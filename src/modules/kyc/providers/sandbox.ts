@@ -14,7 +14,7 @@ function documentsReference(applicantId: string): string {
 type DataRule = { status: 'APPROVED' } | { status: 'REJECTED' | 'REVIEW' | 'STEP_UP'; reason: string };
 
 /**
- * The sandbox's deterministic rules for the data check (contract §6 and §17), as a table: the first
+ * The sandbox's deterministic rules for the data check (docs/API.md §6 and §17), as a table: the first
  * matching row decides; no row → APPROVED.
  */
 export const sandboxKycRules: ReadonlyArray<{ readonly when: (data: KycData) => boolean; readonly outcome: DataRule }> = [

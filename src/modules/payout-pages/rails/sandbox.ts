@@ -11,7 +11,7 @@ export const sandboxRailName = 'sandbox-rail';
 type SandboxOutcome = { outcome: 'PAID' } | { outcome: 'REJECTED'; reason: string } | { outcome: 'RETURNED'; reason: string };
 
 /**
- * Contract §8 and §17: an account number ending 0002 or a wallet address ending `dead` (any case) is
+ * docs/API.md §8 and §17: an account number ending 0002 or a wallet address ending `dead` (any case) is
  * rejected; an account number ending 0003 is paid, then returned; everything else is paid.
  */
 export function sandboxOutcome(destination: PayoutDestination): SandboxOutcome {
