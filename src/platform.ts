@@ -123,6 +123,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   });
   const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
   registry.register(kyc.verifyJob());
+  registry.register(kyc.applicantDeletionJob());
   registry.register(createEmailLookupBackfill({ database, keyRing }).job());
   const onfidoInbound = onfido.inbound({ database, clock, refresh: (verificationId) => kyc.refresh(verificationId) });
   providerChecks.push(...onfido.checks);

@@ -194,6 +194,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       kycReason: null,
       createdAt: now,
       updatedAt: now,
+      erasedAt: null,
     };
     const plan = deps.kyc().planStart(row, input.fields as KycData, now);
     if (plan) {
