@@ -129,10 +129,10 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.get('/healthz', { schema: { tags: ['Operations'], summary: 'Liveness', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ok') })) } } }, async () =>
+  app.get('/healthz', { schema: { tags: ['Operations'], operationId: 'operations_liveness', summary: 'Liveness', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ok') })) } } }, async () =>
     succeeded({ status: 'ok' as const }),
   );
-  app.get('/readyz', { schema: { tags: ['Operations'], summary: 'Readiness: the database answers', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ready') })) } } }, async () => {
+  app.get('/readyz', { schema: { tags: ['Operations'], operationId: 'operations_readiness', summary: 'Readiness: the database answers', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ready') })) } } }, async () => {
     try {
       await database.ping();
     } catch {
@@ -157,7 +157,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       throw error instanceof AppError && error.code === 'UNAUTHORIZED' ? await authFailures.recordFailure(request.ip, error) : error;
     }
   }
-  const rateLimit = createRateLimitHook(platform.rateLimiter, { ratePerSecond: platform.config.merchantRateLimitPerSecond, burst: platform.config.merchantRateLimitBurst });
+  const rateLimit = createRateLimitHook(platform.rateLimiter, { ratePerSecond: platform.config.merchantRateLimitPerSecond, burst: platform.config.merchantRateLimitBurst }, { ratePerSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst });
   const idempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing });
   const adminIdempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing, scope: adminIdempotencyScope });
 
