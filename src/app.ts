@@ -11,7 +11,7 @@ import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
 import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
 import { adminIdempotencyScope, createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
-import { markOptionalRequestBodies } from './http/openapi.ts';
+import { apiTags, completeOpenApiDocument } from './http/openapi.ts';
 import { createAuthFailureGuard } from './http/auth-failures.ts';
 import { createLoadShedder } from './http/load-shedding.ts';
 import { pooledRandomBytes } from './crypto/random-pool.ts';
@@ -25,6 +25,7 @@ import { registerPayoutPageRoutes } from './modules/payout-pages/routes.ts';
 import { registerPayoutPageWebRoutes } from './web/pages/payout-page/routes.tsx';
 import { registerEventRoutes } from './modules/events/routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
+import { webhookEventsDocument } from './modules/webhooks/document.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
@@ -94,7 +95,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Paysail API',
         version: apiVersion,
@@ -102,9 +103,14 @@ export async function buildApp(platform: Platform): Promise<Api> {
           'Customers with identity verification, hosted payout and payment pages, fraud reports and entitlements. ' +
           'Every answer is an envelope (`status` SUCCEEDED with `data`, or FAILED with `errorCode`, `errorMessage`, `requestId`), ' +
           'except the entitlements query. Authenticate with HTTP Basic: the API key as user name, empty password. ' +
-          '`livemode=false` selects sandbox; omitted means live. Every POST accepts `Idempotency-Key`.',
+          '`livemode=false` selects sandbox; omitted means live. Every POST accepts `Idempotency-Key`. ' +
+          'Every answer carries `Request-Id`; answers past authentication carry `RateLimit` and `RateLimit-Policy`. ' +
+          'The `webhooks` section describes the signed requests Paysail sends to your endpoints.',
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+        contact: { name: 'Paysail guides on this server', url: `${config.publicUrl}/docs` },
       },
       servers: [{ url: config.publicUrl }],
+      tags: apiTags,
       components: {
         securitySchemes: {
           basicAuth: { type: 'http', scheme: 'basic', description: 'API key as the user name, empty password.' },
@@ -114,7 +120,8 @@ export async function buildApp(platform: Platform): Promise<Api> {
       security: [{ basicAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
-    transformObject: (documentObject) => ('openapiObject' in documentObject ? markOptionalRequestBodies(documentObject.openapiObject) : documentObject.swaggerObject),
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? completeOpenApiDocument(documentObject.openapiObject, { webhooks: webhookEventsDocument() }) : documentObject.swaggerObject,
   });
   // The API reference is static files (no per-response nonce): the same policy with 'self' in place
   // of the nonce, and the same framing, sniffing and referrer headers as every other page, on every

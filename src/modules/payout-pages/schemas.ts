@@ -13,7 +13,12 @@ import { maxMetadataEntries } from '../../http/request-rules.ts';
 
 export const PayoutPageCreateBody = Type.Object(
   {
-    amount: Type.Integer({ description: 'Minor units (hundredths of the currency unit): 100 is 1.00. Between 1 and 100000000.' }),
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: maxPayoutAmount,
+      'x-rule': `must be an integer between 1 and ${maxPayoutAmount}`,
+      description: 'Minor units (hundredths of the currency unit): 100 is 1.00. Between 1 and 100000000.',
+    }),
     fundingCurrency: Type.Enum(fundingCurrencies, { description: 'The balance the payout is funded from.' }),
     clientReferenceId: Type.String({ minLength: 1, maxLength: 255, description: 'Your reference; unique per merchant and mode (a UUID is suggested).' }),
     releaseMethod: Type.Enum(releaseMethods, { description: 'MANUAL: you release each payout (POST …/release) once the customer is verified. AUTOMATIC: paid out as soon as the customer is verified.' }),
