@@ -12,6 +12,7 @@ import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
 import { adminIdempotencyScope, createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
 import { apiTags, completeOpenApiDocument } from './http/openapi.ts';
+import { loadOperationExamples } from './http/openapi-examples.ts';
 import { createAuthFailureGuard } from './http/auth-failures.ts';
 import { createLoadShedder } from './http/load-shedding.ts';
 import { pooledRandomBytes } from './crypto/random-pool.ts';
@@ -121,7 +122,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
     transformObject: (documentObject) =>
-      'openapiObject' in documentObject ? completeOpenApiDocument(documentObject.openapiObject, { webhooks: webhookEventsDocument() }) : documentObject.swaggerObject,
+      'openapiObject' in documentObject ? completeOpenApiDocument(documentObject.openapiObject, { webhooks: webhookEventsDocument(), examples: loadOperationExamples() }) : documentObject.swaggerObject,
   });
   // The API reference is static files (no per-response nonce): the same policy with 'self' in place
   // of the nonce, and the same framing, sniffing and referrer headers as every other page, on every

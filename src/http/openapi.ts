@@ -1,4 +1,5 @@
 import { errorCodes, errorStatus } from './errors.ts';
+import { addOperationExamples, type OperationExample } from './openapi-examples.ts';
 
 /**
  * What the served OpenAPI document adds to what @fastify/swagger makes of the route schemas: the
@@ -171,13 +172,16 @@ function describeResponses(path: string, method: string, operation: OperationLik
 }
 
 /** The shared parts, on every operation of the document (mutates and returns it). */
-export function completeOpenApiDocument<T>(input: T, extra: { webhooks?: JsonObject } = {}): T {
+export function completeOpenApiDocument<T>(input: T, extra: { webhooks?: JsonObject; examples?: Record<string, OperationExample> } = {}): T {
   const document = markOptionalRequestBodies(input) as OpenApiDocumentLike;
   const components = (document.components ??= {});
   components.parameters = { ...components.parameters, ...sharedComponents.parameters };
   components.headers = { ...components.headers, ...sharedComponents.headers };
   for (const { path, method, operation } of operationsOf(document)) {
     describeResponses(path, method, operation);
+  }
+  if (extra.examples) {
+    addOperationExamples(document.paths as Parameters<typeof addOperationExamples>[0], extra.examples);
   }
   if (extra.webhooks) {
     document.webhooks = extra.webhooks;
