@@ -16,7 +16,13 @@ const file = path.join(directory, 'openapi.json');
 fs.writeFileSync(file, await fetchServedDocument());
 
 function redocly(format: 'json' | 'stylish'): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('redocly', ['lint', '--config', path.join(root, 'redocly.yaml'), `--format=${format}`, file], { cwd: root, encoding: 'utf8', shell: false });
+  const result = spawnSync('redocly', ['lint', '--config', path.join(root, 'redocly.yaml'), `--format=${format}`, file], {
+    cwd: root,
+    encoding: 'utf8',
+    shell: false,
+    // No usage report and no update check: CI and developers' runs stay offline.
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
   if (result.error) {
     throw result.error;
   }
