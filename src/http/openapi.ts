@@ -156,7 +156,7 @@ function describeResponses(path: string, method: string, operation: OperationLik
       headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
     }
     if (status === 429 || status === 503) {
-      headers['Retry-After'] = { ...headerRef('RetryAfter') };
+      headers['Retry-After'] = headerRef('RetryAfter');
     }
     if (status === 401) {
       headers['WWW-Authenticate'] = headerRef('WWWAuthenticate');
