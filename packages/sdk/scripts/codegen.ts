@@ -4,9 +4,9 @@
  * operation) and the `operations` table the client sends requests from.
  *
  * Pure (document in, file text out) so the drift test can regenerate in memory and compare with what
- * is committed. Handles the JSON Schema subset that @fastify/swagger emits for our TypeBox schemas:
- * `$ref`, `type`, `enum`, `anyOf`/`oneOf`, `properties`/`required`, `additionalProperties`,
- * `items`, `nullable`.
+ * is committed. Handles the JSON Schema subset that @fastify/swagger emits for our TypeBox schemas in an
+ * OpenAPI 3.1 document: `$ref`, `type` (arrays too), `null`, `enum`, `const`, `anyOf`/`oneOf`,
+ * `properties`/`required`, `additionalProperties`, `items`, and 3.0's `nullable`.
  */
 
 export interface JsonSchema {
