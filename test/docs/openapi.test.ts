@@ -41,7 +41,9 @@ interface Schema {
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
-  additionalProperties?: boolean;
+  additionalProperties?: boolean | Schema;
+  maxProperties?: number;
+  propertyNames?: Schema;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -173,6 +175,11 @@ describe('the OpenAPI document', () => {
     assert.deepEqual([payout?.properties?.clientReferenceId?.minLength, payout?.properties?.clientReferenceId?.maxLength], [1, 255]);
     const payment = bodySchema(document.paths['/v1/payment_pages']?.post ?? {});
     assert.deepEqual([payment?.properties?.amount?.minimum, payment?.properties?.amount?.maximum], [1, 100_000_000]);
+    for (const metadata of [payout?.properties?.metadata, payment?.properties?.metadata]) {
+      assert.equal(metadata?.maxProperties, 20);
+      assert.deepEqual([metadata?.propertyNames?.minLength, metadata?.propertyNames?.maxLength], [1, 40]);
+      assert.deepEqual(metadata?.additionalProperties, { type: 'string', maxLength: 500 });
+    }
     const customer = bodySchema(document.paths['/v1/customers']?.post ?? {});
     assert.deepEqual([customer?.properties?.referenceId?.minLength, customer?.properties?.referenceId?.maxLength], [1, 255]);
     assert.equal(customer?.properties?.email?.maxLength, 254);
