@@ -32,7 +32,7 @@ addFormats(ajv);
 ajv.addSchema({ $id: 'paysail-openapi.json', components: document.components });
 function check(schema: unknown, value: unknown, label: string): void {
   const validate = ajv.compile(JSON.parse(JSON.stringify(schema ?? {}).replaceAll('"#/components/', '"paysail-openapi.json#/components/')) as object);
-  assert.ok(validate(value), `${label}: ${JSON.stringify(validate.errors?.slice(0, 3))} in ${JSON.stringify(value).slice(0, 300)}`);
+  assert.ok(validate(value), `${label}: ${JSON.stringify(validate.errors?.slice(0, 3))} in ${JSON.stringify(value).slice(0, 300)} (re-record: npm run docs:openapi-examples)`);
 }
 
 const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path} (${operation.operationId})`, operation })));
@@ -41,7 +41,7 @@ test('every operation has an example answer (2xx) that matches its schema', () =
   assert.ok(operations.length > 60, `${operations.length} operations`);
   for (const { label, operation } of operations) {
     const answers = Object.entries(operation.responses ?? {}).filter(([status, answer]) => status.startsWith('2') && answer.content?.['application/json']?.example !== undefined);
-    assert.equal(answers.length, 1, `${label}: one example answer`);
+    assert.equal(answers.length, 1, `${label}: one example answer (record it: npm run docs:openapi-examples)`);
     const [, answer] = answers[0] ?? [];
     check(answer?.content?.['application/json']?.schema, answer?.content?.['application/json']?.example, `${label} answer`);
   }
