@@ -10,6 +10,7 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
     {
       schema: {
         tags: ['Customers'],
+        operationId: 'customers_list',
         summary: 'List customers',
         description:
           'Newest first, each exactly as `GET /v1/customers/{customerId}` answers it (PII fields as JWE). Filter by `referenceId`, `kycStatus`, ' +
@@ -30,6 +31,7 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
     {
       schema: {
         tags: ['Customers'],
+        operationId: 'customers_create',
         summary: 'Create a customer',
         description:
           'Creates a customer. When the identity data needed for KYC is complete it is verified in the background (`kycStatus` PENDING); ' +
@@ -51,6 +53,7 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
     {
       schema: {
         tags: ['Customers'],
+        operationId: 'customers_retrieve',
         summary: 'Read a customer',
         querystring: LivemodeQuery,
         params: CustomerIdParams,
@@ -68,6 +71,7 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
     {
       schema: {
         tags: ['Customers'],
+        operationId: 'customers_update',
         summary: 'Update a customer',
         description:
           'Updates `email`, `address` (merged field by field) and `supportedPaymentMethods` (only while unset; the same value again is accepted). Any other field of the customer (`referenceId`, `signupAt`, `firstName`, `middleName`, `lastName`, `dateOfBirth`, `phoneNumber`, `supportedPayoutMethods`, and the server-set `id`, `merchantId`, `livemode`, `kycStatus`, `createdAt`, `updatedAt`) answers `400 IMMUTABLE_FIELD` naming it; a field the customer does not have answers `400 WRONG_PARAMETER` naming it. Either way nothing changes.',

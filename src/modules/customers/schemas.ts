@@ -12,7 +12,9 @@ export const AddressInput = Type.Object(
     city: Type.Optional(text(255)),
     state: Type.Optional(text(255, 'USPS code when country is US')),
     postalCode: Type.Optional(text(255, 'ZIP or ZIP+4 when country is US')),
-    country: Type.Optional(text(2, 'ISO 3166-1 alpha-2')),
+    country: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z]{2}$', 'x-rule': 'must be an ISO 3166-1 alpha-2 country code (for example US)', description: 'ISO 3166-1 alpha-2 (any case; stored upper case).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,7 +30,7 @@ const identityFields = {
   firstName: Type.Optional(text(100)),
   middleName: Type.Optional(text(100)),
   lastName: Type.Optional(text(100)),
-  dateOfBirth: Type.Optional(Type.String({ description: 'YYYY-MM-DD, a real past date, age ≤ 130' })),
+  dateOfBirth: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'x-rule': 'must be a date in the form YYYY-MM-DD', description: 'YYYY-MM-DD, a real past date, age ≤ 130' })),
   phoneNumber: Type.Optional(Type.String({ maxLength: 20, description: 'E.164 or US national form; stored normalised to E.164' })),
   address: Type.Optional(AddressInput),
 };

@@ -259,7 +259,7 @@ export interface Refund {
   /** The page's currency. */
   currency: string;
   /** As given at creation; null when none was. */
-  reason: ("REQUESTED_BY_CUSTOMER" | "DUPLICATE" | "FRAUDULENT") | (null | null);
+  reason: ("REQUESTED_BY_CUSTOMER" | "DUPLICATE" | "FRAUDULENT") | null;
   /** PENDING until the card processor settles it, then SUCCEEDED or FAILED. */
   status: "PENDING" | "SUCCEEDED" | "FAILED";
   /** The processor's reason, once FAILED. */
@@ -416,7 +416,7 @@ export interface Operations {
         state?: string;
         /** ZIP or ZIP+4 when country is US */
         postalCode?: string;
-        /** ISO 3166-1 alpha-2 */
+        /** ISO 3166-1 alpha-2 (any case; stored upper case). */
         country?: string;
       };
     };
@@ -449,7 +449,7 @@ export interface Operations {
         state?: string;
         /** ZIP or ZIP+4 when country is US */
         postalCode?: string;
-        /** ISO 3166-1 alpha-2 */
+        /** ISO 3166-1 alpha-2 (any case; stored upper case). */
         country?: string;
       };
       /** Distinct values of CARD, BANK_TRANSFER, CRYPTO. Immutable once set. */
@@ -642,7 +642,7 @@ export interface Operations {
           state?: string;
           /** ZIP or ZIP+4 when country is US */
           postalCode?: string;
-          /** ISO 3166-1 alpha-2 */
+          /** ISO 3166-1 alpha-2 (any case; stored upper case). */
           country?: string;
         };
       };
