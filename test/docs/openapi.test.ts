@@ -290,6 +290,9 @@ describe('the webhooks section', () => {
     assert.equal(disputes.length, 1);
     const closed = await context.request({ method: 'POST', url: `/v1/test_helpers/disputes/${disputes[0]?.id}/close?livemode=false`, apiKey: merchant.apiKey, body: { outcome: 'LOST' } });
     assert.equal(closed.statusCode, 200, closed.body);
+    const leaving = await context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: { referenceId: 'openapi-erased', signupAt: context.clock.now().getTime() } });
+    const erased = await context.request({ method: 'POST', url: `/v1/customers/${json<{ data: { id: string } }>(leaving).data.id}/erase?livemode=false`, apiKey: merchant.apiKey });
+    assert.equal(erased.statusCode, 200, erased.body);
     await context.drainJobs();
 
     const listed = await context.request({ method: 'GET', url: '/v1/events?livemode=false&limit=100', apiKey: merchant.apiKey });

@@ -1,7 +1,7 @@
 import type { Api } from '../../http/types.ts';
 import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
-import { Customer, CustomerCreateBody, CustomerIdParams, CustomerList, CustomerListQuery, CustomerUpdateBody } from './schemas.ts';
+import { Customer, CustomerCreateBody, CustomerIdParams, CustomerList, CustomerListQuery, CustomerOrErased, CustomerUpdateBody } from './schemas.ts';
 import type { CustomersService } from './service.ts';
 
 export function registerCustomerRoutes(api: Api, customers: CustomersService): void {
@@ -13,7 +13,7 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
         operationId: 'customers_list',
         summary: 'List customers',
         description:
-          'Newest first, each exactly as `GET /v1/customers/{customerId}` answers it (PII fields as JWE). Filter by `referenceId`, `kycStatus`, ' +
+          'Newest first, each exactly as `GET /v1/customers/{customerId}` answers it (PII fields as JWE). Filter by `referenceId`, `email` (exact, through a keyed hash), `kycStatus`, ' +
           '`createdFrom`/`createdTo` (epoch ms, inclusive) and `livemode` (omitted: both modes). Page with `limit` and `startingAfter` (the previous ' +
           '`nextCursor`, valid for the same filters and mode only, or a customer id).',
         querystring: CustomerListQuery,
@@ -55,9 +55,10 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
         tags: ['Customers'],
         operationId: 'customers_retrieve',
         summary: 'Read a customer',
+        description: 'The customer (PII fields as JWE), or, once erased, what remains of it: `{id, referenceId, merchantId, livemode, erasedAt, createdAt}`.',
         querystring: LivemodeQuery,
         params: CustomerIdParams,
-        response: { 200: Envelope(Customer), ...errorResponses(403, 404) },
+        response: { 200: Envelope(CustomerOrErased), ...errorResponses(403, 404) },
       },
     },
     async (request) => {
@@ -78,7 +79,7 @@ export function registerCustomerRoutes(api: Api, customers: CustomersService): v
         querystring: LivemodeQuery,
         params: CustomerIdParams,
         body: CustomerUpdateBody,
-        response: { 200: Envelope(Customer), ...errorResponses(403, 404) },
+        response: { 200: Envelope(Customer), ...errorResponses(403, 404, 409) },
       },
     },
     async (request) => {

@@ -114,6 +114,24 @@ export const Customer = Type.Object(
 );
 export type CustomerResponse = Static<typeof Customer>;
 
+/** What remains of an erased customer (`POST /v1/customers/{customerId}/erase`): ids and dates, no personal data. */
+export const ErasedCustomer = Type.Object(
+  {
+    id: Type.String({ description: 'cus_…' }),
+    referenceId: Type.String(),
+    merchantId: Type.String(),
+    livemode: Type.Boolean(),
+    erasedAt: Type.Integer({ description: 'When the customer was erased (epoch milliseconds).' }),
+    createdAt: Type.Integer(),
+  },
+  { $id: 'ErasedCustomer', additionalProperties: false },
+);
+export type ErasedCustomerResponse = Static<typeof ErasedCustomer>;
+
+/** A customer as reads and lists answer it: the customer, or what remains once erased (it has `erasedAt`). */
+export const CustomerOrErased = Type.Union([Customer, ErasedCustomer]);
+export type CustomerOrErasedResponse = CustomerResponse | ErasedCustomerResponse;
+
 export const CustomerIdParams = Type.Object({ customerId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
 export const CustomerListQuery = Type.Object(
@@ -137,7 +155,7 @@ export const CustomerListQuery = Type.Object(
 export type CustomerListInput = Static<typeof CustomerListQuery>;
 
 export const CustomerList = Type.Object({
-  customers: Type.Array(Customer, { description: 'Newest first; each exactly as `GET /v1/customers/{customerId}` answers it.' }),
+  customers: Type.Array(CustomerOrErased, { description: 'Newest first; each exactly as `GET /v1/customers/{customerId}` answers it (an erased customer as its tombstone).' }),
   hasMore: Type.Boolean(),
   nextCursor: Type.Optional(Type.String({ description: 'Pass as `startingAfter` for the next page; present when `hasMore`.' })),
 });

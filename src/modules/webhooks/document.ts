@@ -51,6 +51,11 @@ const dataSchemas: Record<EventType, TSchema> = {
   REFUND_FAILED: Type.Object({ ...Refund.properties, clientReferenceId: clientReferenceIdOrNull }, { additionalProperties: false }),
   DISPUTE_CREATED: Type.Object({ ...DisputeSchema.properties, clientReferenceId: clientReferenceIdOrNull }, { additionalProperties: false }),
   DISPUTE_CLOSED: Type.Object({ ...DisputeSchema.properties, clientReferenceId: clientReferenceIdOrNull }, { additionalProperties: false }),
+  CUSTOMER_ERASED: objectOf({
+    id: Type.String({ description: 'cus_…' }),
+    referenceId: Type.String(),
+    erasedAt: Type.Integer({ description: 'When the customer was erased (epoch milliseconds).' }),
+  }),
 };
 
 const summaries: Record<EventType, string> = {
@@ -63,6 +68,7 @@ const summaries: Record<EventType, string> = {
   REFUND_FAILED: 'A refund failed (its money is back in the balance)',
   DISPUTE_CREATED: 'A cardholder disputed a card payment (the amount left the available balance)',
   DISPUTE_CLOSED: 'A dispute ended WON (the amount came back) or LOST',
+  CUSTOMER_ERASED: "A customer's personal data was erased (POST /v1/customers/{customerId}/erase); delete your copies",
 };
 
 /** The whole body of a delivery of `type`: the event and its `signature`. */
