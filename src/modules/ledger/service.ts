@@ -83,8 +83,12 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
    */
   const lockedTransactions = new WeakMap<Executor, Set<string>>();
 
-  function runPostStatement(tx: Executor, input: PostStatementInput): Promise<PostStatementResult | undefined> {
-    return queryNamedRows<PostStatementResult>(tx, postStatementName(input), postStatement(input)).then(([row]) => row);
+  async function runPostStatement(tx: Executor, input: PostStatementInput): Promise<PostStatementResult> {
+    const [row] = await queryNamedRows<PostStatementResult>(tx, postStatementName(input), postStatement(input));
+    if (!row) {
+      throw new Error(`ledger transaction ${input.transactionId}: the posting statement answered no row`);
+    }
+    return row;
   }
 
   /**
@@ -115,7 +119,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
       largestBalance,
     };
     let result = await runPostStatement(tx, statement);
-    if (!result?.condition_met) {
+    if (!result.condition_met) {
       return { conditionMet: false };
     }
     held.add(scope);
@@ -125,7 +129,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
       // opened on first use. The condition already took effect: the retry runs without it.
       await openAccounts(tx, input, now, [...new Set<LedgerCurrency>([...fundingCurrencies, input.currency])]);
       result = await runPostStatement(tx, { ...statement, condition: undefined, lockAccounts: false });
-      if (!result?.accounts_ready) {
+      if (!result.accounts_ready) {
         throw new Error(`ledger accounts of ${input.merchantId} missing after opening them`);
       }
     }
