@@ -1,7 +1,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { queryNamedRows, type Executor } from '../../db/client.ts';
 import { refunds, type RefundStatus } from '../../db/schema/index.ts';
-import { notifyInsertedJobs } from '../../jobs/queue.ts';
 import { olderThan, type PagePosition } from '../events/paging.ts';
 import type { RefundView } from './schemas.ts';
 
@@ -39,8 +38,8 @@ export type NewPendingRefund = Pick<RefundRow, 'id' | 'merchantId' | 'livemode' 
 
 /**
  * Inserts a PENDING refund and, only when it was inserted, the job that processes it (`job`: a
- * `jobInsertStatement` made with the condition it is given), waking idle workers on commit: one
- * statement (a named one: it is the same text every time). Null when the refund's `requestKey` made one already (nothing written); a concurrent
+ * `jobInsertStatement` made with the condition it is given), without a NOTIFY (the caller wakes the
+ * workers after its commit): one statement (a named one: it is the same text every time). Null when the refund's `requestKey` made one already (nothing written); a concurrent
  * insert with the same key waits here for the first to commit or roll back.
  */
 export async function insertRefundWithJob(tx: Executor, refund: NewPendingRefund, job: (onlyIf: SQL) => SQL): Promise<RefundRow | null> {
@@ -56,7 +55,7 @@ export async function insertRefundWithJob(tx: Executor, refund: NewPendingRefund
       returning id
     ),
     job as (${job(sql`exists (select 1 from refund)`)})
-    select refund.id, woken.* from refund left join (${notifyInsertedJobs('job')}) woken on true`,
+    select refund.id from refund`,
   );
   if (rows.length === 0) {
     return null;

@@ -2,7 +2,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import { newId, isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import { jobInsertStatement } from '../../jobs/queue.ts';
+import { createCoalescedWakeup, jobInsertStatement } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { recordEvent } from '../events/record.ts';
 import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../events/paging.ts';
@@ -40,6 +40,10 @@ export interface RefundsDeps {
 export function createRefundsService(deps: RefundsDeps) {
   const { database, clock, keyRing, ledger, payments } = deps;
   const cursorCodecs = new Map<string, CursorCodec>();
+  // A NOTIFY inside every refund's transaction would hold PostgreSQL's database-wide notify lock
+  // through each commit and its WAL flush, serialising the commits of all merchants' refunds: the
+  // workers are woken after the commit instead (coalesced; a lost wake-up leaves the job to the poll).
+  const processWakeup = createCoalescedWakeup(database, refundProcessQueue);
 
   /** Cursors are bound to the list's filter: one made for another page's refunds is refused. */
   function cursorsFor(paymentPageId: string | undefined): CursorCodec {
@@ -150,7 +154,7 @@ export function createRefundsService(deps: RefundsDeps) {
      */
     async createRefund(merchant: Merchant, livemode: boolean | undefined, input: RefundCreateInput, options: { requestKey?: string } = {}): Promise<RefundView> {
       const now = clock.now();
-      const refund = await database.transaction(async (tx) => {
+      const refund = await database.transaction(async (tx, afterCommit) => {
         const found = await findPagePayment(tx, { merchantId: merchant.id, livemode, pageId: input.paymentPageId });
         if (!found) {
           throw notFound('payment page', input.paymentPageId);
@@ -184,6 +188,7 @@ export function createRefundsService(deps: RefundsDeps) {
           }
           return earlier;
         }
+        afterCommit(() => processWakeup.request());
         // The locked section is one statement and the commit: the amount taken from the payment
         // (concurrent refunds queue on its row here; the UPDATE refuses to pass the payment's
         // amount), then, only if it was, the ledger debit under the merchant's account locks.
