@@ -6,7 +6,8 @@ import { runCrashHarness } from './crash.ts';
 /**
  * CI's short version of the crash-safety harness (crash.ts): 30 SIGKILLs of API and worker
  * processes over 150 operations (and their follow-ups: confirmations, payments, refunds, renewals),
- * bank payouts through the Increase replica with some worker kills while a transfer's answer is held. `npm run soak` runs the long one (200 kills over 1,000).
+ * bank payouts through the Increase replica, some worker kills waiting for a transfer creation to hold its
+ * answer (not guaranteed: `killsAroundSubmissions` is reported, not required). `npm run soak` runs the long one (200 kills over 1,000).
  *
  * Time limit: 300 s before bank payouts and refunds joined the mix; they add no operations (the
  * follow-ups count among the 150) but the bank flow's jobs and webhooks: 277 s at load average 8–10 on

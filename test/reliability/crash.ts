@@ -32,8 +32,10 @@ export { callUntilNotHeld, classifyAnswer, type AnswerClass } from './crash-answ
  * bank payouts through the Increase replica standing in for Increase's sandbox, wallet payouts
  * through the built-in sandbox rail —, payment pages, their payment and a partial refund,
  * subscriptions and renewals) while a killer SIGKILLs a random process `kills` times, spread over
- * the run, and restarts it; about half the worker kills happen while a transfer creation's answer is
- * held at the replica (the transfer exists, the worker has not heard back; crash-rails.ts). An operation that got no answer is
+ * the run, and restarts it; about half the worker kills first wait (until the driver needs the next
+ * kill) for a transfer creation and, if one comes, happen while its answer is held at the replica (the
+ * transfer exists, the asker has not heard back; crash-rails.ts) — the victim is chosen before, so it
+ * is the asker only sometimes, and `killsAroundSubmissions` counts, nothing requires. An operation that got no answer is
  * retried with the same Idempotency-Key. At the end, with every process up and the queue drained:
  * every acknowledged write is present with its effect; the events, e-mails, renewals and fundings
  * the acknowledged operations must have produced (derived from the driver's list, see
