@@ -168,7 +168,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('the bounds the server enforces are in the schemas (contract §6, §8)', () => {
+  test('the bounds the server enforces are in the schemas (docs/API.md §6, §8)', () => {
     const payout = bodySchema(document.paths['/v1/payout_pages']?.post ?? {});
     assert.equal(payout?.properties?.amount?.minimum, 1);
     assert.equal(payout?.properties?.amount?.maximum, 100_000_000);
