@@ -97,6 +97,7 @@ try {
   await settle();
   await call('GET', `/v1/customers?${sandbox}&limit=2`, { apiKey });
   const leaving = await call('POST', `/v1/customers?${sandbox}`, { apiKey, body: { referenceId: 'user-44', signupAt: context.clock.now().getTime() - 86_400_000, email: 'leaving@example.com' } });
+  await call('GET', `/v1/customers/${String(leaving.id)}/export?${sandbox}`, { apiKey });
   await call('POST', `/v1/customers/${String(leaving.id)}/erase?${sandbox}`, { apiKey });
   await call('GET', `/v1/kyc_reviews?${sandbox}`, { apiKey });
   await call('POST', `/v1/customers/${String(review.id)}/kyc_review?${sandbox}`, { apiKey, body: { decision: 'APPROVED', reason: 'Passport checked against the selfie' } });

@@ -19,7 +19,7 @@ import { pooledRandomBytes } from './crypto/random-pool.ts';
 import type { Api } from './http/types.ts';
 import { registerDashboard } from './modules/dashboard/routes.tsx';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
-import { registerErasureRoutes } from './modules/erasure/routes.ts';
+import { registerDataRightsRoutes } from './modules/data-rights/routes.ts';
 import { registerKycRoutes } from './modules/kyc/routes.ts';
 import { registerLedgerAdminRoutes, registerLedgerRoutes } from './modules/ledger/routes.ts';
 import { registerPayoutAdminRoutes } from './modules/payout-pages/admin-routes.ts';
@@ -181,7 +181,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       v1.addHook('preHandler', idempotency.preHandler);
       v1.addHook('onSend', idempotency.onSend);
       registerCustomerRoutes(v1, services.customers);
-      registerErasureRoutes(v1, services.erasure);
+      registerDataRightsRoutes(v1, services.erasure, services.customerExport);
       registerLedgerRoutes(v1, services.ledger);
       registerPayoutPageRoutes(v1, services.payoutPages);
       registerEventRoutes(v1, { events: services.events, webhooks: services.webhooks });

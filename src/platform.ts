@@ -10,7 +10,8 @@ import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './ht
 import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
 import { createEmailLookupBackfill } from './modules/customers/sealing.ts';
-import { createErasureService, type ErasureService } from './modules/erasure/service.ts';
+import { createErasureService, type ErasureService } from './modules/data-rights/service.ts';
+import { createCustomerExport, type CustomerExportService } from './modules/data-rights/export.ts';
 import { createKycService, type KycService } from './modules/kyc/service.ts';
 import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { createOnfido } from './modules/kyc/onfido/index.ts';
@@ -54,6 +55,8 @@ export interface Services {
   customers: CustomersService;
   /** Erasing a customer's personal data across every module (`POST /v1/customers/:id/erase`). */
   erasure: ErasureService;
+  /** Everything held about one customer, in one document (`GET /v1/customers/:id/export`). */
+  customerExport: CustomerExportService;
   kyc: KycService;
   events: EventsService;
   webhooks: WebhooksService;
@@ -126,6 +129,16 @@ export async function createPlatform(options: { config: Config; database: Databa
   });
   const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
   const erasure = createErasureService({ database, clock, keyRing, customers, kyc: () => kyc });
+  const customerExport = createCustomerExport({
+    database,
+    clock,
+    keyRing,
+    merchants,
+    customers,
+    payoutPages: () => payoutPages,
+    paymentPages: () => paymentPages,
+    subscriptions: () => subscriptions,
+  });
   registry.register(kyc.verifyJob());
   registry.register(kyc.applicantDeletionJob());
   registry.register(createEmailLookupBackfill({ database, keyRing }).job());
@@ -298,7 +311,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, erasure, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,

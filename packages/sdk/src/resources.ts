@@ -49,6 +49,11 @@ export class Customers extends Resource {
     return this.transport.call('POST /v1/customers/{customerId}', { pathParams: { customerId }, body }, options);
   }
 
+  /** Everything Paysail holds about the customer, in one document (personal data as JWE: see `pii.decrypt`). */
+  export(customerId: string, options?: RequestOptions) {
+    return this.transport.call('GET /v1/customers/{customerId}/export', { pathParams: { customerId } }, options);
+  }
+
   /** Erases the customer's personal data irreversibly; answers what remains (`erasedAt` set). Retried safely with an idempotency key. */
   erase(customerId: string, options?: RequestOptions) {
     return this.transport.call('POST /v1/customers/{customerId}/erase', { pathParams: { customerId } }, options);

@@ -62,3 +62,23 @@ export function createKycErasure(deps: { database: Database; clock: Clock; provi
     },
   };
 }
+
+/** A customer's identity verifications, oldest first, for their data export (no PII: reasons and breakdowns never hold any). */
+export async function verificationsForExport(executor: Executor, customerId: string) {
+  return executor
+    .select({
+      id: kycVerifications.id,
+      provider: kycVerifications.provider,
+      status: kycVerifications.status,
+      stage: kycVerifications.stage,
+      reason: kycVerifications.reason,
+      breakdown: kycVerifications.breakdown,
+      decidedBy: kycVerifications.decidedBy,
+      createdAt: kycVerifications.createdAt,
+      decidedAt: kycVerifications.decidedAt,
+      applicantDeletedAt: kycVerifications.applicantDeletedAt,
+    })
+    .from(kycVerifications)
+    .where(eq(kycVerifications.customerId, customerId))
+    .orderBy(asc(kycVerifications.createdAt), asc(kycVerifications.id));
+}

@@ -23,3 +23,4 @@ export {
   type StripeEventRoute,
   type StripeObjectEventJob,
 } from './stripe-events.ts';
+export { customerPaymentsForExport, erasePaymentData } from './erasure.ts';

@@ -44,6 +44,20 @@ describe('dashboard: erase a customer (confirmation; refused while a payout page
     assert.equal(typeof read.erasedAt, 'number');
   });
 
+  test('the export downloads as a JSON attachment: the same document as the API', async () => {
+    const id = await customer('dash-export-1');
+    assert.match((await client.get(`/dashboard/sandbox/customers/${id}`)).body, new RegExp(`href="/dashboard/sandbox/customers/${id}/export" download`));
+    const download = await client.get(`/dashboard/sandbox/customers/${id}/export`);
+    assert.equal(download.statusCode, 200);
+    assert.equal(download.headers['content-disposition'], `attachment; filename="customer-${id}.json"`);
+    assert.match(String(download.headers['content-type']), /^application\/json/);
+    const document = JSON.parse(download.body) as { customer: { id: string; email: string }; payoutPages: unknown[] };
+    assert.equal(document.customer.id, id);
+    assert.equal(document.customer.email, 'dash-export-1@example.com');
+    assert.deepEqual(document.payoutPages, []);
+    assert.equal((await client.get(`/dashboard/sandbox/customers/cus_${'0'.repeat(36)}/export`)).statusCode, 404);
+  });
+
   test('an open payout page: an error notice naming why, nothing erased', async () => {
     const page = await createPayoutPage(context, merchant, { customer: { referenceId: 'dash-erase-2', email: 'dash-erase-2@example.com' } });
     const refused = await client.post(`/dashboard/sandbox/customers/${page.customer.id}/erase`, { confirm: 'yes' });

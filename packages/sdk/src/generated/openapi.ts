@@ -64,16 +64,120 @@ export interface ErasedCustomer {
   createdAt: number;
 }
 
-export interface Balance {
-  /** USDC or USD (funding currencies), EUR or GBP (card payments only). */
-  currency: "USDC" | "USD" | "EUR" | "GBP";
-  livemode: boolean;
-  /** Minor units (hundredths): funds the merchant holds, free for payout pages (USDC, USD) and refunds. Card payments add to it, refunds take from it. */
-  available: number;
-  /** Held by payout pages not paid out yet. */
-  reserved: number;
-  /** Submitted to the payout rail, not settled yet. */
-  inFlight: number;
+export interface CustomerExport {
+  /** Epoch milliseconds. */
+  exportedAt: number;
+  customer: Customer | ErasedCustomer;
+  payoutPages: PayoutPage[];
+  paymentPages: PaymentPage[];
+  payments: Array<{
+    /** pay_… */
+    id: string;
+    pageId: string | null;
+    /** CHECKOUT or RENEWAL. */
+    kind: string;
+    status: string;
+    amount: number;
+    currency: string;
+    card: {
+      amount: number;
+      currency: string;
+      type: "CARD";
+      /** VISA, MASTERCARD, AMEX, DISCOVER, JCB, DINERS, UNIONPAY or UNKNOWN */
+      scheme: string;
+      last4: string;
+      /** CREDIT, DEBIT or PREPAID */
+      cardType: string;
+      /** First six digits of the card number */
+      bin: string;
+      issuer: string;
+    } | null;
+    cardholderName: string | null;
+    createdAt: number;
+  }>;
+  subscriptions: Array<{
+    /** sub_… */
+    id: string;
+    /** ACTIVE: paid for the current period. PAST_DUE: the renewal was declined and is being retried. CANCELED: ended (no more renewals). */
+    status: "ACTIVE" | "PAST_DUE" | "CANCELED";
+    merchantId: string;
+    livemode: boolean;
+    customerId: string;
+    productId: string;
+    /** The payment page whose payment started the subscription. */
+    pageId: string;
+    interval: "DAY" | "WEEK" | "MONTH" | "YEAR";
+    intervalCount: number;
+    /** Charged at every renewal, in minor units. */
+    amount: number;
+    currency: string;
+    /** Epoch milliseconds; inclusive. */
+    currentPeriodStart: number;
+    /** Epoch milliseconds; exclusive; the renewal runs then. */
+    currentPeriodEnd: number;
+    /** Canceled by the merchant: ends at currentPeriodEnd, with no renewal. */
+    cancelAtPeriodEnd: boolean;
+    /** Epoch milliseconds; when the cancellation was requested. */
+    canceledAt?: number;
+    /** Epoch milliseconds; when the subscription ended (status CANCELED). */
+    endedAt?: number;
+    /** Declined renewal attempts for the period now due (0 unless PAST_DUE or canceled for non-payment). */
+    failedRenewalAttempts: number;
+    /** Epoch milliseconds; when a PAST_DUE subscription is charged again. */
+    nextRenewalAttemptAt?: number;
+    /** The decline reason of the last failed renewal attempt. */
+    lastDeclineReason?: string;
+    /** PAST_DUE because the card issuer asked for authentication (`lastDeclineReason` authentication_required): the payment page (page_…) where the customer pays the overdue renewal, confirming with 3-D Secure. No off-session retries follow; unpaid when it expires, the subscription is CANCELED. */
+    renewalPaymentPageId?: string;
+    /** The hosted page of `renewalPaymentPageId`: send it to the customer. */
+    renewalPaymentUrl?: string;
+    latestInvoice?: {
+      /** inv_… */
+      id: string;
+      status: "PAID";
+      amount: number;
+      currency: string;
+      /** The card payment (pay_…) that paid the period. */
+      paymentId: string;
+      /** Epoch milliseconds; start of the billed period (inclusive). */
+      periodStart: number;
+      /** Epoch milliseconds; end of the billed period (exclusive). */
+      periodEnd: number;
+      /** Epoch milliseconds; when the payment succeeded. */
+      paidAt: number;
+      createdAt: number;
+    };
+    createdAt: number;
+    updatedAt: number;
+  }>;
+  kycVerifications: Array<{
+    /** kyc_… */
+    id: string;
+    provider: string;
+    status: string;
+    stage: string;
+    reason: string | null;
+    breakdown: Record<string, string> | null;
+    decidedBy: string | null;
+    createdAt: number;
+    decidedAt: number | null;
+    applicantDeletedAt: number | null;
+  }>;
+  emails: Array<{
+    /** eml_… */
+    id: string;
+    template: string;
+    status: string;
+    relatedId: string | null;
+    /** JWE compact serialization under the merchant PII key (alg dir, enc A256GCM). */
+    to: string;
+    /** JWE compact serialization under the merchant PII key (alg dir, enc A256GCM). */
+    subject: string;
+    /** JWE compact serialization under the merchant PII key (alg dir, enc A256GCM). */
+    text: string;
+    createdAt: number;
+    sentAt: number | null;
+  }>;
 }
 
 export interface PayoutPage {
@@ -123,6 +227,69 @@ export interface PayoutPage {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
+}
+
+export interface PaymentPage {
+  /** page_… */
+  id: string;
+  status: "CREATED" | "PAID" | "EXPIRED";
+  clientReferenceId: string;
+  customer: {
+    id: string;
+    referenceId: string;
+    email: string;
+  };
+  amount: number;
+  currency: string;
+  /** Hosted checkout: {publicUrl}/payment-page/<id> */
+  url: string;
+  /** Epoch milliseconds */
+  expiresAt: number;
+  createdAt: number;
+  /** Present once PAID */
+  paidAt?: number;
+  /** Present once EXPIRED */
+  expiredAt?: number;
+  livemode: boolean;
+  /** pay_… of the successful card payment, once PAID */
+  paymentId?: string;
+  /** sub_… when the payment created a subscription */
+  subscriptionId?: string;
+  payinDetails?: {
+    amount: number;
+    currency: string;
+    type: "CARD";
+    /** VISA, MASTERCARD, AMEX, DISCOVER, JCB, DINERS, UNIONPAY or UNKNOWN */
+    scheme: string;
+    last4: string;
+    /** CREDIT, DEBIT or PREPAID */
+    cardType: string;
+    /** First six digits of the card number */
+    bin: string;
+    issuer: string;
+  };
+  /** Minor units given back by refunds (every refund not FAILED, pending ones included); 0 until refunded. The page stays PAID. */
+  refundedAmount: number;
+  metadata: Record<string, string>;
+  successReturnUrl?: string;
+  failureReturnUrl?: string;
+  subscription?: {
+    productId: string;
+    interval: "DAY" | "WEEK" | "MONTH" | "YEAR";
+    intervalCount: number;
+  };
+}
+
+export interface Balance {
+  /** USDC or USD (funding currencies), EUR or GBP (card payments only). */
+  currency: "USDC" | "USD" | "EUR" | "GBP";
+  livemode: boolean;
+  /** Minor units (hundredths): funds the merchant holds, free for payout pages (USDC, USD) and refunds. Card payments add to it, refunds take from it. */
+  available: number;
+  /** Held by payout pages not paid out yet. */
+  reserved: number;
+  /** Submitted to the payout rail, not settled yet. */
+  inFlight: number;
 }
 
 export interface Event {
@@ -205,57 +372,6 @@ export interface WebhookEndpoint {
   previousSecretExpiresAt?: number;
   createdAt: number;
   updatedAt: number;
-}
-
-export interface PaymentPage {
-  /** page_… */
-  id: string;
-  status: "CREATED" | "PAID" | "EXPIRED";
-  clientReferenceId: string;
-  customer: {
-    id: string;
-    referenceId: string;
-    email: string;
-  };
-  amount: number;
-  currency: string;
-  /** Hosted checkout: {publicUrl}/payment-page/<id> */
-  url: string;
-  /** Epoch milliseconds */
-  expiresAt: number;
-  createdAt: number;
-  /** Present once PAID */
-  paidAt?: number;
-  /** Present once EXPIRED */
-  expiredAt?: number;
-  livemode: boolean;
-  /** pay_… of the successful card payment, once PAID */
-  paymentId?: string;
-  /** sub_… when the payment created a subscription */
-  subscriptionId?: string;
-  payinDetails?: {
-    amount: number;
-    currency: string;
-    type: "CARD";
-    /** VISA, MASTERCARD, AMEX, DISCOVER, JCB, DINERS, UNIONPAY or UNKNOWN */
-    scheme: string;
-    last4: string;
-    /** CREDIT, DEBIT or PREPAID */
-    cardType: string;
-    /** First six digits of the card number */
-    bin: string;
-    issuer: string;
-  };
-  /** Minor units given back by refunds (every refund not FAILED, pending ones included); 0 until refunded. The page stays PAID. */
-  refundedAmount: number;
-  metadata: Record<string, string>;
-  successReturnUrl?: string;
-  failureReturnUrl?: string;
-  subscription?: {
-    productId: string;
-    interval: "DAY" | "WEEK" | "MONTH" | "YEAR";
-    intervalCount: number;
-  };
 }
 
 export interface Refund {
@@ -505,6 +621,16 @@ export interface Operations {
     };
     body: Record<string, never>;
     result: ErasedCustomer;
+  };
+  /** Export everything held about a customer */
+  "GET /v1/customers/{customerId}/export": {
+    pathParams: { customerId: string };
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: undefined;
+    result: CustomerExport;
   };
   /** Read the balance */
   "GET /v1/balance": {
@@ -1483,6 +1609,7 @@ export const operations = {
   "GET /v1/customers/{customerId}": { method: "GET", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/customers/{customerId}": { method: "POST", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },
   "POST /v1/customers/{customerId}/erase": { method: "POST", path: "/v1/customers/{customerId}/erase", pathParams: ["customerId"], query: ["livemode"], body: "optional", envelope: true },
+  "GET /v1/customers/{customerId}/export": { method: "GET", path: "/v1/customers/{customerId}/export", pathParams: ["customerId"], query: ["livemode"], body: "none", envelope: true },
   "GET /v1/balance": { method: "GET", path: "/v1/balance", pathParams: [], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/balance/fund": { method: "POST", path: "/v1/test_helpers/balance/fund", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/payout_pages": { method: "GET", path: "/v1/payout_pages", pathParams: [], query: ["limit","startingAfter","livemode","clientReferenceId","customerId","status","createdFrom","createdTo"], body: "none", envelope: true },

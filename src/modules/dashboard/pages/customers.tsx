@@ -131,6 +131,12 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
         </dl>
       </div>
       {props.review ? <KycReviewCard frame={frame} customerId={customer.id} item={props.review} /> : null}
+      <p>
+        <a href={modePath(frame.mode, `/customers/${customer.id}/export`)} download>
+          Download everything held about this customer (JSON)
+        </a>{' '}
+        <span class="muted">— their pages, payments, subscriptions, identity checks and e-mails; personal data encrypted under your PII key.</span>
+      </p>
       {customer.erasedAt ? null : <EraseCard frame={frame} customerId={customer.id} />}
       <h2>Identity verifications</h2>
       {customer.verifications.length === 0 ? (

@@ -1,6 +1,7 @@
 import type { Api } from '../../../http/types.ts';
 import type { KycReviews } from '../../kyc/review.ts';
-import type { ErasureService } from '../../erasure/service.ts';
+import type { ErasureService } from '../../data-rights/service.ts';
+import type { CustomerExportService } from '../../data-rights/export.ts';
 import { AppError } from '../../../http/errors.ts';
 import { field, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
@@ -8,7 +9,7 @@ import { parsePage } from '../presenters/pagination.ts';
 import { parseKycStatus, type CustomersPresenter } from '../presenters/customers.ts';
 import { CustomerPage, CustomersPage } from '../pages/customers.tsx';
 
-export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter: CustomersPresenter, reviews: KycReviews, erasure: ErasureService): void {
+export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter: CustomersPresenter, reviews: KycReviews, dataRights: { erasure: ErasureService; customerExport: CustomerExportService }): void {
   web.get('/:mode/customers', async (request, reply) => {
     const view = screen(tools, request, reply);
     const reference = field(request.query, 'reference', 255).trim();
@@ -50,7 +51,7 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
     }
     return runAction(reply, back, 'customer-erased', async () => {
       try {
-        await erasure.eraseCustomer(view.session.merchant, view.livemode, id);
+        await dataRights.erasure.eraseCustomer(view.session.merchant, view.livemode, id);
       } catch (error) {
         if (error instanceof AppError && error.code === 'INVALID_STATE') {
           throw new AppError('INVALID_STATE', error.message, { notice: 'erase-open-payout' });
@@ -58,5 +59,18 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
         throw error;
       }
     });
+  });
+
+  // The right of access: the same document as GET /v1/customers/:id/export, as a download.
+  web.get('/:mode/customers/:customerId/export', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const id = param(request, 'customerId');
+    const document = await dataRights.customerExport.exportCustomer(view.session.merchant, view.livemode, id).catch((error: unknown) => {
+      throw error instanceof AppError && error.code === 'NOT_FOUND' ? notFoundPage('customer') : error;
+    });
+    return reply
+      .header('content-disposition', `attachment; filename="customer-${document.customer.id}.json"`)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(document, null, 2));
   });
 }

@@ -4,8 +4,9 @@ import { Type } from 'typebox';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
 import { CustomerIdParams, ErasedCustomer } from '../customers/schemas.ts';
 import type { ErasureService } from './service.ts';
+import { CustomerExport, type CustomerExportService } from './export.ts';
 
-export function registerErasureRoutes(api: Api, erasure: ErasureService): void {
+export function registerDataRightsRoutes(api: Api, erasure: ErasureService, customerExport: CustomerExportService): void {
   api.post(
     '/customers/:customerId/erase',
     {
@@ -28,6 +29,28 @@ export function registerErasureRoutes(api: Api, erasure: ErasureService): void {
     async (request) => {
       const { merchant } = requireAuth(request);
       return succeeded(await erasure.eraseCustomer(merchant, modeFilter(merchant, request.query.livemode), request.params.customerId));
+    },
+  );
+
+  api.get(
+    '/customers/:customerId/export',
+    {
+      schema: {
+        tags: ['Customers'],
+        operationId: 'customers_export',
+        summary: 'Export everything held about a customer',
+        description:
+          'The right of access: one JSON document with the customer as `GET` answers it, their payout pages, payment pages and subscriptions as their reads answer them, ' +
+          'their card payments (masked card; the cardholder name as JWE), their KYC verification history and the e-mails sent to them (recipient, subject and text as JWE). ' +
+          'Personal data comes as JWE under your PII key, as in every answer.',
+        querystring: LivemodeQuery,
+        params: CustomerIdParams,
+        response: { 200: Envelope(CustomerExport), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await customerExport.exportCustomer(merchant, modeFilter(merchant, request.query.livemode), request.params.customerId));
     },
   );
 }
