@@ -114,7 +114,8 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
           ) : null}
           <dt>KYC status</dt>
           <dd>
-            <Badge value={customer.kycStatus} /> <span class="muted">{kycExplanations[customer.kycStatus]}</span>
+            <Badge value={customer.kycStatus} />{' '}
+            <span class="muted">{customer.erasedAt ? 'The customer was erased: they can no longer receive payout or payment pages.' : kycExplanations[customer.kycStatus]}</span>
           </dd>
           <dt>Signed up</dt>
           <dd>
