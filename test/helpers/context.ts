@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import { createKeyRing, parseKeySpec, generateKeySpec, type KeyRing } from '../../src/crypto/keyring.ts';
 import { createLogger } from '../../src/logger.ts';
+import { installResponseCheck, type ResponseViolation } from '../../src/http/response-check.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { buildApp } from '../../src/app.ts';
 import type { Api } from '../../src/http/types.ts';
@@ -90,6 +91,9 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const database = options.database ?? (await openTestDatabase());
   const platform = await createPlatform({ config, database, keyRing, logger, clock });
   const app = await buildApp(platform);
+  // Every JSON answer checked against its route's documented response schema (the contract test).
+  const responseViolations: ResponseViolation[] = [];
+  installResponseCheck(app, (violation) => responseViolations.push(violation));
   await app.ready();
 
   const context: TestContext = {
@@ -137,6 +141,10 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
       await platform.close();
       if (ownsDatabase) {
         await database.close();
+      }
+      if (responseViolations.length > 0) {
+        const listed = responseViolations.slice(0, 10).map((violation) => `${violation.method} ${violation.route} → ${violation.status}: ${violation.errors}`);
+        throw new Error(`${responseViolations.length} answer(s) did not match the documented response schema:\n${listed.join('\n')}`);
       }
     },
   };
