@@ -8,6 +8,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { currentCommitGuard } from './commit-guard.ts';
+import { builtSnapshotFor, migrationsFolder } from './snapshot.ts';
 
 export type Schema = typeof schema;
 /** A database handle or an open transaction: services take this and never commit themselves. */
@@ -24,7 +25,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export const migrationsFolder = path.join(path.dirname(new URL(import.meta.url).pathname), 'migrations');
+export { migrationsFolder };
 
 export class DatabaseLockedError extends Error {}
 
@@ -83,7 +84,10 @@ function runAfterCommit(callbacks: Array<() => void>): void {
 export interface OpenPgliteOptions {
   /** A directory, or undefined for in-memory. */
   dataDir?: string;
-  /** A snapshot made by `dumpDataDir` (tests start from a migrated snapshot). */
+  /**
+   * A snapshot made by `dumpDataDir` (tests start from a migrated snapshot). Without one, an empty
+   * `dataDir` starts from the build's snapshot (snapshot.ts) when there is one.
+   */
   snapshot?: Blob;
 }
 
@@ -127,9 +131,11 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
   const release = options.dataDir ? acquireDirectoryLock(options.dataDir) : () => undefined;
   let client: PGlite;
   try {
+    const pgliteDataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : undefined;
+    const snapshot = options.snapshot ?? (pgliteDataDir ? builtSnapshotFor(pgliteDataDir) : undefined);
     client = await PGlite.create({
-      ...(options.dataDir ? { dataDir: path.join(options.dataDir, 'pglite') } : {}),
-      ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
+      ...(pgliteDataDir ? { dataDir: pgliteDataDir } : {}),
+      ...(snapshot ? { loadDataDir: snapshot } : {}),
       parsers: drizzleParsers,
     });
   } catch (error) {
