@@ -8,7 +8,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { currentCommitGuard } from './commit-guard.ts';
-import { builtSnapshotFor, migrationsFolder } from './snapshot.ts';
+import { migrationsFolder, seedFromBuild } from './snapshot.ts';
 
 export type Schema = typeof schema;
 /** A database handle or an open transaction: services take this and never commit themselves. */
@@ -86,7 +86,7 @@ export interface OpenPgliteOptions {
   dataDir?: string;
   /**
    * A snapshot made by `dumpDataDir` (tests start from a migrated snapshot). Without one, an empty
-   * `dataDir` starts from the build's snapshot (snapshot.ts) when there is one.
+   * `dataDir` starts from a copy of the build's migrated data directory when there is one (snapshot.ts).
    */
   snapshot?: Blob;
 }
@@ -132,10 +132,12 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
   let client: PGlite;
   try {
     const pgliteDataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : undefined;
-    const snapshot = options.snapshot ?? (pgliteDataDir ? builtSnapshotFor(pgliteDataDir) : undefined);
+    if (pgliteDataDir && !options.snapshot) {
+      await seedFromBuild(pgliteDataDir);
+    }
     client = await PGlite.create({
       ...(pgliteDataDir ? { dataDir: pgliteDataDir } : {}),
-      ...(snapshot ? { loadDataDir: snapshot } : {}),
+      ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
       parsers: drizzleParsers,
     });
   } catch (error) {
