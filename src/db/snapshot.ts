@@ -20,6 +20,12 @@ export function migrationsHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** The journal time (`when`) of the newest migration: drizzle records it as that row's `created_at`. */
+export function newestMigrationMillis(): number | null {
+  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries?: Array<{ when?: number }> };
+  return journal.entries?.at(-1)?.when ?? null;
+}
+
 function pgliteVersion(): string | null {
   try {
     // The package's entry point is <package>/dist/index.cjs; its exports do not list package.json.
