@@ -46,8 +46,24 @@ async function timeToExit(command: Command): Promise<number> {
   return performance.now() - started;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+interface Timing {
+  ms: number;
+  /** The spawned process's CPU seconds until healthy (for `npm start`, npm's own: the server is its child). */
+  cpu: number | null;
+}
+
 /** Milliseconds from spawn to the first 200 from /readyz; then SIGTERM and wait for the exit. */
-async function timeToHealthy(command: Command, dataDir: string): Promise<number> {
+async function timeToHealthy(command: Command, dataDir: string): Promise<Timing> {
   const port = await freePort();
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
   const started = performance.now();
@@ -66,7 +82,8 @@ async function timeToHealthy(command: Command, dataDir: string): Promise<number>
         () => false,
       );
       if (healthy) {
-        return performance.now() - started;
+        const ms = performance.now() - started;
+        return { ms, cpu: child.pid === undefined ? null : cpuSeconds(child.pid) };
       }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -86,6 +103,7 @@ function median(values: number[]): number {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const cpuOf = (values: number[] | undefined) => (values ? `; CPU ${seconds(median(values))}` : '');
 const load = () =>
   os
     .loadavg()
@@ -96,22 +114,33 @@ interface Row {
   what: string;
   first: number[];
   restart: number[];
+  firstCpu?: number[];
+  restartCpu?: number[];
   firstTarget?: number;
   restartTarget?: number;
 }
 
 async function serverRow(what: string, command: Command, targets: { first?: number; restart?: number } = {}): Promise<Row> {
   const row: Row = { what, first: [], restart: [], ...(targets.first ? { firstTarget: targets.first } : {}), ...(targets.restart ? { restartTarget: targets.restart } : {}) };
+  const firstCpu: number[] = [];
+  const restartCpu: number[] = [];
+  const measureCpu = command.file === process.execPath;
   for (let run = 0; run < runs; run += 1) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-bench-start-'));
     try {
-      row.first.push(await timeToHealthy(command, dataDir));
-      row.restart.push(await timeToHealthy(command, dataDir));
+      const first = await timeToHealthy(command, dataDir);
+      const restart = await timeToHealthy(command, dataDir);
+      row.first.push(first.ms);
+      row.restart.push(restart.ms);
+      if (measureCpu && first.cpu !== null && restart.cpu !== null) {
+        firstCpu.push(first.cpu * 1000);
+        restartCpu.push(restart.cpu * 1000);
+      }
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }
-  return row;
+  return firstCpu.length === runs ? { ...row, firstCpu, restartCpu } : row;
 }
 
 const bareOpen = `
@@ -159,14 +188,14 @@ rows.push({ what: 'bare PGlite open (import, open a migrated data directory, `se
 rows.push(await serverRow('`npm start` (compiled: node scripts/start.mjs → dist/src/main.js)', { file: 'npm', args: ['start', '--silent'] }, { first: 2000, restart: 1000 }));
 rows.push(await serverRow('`node scripts/start.mjs` (the same without npm)', { file: process.execPath, args: ['scripts/start.mjs'] }));
 if (withTsx) {
-  rows.push(await serverRow('`node --import tsx src/main.ts` (as `npm start` ran before the build)', { file: process.execPath, args: ['--import', 'tsx', 'src/main.ts'] }));
+  rows.push(await serverRow('`node --import tsx src/main.ts` (the same code through tsx, as `npm run dev`)', { file: process.execPath, args: ['--import', 'tsx', 'src/main.ts'] }));
 }
 
-console.log('\n| | first start (empty DATA_DIR): median / fastest | restart (same DATA_DIR): median / fastest |');
+console.log('\n| | first start (empty DATA_DIR): median / fastest wall time; median CPU | restart (same DATA_DIR): the same |');
 console.log('|---|---|---|');
 for (const row of rows) {
   console.log(
-    `| ${row.what} | ${seconds(median(row.first))} / ${seconds(Math.min(...row.first))}${verdictOf(row.first, row.firstTarget)} | ${seconds(median(row.restart))} / ${seconds(Math.min(...row.restart))}${verdictOf(row.restart, row.restartTarget)} |`,
+    `| ${row.what} | ${seconds(median(row.first))} / ${seconds(Math.min(...row.first))}${cpuOf(row.firstCpu)}${verdictOf(row.first, row.firstTarget)} | ${seconds(median(row.restart))} / ${seconds(Math.min(...row.restart))}${cpuOf(row.restartCpu)}${verdictOf(row.restart, row.restartTarget)} |`,
   );
 }
 console.log(`\nload average before ${loadBefore}, after ${load()}; node -e 0 and the bare open have no first/restart difference (one figure twice).`);
