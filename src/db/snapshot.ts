@@ -59,11 +59,10 @@ function migrations(): string {
  * interrupted copy is never taken for a database. The migrations still run after (a no-op check).
  * Without a build (or for another migration set) nothing is copied and PGlite runs initdb as before.
  */
-export async function seedFromBuild(pgliteDataDir: string): Promise<boolean> {
+export async function seedFromBuild(pgliteDataDir: string, built: string | null = builtDataDir()): Promise<boolean> {
   if (fs.existsSync(pgliteDataDir) && fs.readdirSync(pgliteDataDir).length > 0) {
     return false;
   }
-  const built = builtDataDir();
   if (!built || !fs.existsSync(path.join(built, 'PG_VERSION'))) {
     return false;
   }
