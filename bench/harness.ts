@@ -57,7 +57,7 @@ export interface BenchModule {
   run(options: BenchOptions): Promise<BenchReport>;
 }
 
-/** One load: requests cycle through `paths`; a body gets `uniqueField` (and `uniqueFields`) set to `<uniquePrefix>-<n>`. */
+/** One load: requests cycle through `paths` (and `variants`); a body gets `uniqueField` (and `uniqueFields`) set to `<uniquePrefix>-<n>`. */
 export interface LoadSpec {
   origin: string;
   method: 'GET' | 'POST';
@@ -68,6 +68,11 @@ export interface LoadSpec {
   /** More fields set to the same unique value; a dotted path reaches into nested objects (`customer.referenceId`). */
   uniqueFields?: string[];
   uniquePrefix?: string;
+  /**
+   * Requests cycle through these too (request n takes variant n mod length): headers added to
+   * `headers`, fields merged into `body` (e.g. one API key and payment page per variant).
+   */
+  variants?: Array<{ headers?: Record<string, string>; body?: Record<string, unknown> }>;
   connections: number;
   durationSeconds: number;
 }

@@ -34,12 +34,18 @@ interface EngineResult {
   settings: string;
   enqueuePerSecond: number;
   enqueueInTransactionPerSecond: number;
+  enqueued: JobCounts;
+  enqueuedInTransaction: JobCounts;
   backlog: number;
+  /** Handlers of the backlog that had started when the clock stopped. */
+  backlogStarted: number;
   drainPerSecond: number;
   /** The backlog ÷ the time until every handler had started (completions may still be on their way). */
   startedPerSecond: number;
   pacedRate: number;
   pacedJobs: number;
+  /** Paced jobs whose handler started. */
+  pacedStarted: number;
   p50: number;
   p99: number;
   max: number;
@@ -61,20 +67,33 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
-/** `producers` loops calling `enqueue(n)` for `seconds`; answers jobs per second. */
-async function enqueueRate(enqueue: (n: number) => Promise<void>, next: () => number, seconds: number): Promise<number> {
+/** Jobs counted in one phase: `done` of `counted` (enqueued, or whose handler started), `errors` thrown by the engine. */
+interface JobCounts {
+  counted: number;
+  done: number;
+  errors: number;
+}
+
+/** `producers` loops calling `enqueue(n)` for `seconds`; answers jobs per second, and the enqueues that answered and that threw. */
+async function enqueueRate(enqueue: (n: number) => Promise<void>, next: () => number, seconds: number): Promise<{ perSecond: number; counts: JobCounts }> {
   const started = performance.now();
   const end = started + seconds * 1000;
   let done = 0;
+  let errors = 0;
   await Promise.all(
     Array.from({ length: producers }, async () => {
       while (performance.now() < end) {
-        await enqueue(next());
-        done += 1;
+        try {
+          await enqueue(next());
+          done += 1;
+        } catch {
+          // Counted: the row is INVALID when an enqueue failed (harness measurementProblems).
+          errors += 1;
+        }
       }
     }),
   );
-  return done / ((performance.now() - started) / 1000);
+  return { perSecond: done / ((performance.now() - started) / 1000), counts: { counted: done + errors, done, errors } };
 }
 
 async function measureEngine(engine: JobEngine, options: { backlog: number; pacedSeconds: number; enqueueSeconds: number }): Promise<EngineResult> {
@@ -82,8 +101,8 @@ async function measureEngine(engine: JobEngine, options: { backlog: number; pace
   let sequence = 0;
   const next = () => (sequence += 1);
   // 1. Enqueue rates (workers stopped: these jobs become part of the backlog).
-  const enqueuePerSecond = await enqueueRate((n) => engine.enqueue(n), next, options.enqueueSeconds);
-  const enqueueInTransactionPerSecond = await enqueueRate((n) => engine.enqueueInTransaction(n), next, options.enqueueSeconds);
+  const { perSecond: enqueuePerSecond, counts: enqueued } = await enqueueRate((n) => engine.enqueue(n), next, options.enqueueSeconds);
+  const { perSecond: enqueueInTransactionPerSecond, counts: enqueuedInTransaction } = await enqueueRate((n) => engine.enqueueInTransaction(n), next, options.enqueueSeconds);
 
   trace(`enqueue ${Math.round(enqueuePerSecond)}/s, in a transaction ${Math.round(enqueueInTransactionPerSecond)}/s`);
   // 2. Drain a backlog of `options.backlog`.
@@ -105,6 +124,7 @@ async function measureEngine(engine: JobEngine, options: { backlog: number; pace
   const startedPerSecond = backlog / ((performance.now() - drainStart) / 1000);
   await waitFor(`${engine.name}: the backlog to complete`, async () => (await engine.remaining()) === 0, 60_000, 5);
   const drainPerSecond = backlog / ((performance.now() - drainStart) / 1000);
+  const backlogStarted = started;
 
   trace(`drained ${backlog} at ${Math.round(drainPerSecond)}/s`);
   // 3. Latency at a paced rate, one job per transaction, workers running.
@@ -140,11 +160,15 @@ async function measureEngine(engine: JobEngine, options: { backlog: number; pace
     settings: engine.settings,
     enqueuePerSecond,
     enqueueInTransactionPerSecond,
+    enqueued,
+    enqueuedInTransaction,
     backlog,
+    backlogStarted,
     drainPerSecond,
     startedPerSecond,
     pacedRate: achievedRate,
     pacedJobs: total,
+    pacedStarted: [...committedAt.keys()].filter((n) => startedAt.has(n)).length,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     max: latencies[latencies.length - 1] ?? Number.NaN,
@@ -253,8 +277,14 @@ async function onPglite(pacedSeconds: number): Promise<Outcome> {
 
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-function measurement(perSecond: number, result: EngineResult, count: number): Measurement {
-  return { requestsPerSecond: perSecond, p50Ms: result.p50, p99Ms: result.p99, requests: count, ok: count, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { '200': count }, cpuMsPerRequest: null };
+/**
+ * A row's measurement from what was counted: `requests` = the jobs of the phase, `ok` = those done
+ * (enqueued, or whose handler started), `errors` = enqueues the engine refused. Jobs are not HTTP
+ * answers, so there are no statuses (an empty `statusCodes`, no non-2xx); a job whose handler never
+ * starts fails the bench by its time limit instead (the row says FAILED).
+ */
+function measurement(perSecond: number, result: EngineResult, counts: JobCounts): Measurement {
+  return { requestsPerSecond: perSecond, p50Ms: result.p50, p99Ms: result.p99, requests: counts.counted, ok: counts.done, non2xx: 0, errors: counts.errors, timeouts: 0, statusCodes: {}, cpuMsPerRequest: null };
 }
 
 function rows(outcomes: Outcome[], pglite: Outcome | null): ComparisonRow[] {
@@ -262,11 +292,16 @@ function rows(outcomes: Outcome[], pglite: Outcome | null): ComparisonRow[] {
   const result: ComparisonRow[] = [];
   const failed = (scenario: string, backend: string, error: string): ComparisonRow => ({ scenario, backend, ours: null, baseline: null, target: null, note: `failed: ${error}`, failed: true });
   const backlog = ours && !('error' in ours) ? ours.backlog : backlogSize();
-  const scenarios: Array<{ scenario: string; rate: (result: EngineResult) => number; count: (result: EngineResult) => number; target: (peer: string) => number | null; latency?: boolean }> = [
-    { scenario: `drain, backlog of ${fmt(backlog)} (jobs/s)`, rate: (r) => r.drainPerSecond, count: (r) => r.backlog, target: (peer) => (peer === 'pg-boss' ? targets.drainVsPgBoss : targets.drainVsGraphile) },
-    { scenario: 'enqueue, 1 job per transaction (jobs/s)', rate: (r) => r.enqueuePerSecond, count: () => 1, target: () => null },
-    { scenario: 'enqueue in a business transaction (jobs/s)', rate: (r) => r.enqueueInTransactionPerSecond, count: () => 1, target: () => null },
-    { scenario: `commit→start at ${pacedRate} jobs/s (p50/p99)`, rate: (r) => r.pacedRate, count: (r) => r.pacedJobs, target: () => null, latency: true },
+  const scenarios: Array<{ scenario: string; rate: (result: EngineResult) => number; count: (result: EngineResult) => JobCounts; target: (peer: string) => number | null; latency?: boolean }> = [
+    {
+      scenario: `drain, backlog of ${fmt(backlog)} (jobs/s)`,
+      rate: (r) => r.drainPerSecond,
+      count: (r) => ({ counted: r.backlog, done: r.backlogStarted, errors: 0 }),
+      target: (peer) => (peer === 'pg-boss' ? targets.drainVsPgBoss : targets.drainVsGraphile),
+    },
+    { scenario: 'enqueue, 1 job per transaction (jobs/s)', rate: (r) => r.enqueuePerSecond, count: (r) => r.enqueued, target: () => null },
+    { scenario: 'enqueue in a business transaction (jobs/s)', rate: (r) => r.enqueueInTransactionPerSecond, count: (r) => r.enqueuedInTransaction, target: () => null },
+    { scenario: `commit→start at ${pacedRate} jobs/s (p50/p99)`, rate: (r) => r.pacedRate, count: (r) => ({ counted: r.pacedJobs, done: r.pacedStarted, errors: 0 }), target: () => null, latency: true },
   ];
   for (const { scenario, rate, count, target, latency } of scenarios) {
     for (const peerName of ['pg-boss', 'graphile-worker']) {

@@ -21,16 +21,18 @@ async function runLoad(spec: LoadSpec): Promise<RawResult> {
   const nextRequest = (request: RawRequest): RawRequest => {
     const n = sequence++;
     const path = spec.paths[n % spec.paths.length] ?? '/';
+    const variant = spec.variants?.[n % spec.variants.length];
+    const headers = { ...request.headers, ...variant?.headers };
     if (!spec.body) {
-      return { ...request, method: spec.method, path };
+      return { ...request, method: spec.method, path, headers };
     }
-    const body: Record<string, unknown> = structuredClone(spec.body);
+    const body: Record<string, unknown> = { ...structuredClone(spec.body), ...variant?.body };
     for (const field of [spec.uniqueField, ...(spec.uniqueFields ?? [])]) {
       if (field) {
         setField(body, field, `${spec.uniquePrefix ?? 'bench'}-${n}`);
       }
     }
-    return { ...request, method: spec.method, path, headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    return { ...request, method: spec.method, path, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
   };
   return (await autocannon({
     url: spec.origin,

@@ -17,8 +17,8 @@ import { migrateDatabase, openPostgres, queryRows, type Database } from '../src/
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform } from '../src/platform.ts';
-import type { BenchOptions, BenchReport, Measurement } from './harness.ts';
-import { startReceiver } from './webhooks.ts';
+import type { BenchOptions, BenchReport } from './harness.ts';
+import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
 
 const merchantCount = 100;
 const endpointsPerMerchant = 10;
@@ -34,6 +34,8 @@ function eventsPerMerchant(): number {
 
 interface TenantResult {
   deliveries: number;
+  /** The receiver's requests and statuses, the worker's failed attempts and timeouts, during the drain. */
+  counts: PhaseCounts;
   perSecond: number;
   medianP99: number;
   slowestP99: number;
@@ -58,16 +60,18 @@ async function measure(database: Database, events: number): Promise<TenantResult
       merchantIds.push(merchant.id);
     }
     const data = { pageId: 'page_bench', clientReferenceId: 'order-1', amount: 1250, currency: 'USD' };
+    const eventIds: string[] = [];
     // One backlog, merchants interleaved as they would arrive: event k of every merchant, then k + 1.
     for (let round = 0; round < events; round += 1) {
       await database.transaction(async (tx) => {
         for (const merchantId of merchantIds) {
-          await recordEvent(tx, new Date(), { merchantId, livemode: false, type: 'PAYMENT_SUCCEEDED', data });
+          eventIds.push((await recordEvent(tx, new Date(), { merchantId, livemode: false, type: 'PAYMENT_SUCCEEDED', data })).id);
         }
       });
     }
     const setupSeconds = (performance.now() - setupStarted) / 1000;
     const deliveries = merchantCount * endpointsPerMerchant * events;
+    const before = { requests: receiver.requests(), statusCodes: receiver.statusCodes() };
     const startedAt = new Date();
     const started = performance.now();
     await platform.worker.start();
@@ -84,6 +88,7 @@ async function measure(database: Database, events: number): Promise<TenantResult
     }
     const perSecond = deliveries / ((performance.now() - started) / 1000);
     await platform.worker.stop();
+    const counts = await phaseCounts(database, receiver, before, eventIds);
     const perMerchant = await queryRows<{ p99: number }>(
       database.db,
       sql`select (percentile_cont(0.99) within group (order by extract(epoch from completed_at - ${startedAt.toISOString()}::timestamptz)) * 1000)::float8 as p99
@@ -92,7 +97,7 @@ async function measure(database: Database, events: number): Promise<TenantResult
     const p99s = perMerchant.map((row) => Number(row.p99));
     const median = p99s[Math.floor((p99s.length - 1) / 2)] ?? Number.NaN;
     const slowest = p99s[p99s.length - 1] ?? Number.NaN;
-    return { deliveries, perSecond, medianP99: median, slowestP99: slowest, fastestP99: p99s[0] ?? Number.NaN, fairness: slowest / median, setupSeconds };
+    return { deliveries, counts, perSecond, medianP99: median, slowestP99: slowest, fastestP99: p99s[0] ?? Number.NaN, fairness: slowest / median, setupSeconds };
   } finally {
     await platform.close();
     await receiver.close();
@@ -124,23 +129,17 @@ export async function run(_options: BenchOptions): Promise<BenchReport> {
     await admin.query(`drop database if exists "${name}" with (force)`).catch(() => undefined);
     await admin.end();
   }
-  const ours: Measurement = {
-    requestsPerSecond: result.perSecond,
-    p50Ms: result.medianP99,
-    p99Ms: result.slowestP99,
-    requests: result.deliveries,
-    ok: result.deliveries,
-    non2xx: 0,
-    errors: 0,
-    timeouts: 0,
-    statusCodes: { '204': result.deliveries },
-    cpuMsPerRequest: null,
-  };
+  // Counted, not assumed: the receiver's requests and the statuses it answered, the worker's failed
+  // attempts and timeouts (a non-2xx or a failed attempt makes the row INVALID).
+  const ours = countedMeasurement(result.perSecond, result.medianP99, result.slowestP99, result.counts);
   return {
     title: `webhooks, ${merchantCount} merchants × ${endpointsPerMerchant} endpoints: one backlog (PostgreSQL; no target, fairness printed)`,
     rows: [{ scenario: `backlog of ${fmt(result.deliveries)} deliveries, fairness ${fmt(result.fairness, 2)}`, backend: 'PostgreSQL', ours, baseline: null, target: null }],
     notes: [
       `ours req/s = deliveries per second (worker started → every delivery SUCCEEDED). "p50" = the median merchant's p99, "p99" = the slowest merchant's p99, of worker start → delivery completed; the fastest merchant's p99 was ${fmt(result.fastestP99)} ms.`,
+      `the receiver got ${fmt(result.counts.requests)} requests for ${fmt(result.deliveries)} deliveries (${Object.entries(result.counts.statusCodes)
+        .map(([status, total]) => `${fmt(total)} × ${status}`)
+        .join(', ')}); the worker recorded ${fmt(result.counts.succeeded)} SUCCEEDED, ${fmt(result.counts.failedAttempts)} failed attempts, ${fmt(result.counts.timeouts)} timeouts.`,
       `fairness = slowest merchant's p99 ÷ median merchant's p99 = ${fmt(result.slowestP99)} ÷ ${fmt(result.medianP99)} = ${fmt(result.fairness, 2)} (1.00 = every merchant waits alike).`,
       `set-up (${merchantCount} merchants, ${merchantCount * endpointsPerMerchant} endpoints, the backlog) ${fmt(result.setupSeconds, 1)} s, not measured; load average ${fmt(loadBefore, 2)} before, ${fmt(os.loadavg()[0] ?? 0, 2)} after.`,
     ],

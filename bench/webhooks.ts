@@ -22,8 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { Worker as Thread } from 'node:worker_threads';
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../src/crypto/keyring.ts';
@@ -32,24 +31,11 @@ import { webhookDeliveries } from '../src/db/schema/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform, type Platform } from '../src/platform.ts';
-import type { BenchOptions, BenchReport, ComparisonRow, Measurement } from './harness.ts';
+import type { BenchOptions, BenchReport, ComparisonRow } from './harness.ts';
+import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const latencyRate = 200;
-
-/** What the receiver and the worker's records say about one phase's deliveries (all measured). */
-interface PhaseCounts {
-  /** Requests the receiver got (more than the events when a delivery was repeated). */
-  requests: number;
-  /** The statuses the receiver answered those requests with. */
-  statusCodes: Record<string, number>;
-  /** Deliveries of the phase's events recorded SUCCEEDED. */
-  succeeded: number;
-  /** Attempts the worker recorded as failed (attempts beyond the one that succeeded, and deliveries not SUCCEEDED). */
-  failedAttempts: number;
-  /** Of those, deliveries whose last error was a timeout. */
-  timeouts: number;
-}
 
 interface Result {
   backend: string;
@@ -66,91 +52,12 @@ interface Result {
   max: number;
 }
 
-/** The receiver thread: answers 204 and reports `[webhook-id, arrival ms, status answered]` in batches. */
-const receiverSource = `
-const http = require('node:http');
-const { parentPort } = require('node:worker_threads');
-let batch = [];
-setInterval(() => { if (batch.length) { parentPort.postMessage(batch); batch = []; } }, 20).unref();
-const server = http.createServer({ keepAliveTimeout: 30000 }, (request, response) => {
-  request.resume();
-  request.on('end', () => {
-    response.writeHead(204);
-    response.end();
-    batch.push([request.headers['webhook-id'], Date.now(), response.statusCode]);
-  });
-});
-server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
-parentPort.on('message', (message) => { if (message === 'close') { server.closeAllConnections(); server.close(() => process.exit(0)); } });
-`;
-
-interface Receiver {
-  url: string;
-  arrivals: Map<string, number>;
-  requests: () => number;
-  /** Requests answered so far, by status. */
-  statusCodes: () => Record<string, number>;
-  close(): Promise<void>;
-}
-
-export async function startReceiver(): Promise<Receiver> {
-  const thread = new Thread(receiverSource, { eval: true });
-  const arrivals = new Map<string, number>();
-  let requests = 0;
-  const statusCodes: Record<string, number> = {};
-  const port = await new Promise<number>((resolve) => {
-    thread.on('message', (message: { port: number } | Array<[string, number, number]>) => {
-      if (Array.isArray(message)) {
-        for (const [id, at, status] of message) {
-          requests += 1;
-          statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-          if (!arrivals.has(id)) {
-            arrivals.set(id, at);
-          }
-        }
-      } else {
-        resolve(message.port);
-      }
-    });
-  });
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    arrivals,
-    requests: () => requests,
-    statusCodes: () => ({ ...statusCodes }),
-    close: async () => {
-      thread.postMessage('close');
-      await new Promise((resolve) => thread.once('exit', resolve));
-    },
-  };
-}
-
 async function succeeded(database: Database, merchantId: string): Promise<number> {
   const [row] = await database.db
     .select({ total: count() })
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.merchantId, merchantId), eq(webhookDeliveries.status, 'SUCCEEDED')));
   return row?.total ?? 0;
-}
-
-/** The receiver's counts since `before`, and the worker's records of the deliveries of `eventIds`. */
-async function phaseCounts(database: Database, receiver: Receiver, before: { requests: number; statusCodes: Record<string, number> }, eventIds: readonly string[]): Promise<PhaseCounts> {
-  const statusCodes: Record<string, number> = {};
-  for (const [status, total] of Object.entries(receiver.statusCodes())) {
-    const during = total - (before.statusCodes[status] ?? 0);
-    if (during > 0) {
-      statusCodes[status] = during;
-    }
-  }
-  const [row] = await database.db
-    .select({
-      succeeded: sql<number>`count(*) filter (where ${webhookDeliveries.status} = 'SUCCEEDED')::int`,
-      failedAttempts: sql<number>`coalesce(sum(${webhookDeliveries.attemptCount} - case when ${webhookDeliveries.status} = 'SUCCEEDED' then 1 else 0 end), 0)::int`,
-      timeouts: sql<number>`count(*) filter (where ${webhookDeliveries.lastError} ilike '%timeout%' or ${webhookDeliveries.lastError} ilike '%timed out%')::int`,
-    })
-    .from(webhookDeliveries)
-    .where(inArray(webhookDeliveries.eventId, [...eventIds]));
-  return { requests: receiver.requests() - before.requests, statusCodes, succeeded: row?.succeeded ?? 0, failedAttempts: row?.failedAttempts ?? 0, timeouts: row?.timeouts ?? 0 };
 }
 
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, pollMs = 20): Promise<void> {
@@ -389,28 +296,6 @@ function cpuText(result: Result): string {
   return `${result.backend}: CPU per delivery (backlog): this process ${fmt(result.processCpuMsPerDelivery, 2)} ms${server}`;
 }
 
-/**
- * A row's measurement from what was counted: the receiver's requests and the statuses it answered
- * (ok = 2xx answers, non2xx = the others), and the worker's failed attempts (errors) and timeouts as
- * its delivery records show them. The harness marks the row INVALID when any is off.
- */
-function measurement(requestsPerSecond: number, p50Ms: number, p99Ms: number, counts: PhaseCounts): Measurement {
-  const answered = Object.entries(counts.statusCodes);
-  const ok = answered.filter(([status]) => status.startsWith('2')).reduce((sum, [, total]) => sum + total, 0);
-  return {
-    requestsPerSecond,
-    p50Ms,
-    p99Ms,
-    requests: counts.requests,
-    ok,
-    non2xx: counts.requests - ok,
-    errors: counts.failedAttempts,
-    timeouts: counts.timeouts,
-    statusCodes: counts.statusCodes,
-    cpuMsPerRequest: null,
-  };
-}
-
 /** `npm run bench -- webhooks` (bench/run.ts): the same measurement as one report; BENCH_DURATION sets the paced seconds. */
 export async function run(options: BenchOptions): Promise<BenchReport> {
   const results = await measure(Math.max(2, options.durationSeconds));
@@ -425,7 +310,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       scenario: `deliveries/s, backlog of ${fmt(result.throughputEvents)}`,
       backend: result.backend,
       // A backlog has no per-request latency: the p50/p99 columns repeat the paced row's.
-      ours: measurement(result.deliveriesPerSecond, result.p50, result.p99, result.backlog),
+      ours: countedMeasurement(result.deliveriesPerSecond, result.p50, result.p99, result.backlog),
       baseline: null,
       target: null,
       ...(onPostgres ? { absolute: { target: `≥ ${fmt(targets.deliveriesPerSecond)}/s`, met: result.deliveriesPerSecond >= targets.deliveriesPerSecond } } : {}),
@@ -433,7 +318,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     rows.push({
       scenario: `enqueue→delivered at ${latencyRate} events/s`,
       backend: result.backend,
-      ours: measurement(result.achievedRate, result.p50, result.p99, result.paced),
+      ours: countedMeasurement(result.achievedRate, result.p50, result.p99, result.paced),
       baseline: null,
       target: null,
       ...(onPostgres ? { absolute: { target: `p99 ≤ ${targets.p99Ms} ms`, met: result.p99 <= targets.p99Ms } } : {}),

@@ -11,13 +11,15 @@ import { ErrorEnvelope, Envelope, succeeded } from './http/schemas.ts';
 import { createAdminAuthHook, createMerchantAuthHook } from './http/auth.ts';
 import { adminIdempotencyScope, createIdempotencyHooks } from './http/idempotency.ts';
 import { createRateLimitHook } from './http/rate-limit.ts';
-import { markOptionalRequestBodies } from './http/openapi.ts';
+import { apiTags, completeOpenApiDocument } from './http/openapi.ts';
+import { loadOperationExamples } from './http/openapi-examples.ts';
 import { createAuthFailureGuard } from './http/auth-failures.ts';
 import { createLoadShedder } from './http/load-shedding.ts';
 import { pooledRandomBytes } from './crypto/random-pool.ts';
 import type { Api } from './http/types.ts';
 import { registerDashboard } from './modules/dashboard/routes.tsx';
 import { registerCustomerRoutes } from './modules/customers/routes.ts';
+import { registerErasureRoutes } from './modules/erasure/routes.ts';
 import { registerKycRoutes } from './modules/kyc/routes.ts';
 import { registerLedgerAdminRoutes, registerLedgerRoutes } from './modules/ledger/routes.ts';
 import { registerPayoutAdminRoutes } from './modules/payout-pages/admin-routes.ts';
@@ -25,6 +27,7 @@ import { registerPayoutPageRoutes } from './modules/payout-pages/routes.ts';
 import { registerPayoutPageWebRoutes } from './web/pages/payout-page/routes.tsx';
 import { registerEventRoutes } from './modules/events/routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
+import { webhookEventsDocument } from './modules/webhooks/document.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
@@ -94,7 +97,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Paysail API',
         version: apiVersion,
@@ -102,9 +105,14 @@ export async function buildApp(platform: Platform): Promise<Api> {
           'Customers with identity verification, hosted payout and payment pages, fraud reports and entitlements. ' +
           'Every answer is an envelope (`status` SUCCEEDED with `data`, or FAILED with `errorCode`, `errorMessage`, `requestId`), ' +
           'except the entitlements query. Authenticate with HTTP Basic: the API key as user name, empty password. ' +
-          '`livemode=false` selects sandbox; omitted means live. Every POST accepts `Idempotency-Key`.',
+          '`livemode=false` selects sandbox; omitted means live. Every POST accepts `Idempotency-Key`. ' +
+          'Every answer carries `Request-Id`; answers past authentication carry `RateLimit` and `RateLimit-Policy`. ' +
+          'The `webhooks` section describes the signed requests Paysail sends to your endpoints.',
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+        contact: { name: 'Paysail guides on this server', url: `${config.publicUrl}/docs` },
       },
       servers: [{ url: config.publicUrl }],
+      tags: apiTags,
       components: {
         securitySchemes: {
           basicAuth: { type: 'http', scheme: 'basic', description: 'API key as the user name, empty password.' },
@@ -114,7 +122,8 @@ export async function buildApp(platform: Platform): Promise<Api> {
       security: [{ basicAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
-    transformObject: (documentObject) => ('openapiObject' in documentObject ? markOptionalRequestBodies(documentObject.openapiObject) : documentObject.swaggerObject),
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? completeOpenApiDocument(documentObject.openapiObject, { webhooks: webhookEventsDocument(), examples: loadOperationExamples() }) : documentObject.swaggerObject,
   });
   // The API reference is static files (no per-response nonce): the same policy with 'self' in place
   // of the nonce, and the same framing, sniffing and referrer headers as every other page, on every
@@ -129,10 +138,10 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.get('/healthz', { schema: { tags: ['Operations'], summary: 'Liveness', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ok') })) } } }, async () =>
+  app.get('/healthz', { schema: { tags: ['Operations'], operationId: 'operations_liveness', summary: 'Liveness', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ok') })) } } }, async () =>
     succeeded({ status: 'ok' as const }),
   );
-  app.get('/readyz', { schema: { tags: ['Operations'], summary: 'Readiness: the database answers', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ready') })) } } }, async () => {
+  app.get('/readyz', { schema: { tags: ['Operations'], operationId: 'operations_readiness', summary: 'Readiness: the database answers', security: [], response: { 200: Envelope(Type.Object({ status: Type.Literal('ready') })) } } }, async () => {
     try {
       await database.ping();
     } catch {
@@ -157,7 +166,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       throw error instanceof AppError && error.code === 'UNAUTHORIZED' ? await authFailures.recordFailure(request.ip, error) : error;
     }
   }
-  const rateLimit = createRateLimitHook(platform.rateLimiter, { ratePerSecond: platform.config.merchantRateLimitPerSecond, burst: platform.config.merchantRateLimitBurst });
+  const rateLimit = createRateLimitHook(platform.rateLimiter, { ratePerSecond: platform.config.merchantRateLimitPerSecond, burst: platform.config.merchantRateLimitBurst }, { ratePerSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst });
   const idempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing });
   const adminIdempotency = createIdempotencyHooks({ database, clock: platform.clock, keyRing: platform.keyRing, scope: adminIdempotencyScope });
 
@@ -172,6 +181,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       v1.addHook('preHandler', idempotency.preHandler);
       v1.addHook('onSend', idempotency.onSend);
       registerCustomerRoutes(v1, services.customers);
+      registerErasureRoutes(v1, services.erasure);
       registerLedgerRoutes(v1, services.ledger);
       registerPayoutPageRoutes(v1, services.payoutPages);
       registerEventRoutes(v1, { events: services.events, webhooks: services.webhooks });

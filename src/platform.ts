@@ -10,6 +10,7 @@ import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './ht
 import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
 import { createEmailLookupBackfill } from './modules/customers/sealing.ts';
+import { createErasureService, type ErasureService } from './modules/erasure/service.ts';
 import { createKycService, type KycService } from './modules/kyc/service.ts';
 import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { createOnfido } from './modules/kyc/onfido/index.ts';
@@ -51,6 +52,8 @@ import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/
 export interface Services {
   merchants: MerchantsService;
   customers: CustomersService;
+  /** Erasing a customer's personal data across every module (`POST /v1/customers/:id/erase`). */
+  erasure: ErasureService;
   kyc: KycService;
   events: EventsService;
   webhooks: WebhooksService;
@@ -122,7 +125,9 @@ export async function createPlatform(options: { config: Config; database: Databa
     readKycData: (executor, customerId) => customers.readKycData(executor, customerId),
   });
   const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
+  const erasure = createErasureService({ database, clock, keyRing, customers, kyc: () => kyc });
   registry.register(kyc.verifyJob());
+  registry.register(kyc.applicantDeletionJob());
   registry.register(createEmailLookupBackfill({ database, keyRing }).job());
   const onfidoInbound = onfido.inbound({ database, clock, refresh: (verificationId) => kyc.refresh(verificationId) });
   providerChecks.push(...onfido.checks);
@@ -293,7 +298,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, erasure, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
     adminKey,
     rateLimiter,
     providerChecks,

@@ -23,17 +23,21 @@ export function sealFields(keyRing: KeyRing, location: PiiLocation, fields: Reco
 export function openFields(keyRing: KeyRing, location: PiiLocation, sealed: Record<string, string>): Record<string, string> {
   const plain: Record<string, string> = {};
   for (const [field, value] of Object.entries(sealed)) {
-    plain[field] = keyRing.decrypt(value, associatedData(location, field));
+    // An empty value was erased (`POST /v1/customers/:id/erase`): there is nothing to open.
+    if (value !== '') {
+      plain[field] = keyRing.decrypt(value, associatedData(location, field));
+    }
   }
   return plain;
 }
 
 /** Re-seals every field whose ciphertext is not under the active key; null when nothing changed. */
 export function resealFields(keyRing: KeyRing, location: PiiLocation, sealed: Record<string, string>): Record<string, string> | null {
-  if (Object.values(sealed).every((value) => keyRing.keyIdOf(value) === keyRing.activeKeyId)) {
+  if (Object.values(sealed).every((value) => value === '' || keyRing.keyIdOf(value) === keyRing.activeKeyId)) {
     return null;
   }
-  return sealFields(keyRing, location, openFields(keyRing, location, sealed));
+  const erased = Object.fromEntries(Object.entries(sealed).filter(([, value]) => value === '')) as Record<string, string>;
+  return { ...sealFields(keyRing, location, openFields(keyRing, location, sealed)), ...erased };
 }
 
 /**

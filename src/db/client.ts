@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -347,5 +347,18 @@ export async function openDatabase(options: { databaseUrl: string | undefined; d
 /** `db.execute` returns `{ rows }` on both drivers. */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
   const result = (await executor.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * `queryRows` as a named prepared statement: PostgreSQL parses it once per connection (node-postgres
+ * remembers the names it prepared on each), which matters for a statement that runs while rows are
+ * locked. The text behind one `name` must never change (only its parameters); PGlite runs it as is.
+ */
+export async function queryNamedRows<T>(executor: Executor, name: string, query: SQL): Promise<T[]> {
+  const prepared = executor._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
+  const result = (await prepared.execute()) as unknown as { rows: T[] };
   return result.rows;
 }

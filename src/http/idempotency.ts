@@ -323,3 +323,30 @@ export async function reencryptStoredResponses(deps: { database: Database; keyRi
     },
   });
 }
+
+/**
+ * Erasure (`POST /v1/customers/:id/erase`): the stored answers of this merchant that mention any of
+ * `ids` (the customer's create and update answers carry their PII; a payout page's, its e-mail) lose
+ * their body. The key stays used: a retry with it answers IDEMPOTENCY_KEY_RESPONSE_LOST and never
+ * runs the request again. Runs in the erase transaction; stored answers live 24 hours, so this
+ * opens at most a day of the merchant's answers.
+ */
+export async function forgetStoredAnswersMentioning(tx: Executor, keyRing: KeyRing, merchantId: string, ids: readonly string[]): Promise<number> {
+  const rows = await tx
+    .select({ livemode: idempotencyKeys.livemode, key: idempotencyKeys.key, responseBody: idempotencyKeys.responseBody })
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.merchantId, merchantId), isNotNull(idempotencyKeys.responseBody)));
+  let forgotten = 0;
+  for (const row of rows) {
+    const stored = row.responseBody ?? '';
+    const body = stored.startsWith('v1.') ? keyRing.decrypt(stored, responseAssociatedData({ merchantId, livemode: row.livemode, key: row.key })) : stored;
+    if (ids.some((id) => body.includes(id))) {
+      await tx
+        .update(idempotencyKeys)
+        .set({ state: 'committed', responseBody: null, responseStatus: null, responseContentType: null })
+        .where(and(eq(idempotencyKeys.merchantId, merchantId), eq(idempotencyKeys.livemode, row.livemode), eq(idempotencyKeys.key, row.key)));
+      forgotten += 1;
+    }
+  }
+  return forgotten;
+}

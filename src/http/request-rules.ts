@@ -4,6 +4,9 @@ import { wrongParameter } from './errors.ts';
 
 export const maxMetadataEntries = 20;
 
+/** A metadata key, as the schemas declare it (`propertyNames`), worded as `validateMetadata` words it. */
+export const metadataKey = { minLength: 1, maxLength: 40, 'x-rule': 'keys must be 1-40 characters' };
+
 /** An absolute http(s) URL without credentials, or null when absent. */
 export function validateReturnUrl(field: string, value: string | undefined): string | null {
   if (value === undefined) {

@@ -8,7 +8,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function createAjv(coerceTypes: boolean): Ajv {
   // removeAdditional stays off: an unknown field is an error (WRONG_PARAMETER), never silently dropped.
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  // verbose: an error carries its schema, so a field's own wording (`x-rule`) can be used.
+  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false, verbose: true });
   addFormats(ajv);
   return ajv;
 }
@@ -134,7 +135,15 @@ function count(limit: unknown, noun: string): string {
   return `${String(limit)} ${noun}${limit === 1 ? '' : 's'}`;
 }
 
+/**
+ * The wording of a refused value. A schema may carry its own (`x-rule`, e.g. the contract's
+ * "must be an integer between 1 and 100000000" for a payout amount), used for any of its keywords.
+ */
 function rule(error: ErrorObject): string {
+  const own = (error.parentSchema as { 'x-rule'?: unknown } | undefined)?.['x-rule'];
+  if (typeof own === 'string') {
+    return own;
+  }
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':

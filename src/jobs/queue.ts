@@ -17,16 +17,18 @@ export interface EnqueueOptions {
 
 /**
  * The INSERT that enqueues one job, as a single statement ending in `returning queue` (no row when
- * the dedupe key already exists), so a caller can run it inside a larger statement as a CTE.
+ * the dedupe key already exists, or when `onlyIf` is false), so a caller can run it inside a larger
+ * statement as a CTE (`onlyIf` then names what the job depends on, e.g. `exists (select 1 from row)`).
  * Timestamps and JSON travel as text with explicit casts: the same on `pg` and PGlite.
  */
-export function jobInsertStatement(now: Date, queue: string, payload: unknown, options: EnqueueOptions = {}): SQL {
+export function jobInsertStatement(now: Date, queue: string, payload: unknown, options: EnqueueOptions = {}, onlyIf: SQL = sql`true`): SQL {
   const id = newId('job', now.getTime());
   const at = now.toISOString();
   // max_attempts 0 = "the queue's policy": the worker applies JobDefinition.maxAttempts (or the default).
   return sql`insert into jobs (id, queue, payload, status, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-    values (${id}, ${queue}, ${JSON.stringify(payload ?? null)}::jsonb, 'pending', ${(options.runAt ?? now).toISOString()}::timestamptz, 0,
-            ${options.maxAttempts ?? 0}::integer, ${options.dedupeKey ?? null}::text, ${at}::timestamptz, ${at}::timestamptz)
+    select ${id}, ${queue}, ${JSON.stringify(payload ?? null)}::jsonb, 'pending', ${(options.runAt ?? now).toISOString()}::timestamptz, 0,
+           ${options.maxAttempts ?? 0}::integer, ${options.dedupeKey ?? null}::text, ${at}::timestamptz, ${at}::timestamptz
+    where ${onlyIf}
     on conflict do nothing returning id, queue`;
 }
 

@@ -15,7 +15,8 @@ import { sleep } from './processes.ts';
  *   through the proxy until an API process acknowledges it (retrying across kills), and now and then
  *   drops the answer to a creation (the package retries it with the same Idempotency-Key).
  * - **Kills around submissions**: `SubmissionGate` lets the killer catch a creation at the replica
- *   — the transfer exists, the worker that asked has not heard back — and SIGKILL a worker there.
+ *   — the transfer exists, the worker that asked has not heard back — and SIGKILL that worker
+ *   (found by the job it holds, `submittingWorkerPid`).
  * - **End checks**: exactly one transfer per bank payout page at the replica, of the page's amount,
  *   settled for every processed page, none our database does not know; each acknowledged refund
  *   applied exactly once (one refund row of its amount, SUCCEEDED, one ledger posting, the payment's
@@ -24,34 +25,35 @@ import { sleep } from './processes.ts';
 
 /** Holds one creation's answer while the killer acts (see `around`). */
 export class SubmissionGate {
-  private armed: { arrived: () => void; released: Promise<void> } | null = null;
-  /** Kills made while a creation's answer was held. */
+  private armed: { arrived: (idempotencyKey: string) => void; released: Promise<void> } | null = null;
+  /** Kills of the worker that asked, made while its creation's answer was held. */
   caught = 0;
 
   /** The replica's hook: when armed, tells the killer a creation is here and waits until it acted. */
-  async reached(): Promise<void> {
+  async reached(idempotencyKey: string): Promise<void> {
     const armed = this.armed;
     if (!armed) {
       return;
     }
     this.armed = null;
-    armed.arrived();
+    armed.arrived(idempotencyKey);
     await armed.released;
   }
 
   /**
-   * Waits for the next transfer creation and runs `act` while its answer is held (the transfer
-   * exists at the replica, the worker that asked has not heard back); runs `act` anyway once
-   * `giveUp()` holds (checked every 20 ms) or after `maxWaitMs`. True when a creation was caught.
+   * Waits for the next transfer creation and runs `act` with its Idempotency-Key (our payout attempt
+   * id) while its answer is held (the transfer exists at the replica, the worker that asked has not
+   * heard back); runs `act(undefined)` once `giveUp()` holds (checked every 20 ms) or after
+   * `maxWaitMs`. `act` answers whether it killed the worker that asked; those kills are `caught`.
    */
-  async around(giveUp: () => boolean, maxWaitMs: number, act: () => Promise<void>): Promise<boolean> {
+  async around(giveUp: () => boolean, maxWaitMs: number, act: (heldKey: string | undefined) => Promise<boolean>): Promise<boolean> {
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let arrived = (): void => undefined;
-    const arrival = new Promise<boolean>((resolve) => {
-      arrived = () => resolve(true);
+    let arrived = (_idempotencyKey: string): void => undefined;
+    const arrival = new Promise<string>((resolve) => {
+      arrived = resolve;
     });
     this.armed = { arrived, released };
     const until = Date.now() + maxWaitMs;
@@ -59,22 +61,35 @@ export class SubmissionGate {
       while (!giveUp() && Date.now() < until) {
         await sleep(20);
       }
-      return false;
+      return undefined;
     })();
-    const caught = await Promise.race([arrival, patience]);
-    if (!caught) {
+    const heldKey = await Promise.race([arrival, patience]);
+    if (heldKey === undefined) {
       this.armed = null;
     }
+    let killedAsker = false;
     try {
-      await act();
+      killedAsker = await act(heldKey);
     } finally {
       release();
     }
-    if (caught) {
+    if (heldKey !== undefined && killedAsker) {
       this.caught += 1;
     }
-    return caught;
+    return heldKey !== undefined && killedAsker;
   }
+}
+
+/**
+ * The pid of the worker whose running job submits payout attempt `payoutId` (the one waiting for the
+ * held answer): jobs are locked by `hostname:pid:token`.
+ */
+export async function submittingWorkerPid(database: Database, payoutId: string): Promise<string | undefined> {
+  const rows = await queryRows<{ lockedBy: string | null }>(
+    database.db,
+    sql`select locked_by as "lockedBy" from jobs where status = 'running' and payload->>'payoutId' = ${payoutId} order by updated_at desc limit 1`,
+  );
+  return rows[0]?.lockedBy?.split(':')[1];
 }
 
 export interface CrashBankStats {
@@ -96,7 +111,7 @@ export interface CrashBank {
 }
 
 export async function startCrashBank(database: Database, merchantId: () => string | undefined, gate: SubmissionGate): Promise<CrashBank> {
-  const replica = await startIncreaseReplica({ apiKey: 'crash_increase_sandbox_key', webhookSecret: 'crash-increase-secret', beforeCreateAnswer: () => gate.reached() });
+  const replica = await startIncreaseReplica({ apiKey: 'crash_increase_sandbox_key', webhookSecret: 'crash-increase-secret', beforeCreateAnswer: (transfer) => gate.reached(String(transfer.idempotency_key ?? '')) });
   const stats: CrashBankStats = { settled: 0, webhookAttempts: 0, lostCreateAnswers: 0 };
   const undelivered: SignedWebhook[] = [];
   const settledTransfers = new Set<string>();

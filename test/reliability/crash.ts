@@ -20,7 +20,7 @@ import {
   type Answer,
 } from './processes-support.ts';
 import { startProxy } from './proxy.ts';
-import { assertOneTransferPerPayout, assertRefundsOnce, startCrashBank, SubmissionGate } from './crash-rails.ts';
+import { assertOneTransferPerPayout, assertRefundsOnce, startCrashBank, SubmissionGate, submittingWorkerPid } from './crash-rails.ts';
 import { createOperationMix, seededRandom, type Operation } from './crash-operations.ts';
 import { callUntilNotHeld, classifyAnswer } from './crash-answers.ts';
 
@@ -32,8 +32,10 @@ export { callUntilNotHeld, classifyAnswer, type AnswerClass } from './crash-answ
  * bank payouts through the Increase replica standing in for Increase's sandbox, wallet payouts
  * through the built-in sandbox rail —, payment pages, their payment and a partial refund,
  * subscriptions and renewals) while a killer SIGKILLs a random process `kills` times, spread over
- * the run, and restarts it; about half the worker kills happen while a transfer creation's answer is
- * held at the replica (the transfer exists, the worker has not heard back; crash-rails.ts). An operation that got no answer is
+ * the run, and restarts it; about half the worker kills first wait (a few seconds) for a transfer
+ * creation and, if one comes, kill the worker that asked while its answer is held at the replica (the
+ * transfer exists, the asker has not heard back; crash-rails.ts); `killsAroundSubmissions` counts
+ * them. An operation that got no answer is
  * retried with the same Idempotency-Key. At the end, with every process up and the queue drained:
  * every acknowledged write is present with its effect; the events, e-mails, renewals and fundings
  * the acknowledged operations must have produced (derived from the driver's list, see
@@ -89,7 +91,7 @@ export interface CrashHarnessResult {
   /** Transfers at the Increase replica (one per bank payout) and creation requests it got (replays included). */
   transfers: number;
   transferCreateRequests: number;
-  /** Worker kills made while a transfer creation's answer was held at the replica. */
+  /** Kills of the worker that asked for a transfer creation, made while the replica held its answer. */
   killsAroundSubmissions: number;
   bank: { settled: number; webhookAttempts: number; lostCreateAnswers: number };
   /** Acknowledged refunds, each checked to have applied exactly once. */
@@ -263,14 +265,22 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
         if (!victim) {
           break;
         }
-        const target = victim;
+        let target = victim;
         kills[target.role === 'api' ? 'api' : 'worker'] += 1;
         if (target.role === 'worker' && random() < 0.5) {
-          // Around a rail submission: while a transfer creation's answer is held at the replica —
-          // the next one to come before the driver needs the next kill (it waits for the killer then).
-          const nextThreshold = Math.floor(((kill + 2) * options.operations) / (options.kills + 1));
-          await gate.around(() => issued >= Math.min(nextThreshold, options.operations) || Date.now() > deadline, 15_000, async () => {
+          // Around a rail submission: the next transfer creation to come, its answer held at the
+          // replica, and the worker that asked is the one killed. The wait lasts until the driver is
+          // two kills ahead (it then waits for the killer) and at least 3 s, at most 15 s.
+          const driverBlocksAt = Math.ceil(((kill + 2) * options.operations) / options.kills);
+          const waitedEnough = Date.now() + 3_000;
+          await gate.around(() => (issued >= Math.min(driverBlocksAt, options.operations) && Date.now() >= waitedEnough) || Date.now() > deadline, 15_000, async (heldKey) => {
+            const askerPid = heldKey ? await submittingWorkerPid(database, heldKey) : undefined;
+            const asker = group.byRole('worker').find((worker) => worker.ready && askerPid !== undefined && String(worker.pid) === askerPid);
+            if (asker) {
+              target = asker;
+            }
             await target.stop('SIGKILL');
+            return asker !== undefined;
           });
         } else {
           await target.stop('SIGKILL');

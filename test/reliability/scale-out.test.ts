@@ -63,7 +63,10 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL behind a round-rob
     cleanups.push(() => receiver.close());
     const smtp = await startSmtpSink();
     cleanups.push(() => smtp.close());
+    // Redis is required, as in test/http/common/rate-limit.test.ts: without it each process keeps a
+    // bucket of its own, and the shared limit below would have nothing to prove.
     const redisUrl = await findRedisUrl();
+    assert.ok(redisUrl, 'Redis must answer at REDIS_URL_FOR_TESTS or 127.0.0.1:6379 (the shared rate limit is part of this test)');
 
     group = new ProcessGroup({
       DATABASE_URL: created.url,
@@ -77,7 +80,7 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL behind a round-rob
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       RATE_LIMIT_PER_SECOND: '2',
       RATE_LIMIT_BURST: String(rateLimitBurst),
-      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      REDIS_URL: redisUrl,
     });
     const apis = await group.add('api', 2);
     await group.add('worker', 2);
@@ -232,19 +235,12 @@ describe('scale-out: 2 API + 2 worker processes on PostgreSQL behind a round-rob
       }
       outcomes.set(api.name, tally);
     }
-    t.diagnostic(`rate limit (burst ${rateLimitBurst}, ${rateLimitProbes} requests split over 2 processes, Redis ${redisUrl ?? 'absent'}): ${JSON.stringify(Object.fromEntries(outcomes))}`);
-    if (redisUrl) {
-      for (const [name, tally] of outcomes) {
-        assert.ok(tally.limited > 0, `${name} answered 429 once the shared bucket was empty`);
-      }
-      const allowed = [...outcomes.values()].reduce((sum, tally) => sum + tally.ok, 0);
-      assert.ok(allowed < rateLimitProbes, 'fewer requests were allowed than one bucket per process would allow');
-    } else {
-      // Without REDIS_URL each process keeps its own bucket (documented): nothing was limited.
-      for (const [name, tally] of outcomes) {
-        assert.equal(tally.limited, 0, `${name} has its own bucket without Redis`);
-      }
+    t.diagnostic(`rate limit (burst ${rateLimitBurst}, ${rateLimitProbes} requests split over 2 processes, Redis ${redisUrl}): ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    for (const [name, tally] of outcomes) {
+      assert.ok(tally.limited > 0, `${name} answered 429 once the shared bucket was empty`);
     }
+    const allowed = [...outcomes.values()].reduce((sum, tally) => sum + tally.ok, 0);
+    assert.ok(allowed < rateLimitProbes, 'fewer requests were allowed than one bucket per process would allow');
 
     const exits = await processGroup.stopAll('SIGTERM');
     assert.ok(

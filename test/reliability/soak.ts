@@ -77,8 +77,9 @@ const harnesses: Harness[] = [
         check(result.kills.api + result.kills.worker === 200, `${result.kills.api + result.kills.worker} of 200 kills happened`);
         check(result.kills.api > 0 && result.kills.worker > 0, 'both API and worker processes were killed');
         check(result.events > 0 && result.emails > 0, 'the run produced events and e-mails');
+        check(result.killsAroundSubmissions > 0, 'some worker kills hit the worker that asked for a transfer while its answer was held');
         // Events, e-mails, renewals and fundings are checked inside the harness against the acknowledged operations.
-        return `${result.operations} operations, ${result.kills.api} API + ${result.kills.worker} worker kills, seed ${result.seed}, ${result.events} events (${result.webhookDuplicates} duplicate requests), ${result.emails} e-mails (${result.emailDuplicates} duplicate copies), ${result.renewals} renewals and ${result.fundings} fundings each posted once, ${result.committedBeforeTheCrash} committed before a crash, ${Math.round(result.durationMs / 1000)} s`;
+        return `${result.operations} operations, ${result.kills.api} API + ${result.kills.worker} worker kills, seed ${result.seed}, ${result.events} events (${result.webhookDuplicates} duplicate requests), ${result.emails} e-mails (${result.emailDuplicates} duplicate copies), ${result.renewals} renewals and ${result.fundings} fundings each posted once, ${result.committedBeforeTheCrash} committed before a crash, ${result.killsAroundSubmissions} kills around a held transfer answer, ${Math.round(result.durationMs / 1000)} s`;
       } finally {
         await database.drop();
       }

@@ -4,9 +4,9 @@
  * operation) and the `operations` table the client sends requests from.
  *
  * Pure (document in, file text out) so the drift test can regenerate in memory and compare with what
- * is committed. Handles the JSON Schema subset that @fastify/swagger emits for our TypeBox schemas:
- * `$ref`, `type`, `enum`, `anyOf`/`oneOf`, `properties`/`required`, `additionalProperties`,
- * `items`, `nullable`.
+ * is committed. Handles the JSON Schema subset that @fastify/swagger emits for our TypeBox schemas in an
+ * OpenAPI 3.1 document: `$ref`, `type` (arrays too), `null`, `enum`, `const`, `anyOf`/`oneOf`,
+ * `properties`/`required`, `additionalProperties`, `items`, and 3.0's `nullable`.
  */
 
 export interface JsonSchema {
@@ -260,6 +260,15 @@ function resultSchema(operation: Operation): { schema: JsonSchema | undefined; e
   return { schema, envelope: false };
 }
 
+/** An optional body's schema says "or nothing" with a `null` branch (OpenAPI 3.1); the client omits the body instead. */
+function withoutNullBranch(schema: JsonSchema | undefined): JsonSchema | undefined {
+  const branches = schema?.anyOf?.filter((branch) => branch.type !== 'null');
+  if (!schema || !branches || branches.length === schema.anyOf?.length) {
+    return schema;
+  }
+  return branches.length === 1 ? { ...branches[0], description: schema.description ?? branches[0]?.description } : { ...schema, anyOf: branches };
+}
+
 function bodyMode(operation: Operation): 'none' | 'optional' | 'required' {
   const schema = jsonSchemaOf(operation.requestBody?.content);
   if (!operation.requestBody || !schema) {
@@ -304,7 +313,7 @@ export function renderGeneratedSources(document: OpenApiDocument): Map<string, s
     out.push(`${indent}pathParams: ${pathType};\n`);
     out.push(`${indent}query: ${queryParameters.length === 0 ? 'Record<string, never>' : renderQueryNode(queryTree(queryParameters), indent)};\n`);
     const bodySchema = jsonSchemaOf(operation.requestBody?.content);
-    out.push(`${indent}body: ${mode === 'none' ? 'undefined' : renderBaseType(bodySchema, indent)};\n`);
+    out.push(`${indent}body: ${mode === 'none' ? 'undefined' : renderBaseType(mode === 'optional' ? withoutNullBranch(bodySchema) : bodySchema, indent)};\n`);
     out.push(`${indent}result: ${renderType(result.schema, indent)};\n`);
     out.push('  };\n');
     table.push(

@@ -6,11 +6,13 @@ export const documentServerUrl = 'http://localhost:4000';
 
 /**
  * The OpenAPI document an app serves, as committed: a JSON round trip (exactly what /openapi.json
- * sends) with `servers` pinned to the default, since that entry reflects `PUBLIC_URL`, not the API.
+ * sends) with `servers` and the contact's guides pinned to the default, since they reflect
+ * `PUBLIC_URL`, not the API.
  */
 export function openApiDocumentOf(app: { swagger(): unknown }): OpenApiDocument {
-  const document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument & { servers?: Array<{ url: string }> };
-  return { ...document, ...(document.servers ? { servers: [{ url: documentServerUrl }] } : {}) };
+  const document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument & { servers?: Array<{ url: string }>; info: { contact?: { url?: string } } };
+  const contact = document.info.contact?.url ? { ...document.info.contact, url: `${documentServerUrl}/docs` } : document.info.contact;
+  return { ...document, info: { ...document.info, ...(contact ? { contact } : {}) }, ...(document.servers ? { servers: [{ url: documentServerUrl }] } : {}) };
 }
 
 /** The document of the real app, built on a throw-away database. */

@@ -1,4 +1,4 @@
-import type { Customer, Dispute, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { Customer, Dispute, ErasedCustomer, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 
@@ -36,8 +36,8 @@ export class Customers extends Resource {
   }
 
   /** Every matching customer, newest first, pages of `limit` (default 100). */
-  iterate(query: Query<'GET /v1/customers'> = {}, options?: RequestOptions): AsyncGenerator<Customer, void, undefined> {
-    return paginate<Result<'GET /v1/customers'>, Customer, { startingAfter?: string }>(
+  iterate(query: Query<'GET /v1/customers'> = {}, options?: RequestOptions): AsyncGenerator<Customer | ErasedCustomer, void, undefined> {
+    return paginate<Result<'GET /v1/customers'>, Customer | ErasedCustomer, { startingAfter?: string }>(
       query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter },
       (cursor) => this.list({ limit: 100, ...query, ...cursor }, options),
       (page) => ({ items: page.customers, next: page.hasMore ? { startingAfter: page.nextCursor ?? page.customers.at(-1)?.id } : undefined }),
@@ -47,6 +47,11 @@ export class Customers extends Resource {
   /** `email`, `address` (merged field by field) and `supportedPaymentMethods` while unset. */
   update(customerId: string, body: Body<'POST /v1/customers/{customerId}'>, options?: RequestOptions) {
     return this.transport.call('POST /v1/customers/{customerId}', { pathParams: { customerId }, body }, options);
+  }
+
+  /** Erases the customer's personal data irreversibly; answers what remains (`erasedAt` set). Retried safely with an idempotency key. */
+  erase(customerId: string, options?: RequestOptions) {
+    return this.transport.call('POST /v1/customers/{customerId}/erase', { pathParams: { customerId } }, options);
   }
 
   /** Decides a verification in review (`APPROVED` or `REJECTED`, with the reason kept in the audit record). */

@@ -11,7 +11,7 @@ export interface ClientOptions {
   baseUrl?: string;
   /**
    * Default `livemode` for every call that takes it: `false` is sandbox, `true` live. Unset, the
-   * parameter is not sent: creates default to live, lists return both modes (contract §1).
+   * parameter is not sent: creates default to live, lists return both modes (docs/API.md §1).
    */
   livemode?: boolean;
   /** Retries after the first attempt (default 2). Only safe requests are retried: GET, DELETE, and POST with an Idempotency-Key. */

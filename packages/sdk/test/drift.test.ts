@@ -30,6 +30,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/customers': (client) => client.customers.list({ kycStatus: 'APPROVED', limit: 5 }),
   'GET /v1/customers/{customerId}': (client) => client.customers.retrieve('cus_1'),
   'POST /v1/customers/{customerId}': (client) => client.customers.update('cus_1', { email: 'a@example.com' }),
+  'POST /v1/customers/{customerId}/erase': (client) => client.customers.erase('cus_1'),
   'POST /v1/customers/{customerId}/kyc_review': (client) => client.customers.decideKycReview('cus_1', { decision: 'APPROVED', reason: 'documents checked' }),
   'GET /v1/kyc_reviews': (client) => client.kycReviews.list(),
   'GET /v1/balance': (client) => client.balance.retrieve(),

@@ -41,6 +41,8 @@ export const customers = pgTable(
     kycReason: text('kyc_reason'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
+    /** Set when the customer was erased (`POST /v1/customers/:id/erase`): `pii` is then empty and stays so. */
+    erasedAt: timestamptz('erased_at'),
   },
   (table) => [
     uniqueIndex('customers_reference_unique').on(table.merchantId, table.livemode, table.referenceId),
@@ -83,6 +85,8 @@ export const kycVerifications = pgTable(
     breakdown: jsonb('breakdown').$type<Record<string, string>>(),
     /** `provider`, or `merchant` when decided in review (details in kyc_reviews). */
     decidedBy: text('decided_by', { enum: ['provider', 'merchant'] }),
+    /** When the provider deleted the applicant after the customer was erased (its answer recorded). */
+    applicantDeletedAt: timestamptz('applicant_deleted_at'),
   },
   (table) => [index('kyc_verifications_customer').on(table.customerId, table.createdAt), index('kyc_verifications_provider_reference').on(table.provider, table.providerReference)],
 );

@@ -58,6 +58,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminMerchants_create',
         summary: 'Create a merchant with its first API key and dashboard user',
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ maxLength: 254 }) }, { additionalProperties: false }),
         response: {
@@ -81,13 +82,13 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
     },
   );
 
-  admin.get('/merchants', { schema: { tags, security, summary: 'List merchants', response: { 200: Envelope(Type.Array(MerchantSchema)), ...errorResponses() } } }, async () =>
+  admin.get('/merchants', { schema: { tags, security, operationId: 'adminMerchants_list', summary: 'List merchants', response: { 200: Envelope(Type.Array(MerchantSchema)), ...errorResponses() } } }, async () =>
     succeeded((await merchants.listMerchants()).map(merchantView)),
   );
 
   admin.get(
     '/merchants/:merchantId',
-    { schema: { tags, security, summary: 'Read a merchant', params: MerchantParams, response: { 200: Envelope(MerchantSchema), ...errorResponses(404) } } },
+    { schema: { tags, security, operationId: 'adminMerchants_retrieve', summary: 'Read a merchant', params: MerchantParams, response: { 200: Envelope(MerchantSchema), ...errorResponses(404) } } },
     async (request) => succeeded(merchantView(await merchants.getMerchant(request.params.merchantId))),
   );
 
@@ -97,6 +98,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminMerchants_enableLive',
         summary: 'Enable live mode',
         description: '`warnings` (present only when there is one) tells the operator about settings that matter once a merchant is live, such as WEBHOOK_ALLOW_PRIVATE_TARGETS=true.',
         params: MerchantParams,
@@ -116,6 +118,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminMerchants_updateSettings',
         summary: 'Change merchant settings',
         params: MerchantParams,
         description:
@@ -140,6 +143,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminApiKeys_create',
         summary: 'Create an API key (shown once)',
         params: MerchantParams,
         // No body (validated as null), `{}` or `{name}`.
@@ -159,7 +163,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
 
   admin.get(
     '/merchants/:merchantId/api_keys',
-    { schema: { tags, security, summary: 'List API keys', params: MerchantParams, response: { 200: Envelope(Type.Array(ApiKeySchema)), ...errorResponses(404) } } },
+    { schema: { tags, security, operationId: 'adminApiKeys_list', summary: 'List API keys', params: MerchantParams, response: { 200: Envelope(Type.Array(ApiKeySchema)), ...errorResponses(404) } } },
     async (request) =>
       succeeded(
         (await merchants.listApiKeys(request.params.merchantId)).map((key) => ({
@@ -177,6 +181,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminApiKeys_revoke',
         summary: 'Revoke an API key',
         params: Type.Object({ merchantId: Type.String({ maxLength: 100 }), keyId: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
         body: Type.Optional(EmptyBody),
@@ -195,6 +200,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminPiiKeys_list',
         summary: "Reveal the merchant's PII keys (JWE decryption keys, base64url)",
         params: MerchantParams,
         response: { 200: Envelope(Type.Array(Type.Object({ id: Type.String(), key: Type.String(), active: Type.Boolean(), createdAt: Type.Integer() }))), ...errorResponses(404) },
@@ -209,6 +215,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminPiiKeys_rotate',
         summary: 'Rotate the merchant PII key (new responses use the new key; old keys stay readable)',
         params: MerchantParams,
         body: Type.Optional(EmptyBody),
@@ -227,6 +234,7 @@ export function registerAdminRoutes(admin: Api, services: { merchants: Merchants
       schema: {
         tags,
         security,
+        operationId: 'adminCustomers_setSupportedPayoutMethods',
         summary: "Set a customer's supported payout methods",
         params: Type.Object({ customerId: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
         body: Type.Object(

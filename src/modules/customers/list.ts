@@ -7,12 +7,12 @@ import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '
 import type { Merchant } from '../merchants/service.ts';
 import { normalizeEmail } from './rules.ts';
 import { emailLookupCandidates } from './sealing.ts';
-import type { CustomerListInput, CustomerListView, CustomerResponse } from './schemas.ts';
+import type { CustomerListInput, CustomerListView, CustomerOrErasedResponse } from './schemas.ts';
 
 type CustomerRow = typeof customers.$inferSelect;
 
 /** `GET /v1/customers`: newest first, keyset-paged like `GET /v1/events`, each customer as its GET answers it. */
-export function createCustomerList(deps: { database: Database; keyRing: KeyRing; toResponse: (row: CustomerRow) => Promise<CustomerResponse> }) {
+export function createCustomerList(deps: { database: Database; keyRing: KeyRing; toResponse: (row: CustomerRow) => Promise<CustomerOrErasedResponse> }) {
   const { database, toResponse } = deps;
   const cursors = createBoundCursorCodecs(deps.keyRing, 'customers');
   return {

@@ -12,7 +12,9 @@ export const AddressInput = Type.Object(
     city: Type.Optional(text(255)),
     state: Type.Optional(text(255, 'USPS code when country is US')),
     postalCode: Type.Optional(text(255, 'ZIP or ZIP+4 when country is US')),
-    country: Type.Optional(text(2, 'ISO 3166-1 alpha-2')),
+    country: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z]{2}$', 'x-rule': 'must be an ISO 3166-1 alpha-2 country code (for example US)', description: 'ISO 3166-1 alpha-2 (any case; stored upper case).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,7 +30,7 @@ const identityFields = {
   firstName: Type.Optional(text(100)),
   middleName: Type.Optional(text(100)),
   lastName: Type.Optional(text(100)),
-  dateOfBirth: Type.Optional(Type.String({ description: 'YYYY-MM-DD, a real past date, age ≤ 130' })),
+  dateOfBirth: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', 'x-rule': 'must be a date in the form YYYY-MM-DD', description: 'YYYY-MM-DD, a real past date, age ≤ 130' })),
   phoneNumber: Type.Optional(Type.String({ maxLength: 20, description: 'E.164 or US national form; stored normalised to E.164' })),
   address: Type.Optional(AddressInput),
 };
@@ -112,6 +114,24 @@ export const Customer = Type.Object(
 );
 export type CustomerResponse = Static<typeof Customer>;
 
+/** What remains of an erased customer (`POST /v1/customers/{customerId}/erase`): ids and dates, no personal data. */
+export const ErasedCustomer = Type.Object(
+  {
+    id: Type.String({ description: 'cus_…' }),
+    referenceId: Type.String(),
+    merchantId: Type.String(),
+    livemode: Type.Boolean(),
+    erasedAt: Type.Integer({ description: 'When the customer was erased (epoch milliseconds).' }),
+    createdAt: Type.Integer(),
+  },
+  { $id: 'ErasedCustomer', additionalProperties: false },
+);
+export type ErasedCustomerResponse = Static<typeof ErasedCustomer>;
+
+/** A customer as reads and lists answer it: the customer, or what remains once erased (it has `erasedAt`). */
+export const CustomerOrErased = Type.Union([Customer, ErasedCustomer]);
+export type CustomerOrErasedResponse = CustomerResponse | ErasedCustomerResponse;
+
 export const CustomerIdParams = Type.Object({ customerId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
 export const CustomerListQuery = Type.Object(
@@ -135,7 +155,7 @@ export const CustomerListQuery = Type.Object(
 export type CustomerListInput = Static<typeof CustomerListQuery>;
 
 export const CustomerList = Type.Object({
-  customers: Type.Array(Customer, { description: 'Newest first; each exactly as `GET /v1/customers/{customerId}` answers it.' }),
+  customers: Type.Array(CustomerOrErased, { description: 'Newest first; each exactly as `GET /v1/customers/{customerId}` answers it (an erased customer as its tombstone).' }),
   hasMore: Type.Boolean(),
   nextCursor: Type.Optional(Type.String({ description: 'Pass as `startingAfter` for the next page; present when `hasMore`.' })),
 });

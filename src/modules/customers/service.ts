@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { createCoalescedWakeup, jobInsertStatement, notifyInsertedJobs } from '../../jobs/queue.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
@@ -10,21 +10,12 @@ import type { Clock } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { kycVerifyQueue, type KycService } from '../kyc/service.ts';
 import type { Merchant, MerchantsService, PiiKey } from '../merchants/service.ts';
-import {
-  addressFields,
-  normalizeEmail,
-  normalizePhoneNumber,
-  payoutMethods,
-  sameMethods,
-  validateAddress,
-  validateDateOfBirth,
-  validatePaymentMethods,
-  validateSignupAt,
-  type Address,
-  type KycData,
-} from './rules.ts';
-import type { CustomerCreateInput, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
+import { addressFields, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
+import type { CustomerCreateInput, CustomerOrErasedResponse, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
 import { createCustomerList } from './list.ts';
+import { addressToFields, fieldsToAddress, location, normalizeIdentity } from './identity.ts';
+
+export { normalizeIdentity };
 import { createCustomerReencryption, emailLookupOf } from './sealing.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -45,56 +36,6 @@ const immutableOnUpdate = [
   'createdAt',
   'updatedAt',
 ] as const;
-
-function location(row: { merchantId: string; id: string }) {
-  return { merchantId: row.merchantId, table: 'customers', rowId: row.id };
-}
-
-function addressToFields(address: Address): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const field of addressFields) {
-    const value = address[field];
-    if (value !== undefined) {
-      fields[`address.${field}`] = value;
-    }
-  }
-  return fields;
-}
-
-function fieldsToAddress(fields: Record<string, string>): Address {
-  const address: Address = {};
-  for (const field of addressFields) {
-    const value = fields[`address.${field}`];
-    if (value !== undefined) {
-      address[field] = value;
-    }
-  }
-  return address;
-}
-
-/** Validates and normalises the identity fields of a create (or of the hosted KYC form). */
-export function normalizeIdentity(input: Partial<CustomerCreateInput>, now: Date, prefix = ''): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const name of ['firstName', 'middleName', 'lastName'] as const) {
-    const value = input[name];
-    if (value !== undefined) {
-      if (value.trim() === '') {
-        throw wrongParameter(`${prefix}${name}`, 'must not be blank');
-      }
-      fields[name] = value.trim();
-    }
-  }
-  if (input.dateOfBirth !== undefined) {
-    fields.dateOfBirth = validateDateOfBirth(`${prefix}dateOfBirth`, input.dateOfBirth, now);
-  }
-  if (input.phoneNumber !== undefined) {
-    fields.phoneNumber = normalizePhoneNumber(`${prefix}phoneNumber`, input.phoneNumber);
-  }
-  if (input.address !== undefined) {
-    Object.assign(fields, addressToFields(validateAddress(input.address)));
-  }
-  return fields;
-}
 
 export function createCustomersService(deps: { database: Database; clock: Clock; keyRing: KeyRing; merchants: MerchantsService; kyc: () => KycService }) {
   const { database, clock, keyRing, merchants } = deps;
@@ -140,8 +81,11 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
     return responseOf(row, email, fieldsToJwe(identity, piiKey));
   }
 
-  /** The answer for a stored row: every PII field decrypted and re-encrypted as a fresh JWE. */
-  async function toResponse(row: CustomerRow): Promise<CustomerResponse> {
+  /** The answer for a stored row: every PII field decrypted and re-encrypted as a fresh JWE; an erased customer's tombstone. */
+  async function toResponse(row: CustomerRow): Promise<CustomerOrErasedResponse> {
+    if (row.erasedAt) {
+      return { id: row.id, referenceId: row.referenceId, merchantId: row.merchantId, livemode: row.livemode, erasedAt: row.erasedAt.getTime(), createdAt: row.createdAt.getTime() };
+    }
     const plain = openRecord(keyRing, location(row), row.pii);
     return responseFromPlaintext(row, plain, await merchants.activePiiKey(row.merchantId));
   }
@@ -194,6 +138,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       kycReason: null,
       createdAt: now,
       updatedAt: now,
+      erasedAt: null,
     };
     const plan = deps.kyc().planStart(row, input.fields as KycData, now);
     if (plan) {
@@ -234,6 +179,13 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
     return row;
   }
 
+  /** An erased customer keeps its id and referenceId only: it cannot be changed or paid again. */
+  function refuseErased(row: CustomerRow): void {
+    if (row.erasedAt) {
+      throw new AppError('INVALID_STATE', `Customer ${row.id} (referenceId '${row.referenceId}') was erased: it cannot be updated or receive new pages`);
+    }
+  }
+
   async function lockCustomer(tx: Executor, merchantId: string, livemode: boolean | undefined, customerId: string): Promise<CustomerRow> {
     const [row] = await tx.select().from(customers).where(scope(merchantId, livemode, eq(customers.id, customerId))).for('update');
     if (!row) {
@@ -260,7 +212,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       return responseFromPlaintext(row, fields, await merchants.activePiiKey(row.merchantId));
     },
 
-    async getCustomer(merchant: Merchant, livemode: boolean | undefined, customerId: string): Promise<CustomerResponse> {
+    async getCustomer(merchant: Merchant, livemode: boolean | undefined, customerId: string): Promise<CustomerOrErasedResponse> {
       const [row] = livemode === undefined ? await readById.execute({ id: customerId, merchantId: merchant.id }) : await readByIdInMode.execute({ id: customerId, merchantId: merchant.id, livemode });
       if (!row) {
         throw notFound('customer', customerId);
@@ -280,6 +232,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       const { row, fields } = await database.transaction(async (tx) => {
         // Row lock: the address merge and the immutability check read and write the same row.
         const current = await lockCustomer(tx, merchant.id, livemode, customerId);
+        refuseErased(current);
         const fields = openRecord(keyRing, location(current), current.pii);
         const before = { ...fields } as KycData;
         if (email !== undefined) {
@@ -323,17 +276,45 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       if (new Set(methods).size !== methods.length) {
         throw wrongParameter('supportedPayoutMethods', 'must not contain duplicates');
       }
-      const [row] = await database.db.update(customers).set({ supportedPayoutMethods: methods, updatedAt: clock.now() }).where(eq(customers.id, customerId)).returning();
+      const [row] = await database.db
+        .update(customers)
+        .set({ supportedPayoutMethods: methods, updatedAt: clock.now() })
+        .where(and(eq(customers.id, customerId), isNull(customers.erasedAt)))
+        .returning();
       if (!row) {
+        const [existing] = await database.db.select().from(customers).where(eq(customers.id, customerId));
+        if (existing) {
+          refuseErased(existing);
+        }
         throw notFound('customer', customerId);
       }
-      return toResponse(row);
+      return responseFromPlaintext(row, openRecord(keyRing, location(row), row.pii), await merchants.activePiiKey(row.merchantId));
+    },
+
+    /**
+     * Erasing (in the erase transaction, after the other modules removed theirs): the sealed PII
+     * record and the e-mail lookup go, `erasedAt` is set. Returns the row and whether this call
+     * erased it (false: it already was).
+     */
+    async eraseRecord(tx: Executor, merchantId: string, livemode: boolean | undefined, customerId: string, now: Date): Promise<{ row: CustomerRow; erased: boolean }> {
+      const current = await lockCustomer(tx, merchantId, livemode, customerId);
+      if (current.erasedAt) {
+        return { row: current, erased: false };
+      }
+      const [row] = await tx.update(customers).set({ pii: {}, emailLookup: null, erasedAt: now, updatedAt: now }).where(eq(customers.id, current.id)).returning();
+      return { row: row ?? current, erased: true };
     },
 
     /** Finds the customer with this referenceId, or creates it (payout and payment pages). */
     async findOrCreateByReference(tx: Executor, merchantId: string, livemode: boolean, input: { referenceId: string; email: string }, now: Date): Promise<CustomerRow> {
-      const [existing] = await tx.select().from(customers).where(and(eq(customers.merchantId, merchantId), eq(customers.livemode, livemode), eq(customers.referenceId, input.referenceId)));
+      // FOR SHARE: an erase running now commits first, and the row read then says so.
+      const [existing] = await tx
+        .select()
+        .from(customers)
+        .where(and(eq(customers.merchantId, merchantId), eq(customers.livemode, livemode), eq(customers.referenceId, input.referenceId)))
+        .for('share');
       if (existing) {
+        refuseErased(existing);
         return existing;
       }
       return insertCustomer(tx, merchantId, livemode, { referenceId: input.referenceId, signupAt: now, fields: { email: normalizeEmail('customer.email', input.email) } }, now);

@@ -154,6 +154,7 @@ export const notices: Record<string, string> = {
   redelivered: 'The event was queued for delivery again.',
   'subscription-canceled': 'The subscription will end at the end of its current period.',
   'subscription-renewed': 'The current period was ended and the renewal ran (see the invoices below).',
+  'customer-erased': "The customer's personal data was erased. Their payments, payouts and balances stay; the KYC provider is asked to delete its copy.",
 };
 
 export const errorNotices: Record<string, string> = {
@@ -165,6 +166,8 @@ export const errorNotices: Record<string, string> = {
   'refund-unconfirmed': 'Tick the confirmation box to make the refund: it sends money back to the customer and cannot be undone.',
   'refund-form': 'This refund form is out of date. Reload the page and make the refund again.',
   IDEMPOTENCY_KEY_REUSED: 'This form was already used for something else. Reload the page and try again.',
+  'erase-unconfirmed': 'Tick the confirmation box to erase the customer: erasing cannot be undone.',
+  'erase-open-payout': 'This customer has a payout page that is not final yet (created, pending or processing). Cancel it or wait until it is paid, then erase.',
 };
 
 export function noticeOf(request: FastifyRequest): { notice: string | undefined; error: string | undefined } {

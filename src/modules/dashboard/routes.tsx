@@ -170,7 +170,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
 
       registerAccountRoutes(signedIn, tools, { sessions, secureCookies, limiter: limiters.passwordChange });
       registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
-      registerCustomerScreens(signedIn, tools, presenters.customers, services.kyc.reviews);
+      registerCustomerScreens(signedIn, tools, presenters.customers, services.kyc.reviews, services.erasure);
       registerPayoutPageScreens(signedIn, tools, { presenter: presenters.payoutPages, payoutPages: services.payoutPages });
       registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages, disputes: presenters.disputes, refunds: services.refunds });
       registerSubscriptionScreens(signedIn, tools, { presenter: presenters.subscriptions, subscriptions: services.subscriptions, clock });

@@ -6,4 +6,4 @@ export { createDisputesService, disputeView, type DisputesService, type SandboxD
 export { registerDisputeRoutes } from './routes.ts';
 export { stripeDisputeEventQueue, stripeDisputeEvents, stripeDisputeJob } from './jobs.ts';
 export { disputeFromStripe, stripeDisputeStates } from './stripe.ts';
-export type { DisputeView } from './schemas.ts';
+export { DisputeSchema, type DisputeView } from './schemas.ts';

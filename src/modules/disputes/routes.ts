@@ -14,6 +14,7 @@ export function registerDisputeRoutes(api: Api, disputes: DisputesService): void
     {
       schema: {
         tags,
+        operationId: 'disputes_list',
         summary: 'List disputes',
         description:
           'Chargebacks of card payments, newest first. Filter by `paymentPageId` (an unknown page answers 404) and `livemode`; page with `limit` and ' +
@@ -33,6 +34,7 @@ export function registerDisputeRoutes(api: Api, disputes: DisputesService): void
     {
       schema: {
         tags,
+        operationId: 'disputes_retrieve',
         summary: 'Read a dispute',
         querystring: LivemodeQuery,
         params: DisputeIdParams,
@@ -50,6 +52,7 @@ export function registerDisputeRoutes(api: Api, disputes: DisputesService): void
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_disputes_close',
         summary: 'Decide a sandbox dispute',
         description:
           'Sandbox only (live → 403 FORBIDDEN). The card network decides a sandbox dispute (the dispute test card `4000000000000259` opens one): ' +

@@ -45,6 +45,7 @@ export function registerAdminEmailRoutes(admin: Api, emails: EmailService): void
       schema: {
         tags: ['Admin'],
         security: [{ adminBearer: [] }],
+        operationId: 'adminEmails_list',
         summary: 'List e-mails (newest first)',
         description: 'Every e-mail the platform queued, with its delivery status. Filters: `merchantId`, `relatedId`.',
         querystring: EmailListQuery,

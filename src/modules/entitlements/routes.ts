@@ -10,6 +10,7 @@ export function registerEntitlementRoutes(api: Api, entitlements: EntitlementsSe
     {
       schema: {
         tags: ['Entitlements'],
+        operationId: 'entitlements_list',
         summary: 'List entitlements',
         description:
           'One entitlement per paid subscription period. **The success body has no envelope**: `entitlements`, `hasMore`, and `nextPageToken` ' +

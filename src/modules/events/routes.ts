@@ -18,6 +18,7 @@ export function registerEventRoutes(api: Api, services: { events: EventsService;
     {
       schema: {
         tags,
+        operationId: 'events_list',
         summary: 'List events',
         description: 'Newest first, kept 30 days. Page with `limit` and `startingAfter` (the previous `nextCursor`, or an event id); filter by `type` and `livemode`.',
         querystring: EventListQuery,
@@ -35,6 +36,7 @@ export function registerEventRoutes(api: Api, services: { events: EventsService;
     {
       schema: {
         tags,
+        operationId: 'events_retrieve',
         summary: 'Read an event',
         querystring: LivemodeQuery,
         params: EventIdParams,
@@ -52,6 +54,7 @@ export function registerEventRoutes(api: Api, services: { events: EventsService;
     {
       schema: {
         tags: ['Events', 'Webhooks'],
+        operationId: 'events_redeliver',
         summary: 'Redeliver an event',
         description:
           'Sends the event again to `endpointId`, or to every enabled endpoint of its mode that subscribes to its type, with a fresh retry schedule. ' +

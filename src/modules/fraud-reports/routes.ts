@@ -14,6 +14,7 @@ export function registerFraudReportRoutes(api: Api, fraudReports: FraudReportsSe
     {
       schema: {
         tags,
+        operationId: 'fraudReports_list',
         summary: 'List fraud reports',
         description:
           'Early fraud signals from card issuers and networks, one per card payment; newest `fraudIssueDate` first, then id. ' +
@@ -35,6 +36,7 @@ export function registerFraudReportRoutes(api: Api, fraudReports: FraudReportsSe
     {
       schema: {
         tags,
+        operationId: 'fraudReports_retrieve',
         summary: 'Read a fraud report',
         description: 'The id is the payment id (`checkoutPaymentId`, also the webhook `fraudReportId`).',
         querystring: LivemodeQuery,
@@ -53,6 +55,7 @@ export function registerFraudReportRoutes(api: Api, fraudReports: FraudReportsSe
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_fraudReports_create',
         summary: 'Report fraud on a sandbox card payment',
         description:
           'Sandbox only (live → 403 FORBIDDEN). Creates the payment’s fraud report (FRAUD_REPORTED follows) or, when it already has one, answers it unchanged.',
@@ -78,6 +81,7 @@ export function registerFraudImportAdminRoutes(admin: Api, fraudReports: FraudRe
       schema: {
         tags: ['Admin'],
         security: [{ adminBearer: [] }],
+        operationId: 'adminFraudImports_create',
         summary: "Import a card network's issuer-fraud file",
         description:
           'CSV in the documented layout of `network` (Visa TC40 or Mastercard SAFE fraud type codes; docs/fraud-reports.md). Rows are matched by network transaction id, ' +

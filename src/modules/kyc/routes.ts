@@ -36,6 +36,7 @@ export function registerKycRoutes(api: Api, kyc: KycService): void {
     {
       schema: {
         tags: ['Customers'],
+        operationId: 'kycReviews_list',
         summary: 'Identity verifications waiting for your review',
         description: 'Verifications the provider could not decide (the customer stays `kycStatus` PENDING, payout pages `KYC_IN_REVIEW`), newest first, at most 100.',
         querystring: LivemodeQuery,
@@ -53,6 +54,7 @@ export function registerKycRoutes(api: Api, kyc: KycService): void {
     {
       schema: {
         tags: ['Customers'],
+        operationId: 'customers_decideKycReview',
         summary: "Approve or reject a customer's identity verification in review",
         description:
           'Decides as a provider decision would: `kycStatus` becomes APPROVED or REJECTED and waiting payout pages move on (events and e-mails). ' +

@@ -8,6 +8,7 @@ import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/
 import { missingKycFields, type KycData } from '../customers/rules.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
 import { createKycReviews } from './review.ts';
+import { createKycErasure } from './erasure.ts';
 
 export { kycVerifyQueue, type KycDecisionHook };
 
@@ -51,6 +52,7 @@ export function createKycService(deps: {
   }
   const driver = createVerificationDriver({ database, clock, providerFor, readKycData, hooks: decisionHooks });
   const reviews = createKycReviews({ database, clock, hooks: decisionHooks, providerFor });
+  const erasure = createKycErasure({ database, clock, providerFor });
 
   /**
    * What starting verification means for this customer, or null when it does not start (data
@@ -201,6 +203,10 @@ export function createKycService(deps: {
 
     /** The merchant's review queue and decisions. */
     reviews,
+
+    /** Erasing a customer: open verifications end, the provider's applicants are deleted by a job. */
+    eraseCustomer: erasure.eraseCustomer,
+    applicantDeletionJob: () => erasure.deletionJob(),
   };
 }
 

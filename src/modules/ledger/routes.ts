@@ -13,6 +13,7 @@ export function registerLedgerRoutes(api: Api, ledger: LedgerService): void {
     {
       schema: {
         tags: ['Balance'],
+        operationId: 'balance_retrieve',
         summary: 'Read the balance',
         description:
           'One entry per currency and mode: USDC and USD always, then EUR and GBP once a card payment in them was received. Fields: `available` (free funds: successful card payments add to it, refunds take from it; ' +
@@ -39,6 +40,7 @@ export function registerLedgerRoutes(api: Api, ledger: LedgerService): void {
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_balance_fund',
         summary: 'Add funds to the sandbox balance',
         description: 'Sandbox only (`livemode=false`); live answers 403 FORBIDDEN. Live balances are credited by the operator.',
         querystring: LivemodeQuery,
@@ -67,6 +69,7 @@ export function registerLedgerAdminRoutes(admin: Api, deps: { ledger: LedgerServ
       schema: {
         tags: ['Admin'],
         security: [{ adminBearer: [] }],
+        operationId: 'adminBalances_credit',
         summary: "Credit a merchant's live balance (funds received from the merchant)",
         params: MerchantParams,
         body: FundBody,
@@ -85,6 +88,7 @@ export function registerLedgerAdminRoutes(admin: Api, deps: { ledger: LedgerServ
       schema: {
         tags: ['Admin'],
         security: [{ adminBearer: [] }],
+        operationId: 'adminBalances_retrieve',
         summary: "Read a merchant's balances (live and sandbox)",
         params: MerchantParams,
         response: { 200: Envelope(Type.Array(Balance)), ...errorResponses(404) },

@@ -1,10 +1,13 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../../db/client.ts';
-import { ledgerAccountKinds, ledgerAccounts, ledgerEntries, ledgerTransactions, type LedgerAccountKind } from '../../db/schema/index.ts';
+import { and, eq } from 'drizzle-orm';
+import { queryNamedRows, type Database, type Executor } from '../../db/client.ts';
+import { ledgerAccountKinds, ledgerAccounts, type LedgerAccountKind } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
-import { entriesOf, fundingCurrencies, ledgerCurrencies, negativeAllowed, type Entry, type LedgerCurrency, type Posting } from './postings.ts';
+import { postStatement, postStatementName, type PostCondition, type PostStatementInput, type PostStatementResult } from './post-statement.ts';
+import { entriesOf, fundingCurrencies, ledgerCurrencies, negativeAllowed, type LedgerCurrency, type Posting } from './postings.ts';
+
+export type { PostCondition } from './post-statement.ts';
 
 /** The largest balance an account may hold either way: beyond it a JSON number is no longer exact (2^53 − 1). */
 export const largestBalance = Number.MAX_SAFE_INTEGER;
@@ -65,110 +68,92 @@ export interface Balance {
 export function createLedgerService(deps: { database: Database; clock: Clock }) {
   const { database, clock } = deps;
 
-  /** Adds `entry` to its account's balance; undefined when the account is missing or would overdraw. */
-  async function applyEntry(tx: Executor, owner: LedgerOwner, currency: LedgerCurrency, entry: Entry, now: Date): Promise<string | undefined> {
-    const conditions = [
-      eq(ledgerAccounts.merchantId, owner.merchantId),
-      eq(ledgerAccounts.livemode, owner.livemode),
-      eq(ledgerAccounts.currency, currency),
-      eq(ledgerAccounts.kind, entry.account),
-    ];
-    if (!negativeAllowed.has(entry.account)) {
-      conditions.push(sql`${ledgerAccounts.balance} + ${entry.amount}::bigint >= 0`);
-    }
-    conditions.push(sql`abs(${ledgerAccounts.balance} + ${entry.amount}::bigint) <= ${largestBalance}::bigint`);
-    const [updated] = await tx
-      .update(ledgerAccounts)
-      .set({ balance: sql`${ledgerAccounts.balance} + ${entry.amount}::bigint`, updatedAt: now })
-      .where(and(...conditions))
-      .returning({ id: ledgerAccounts.id });
-    return updated?.id;
-  }
-
-  async function accountExists(tx: Executor, owner: LedgerOwner, currency: LedgerCurrency, kind: LedgerAccountKind): Promise<boolean> {
-    const rows = await tx
-      .select({ id: ledgerAccounts.id })
-      .from(ledgerAccounts)
-      .where(and(eq(ledgerAccounts.merchantId, owner.merchantId), eq(ledgerAccounts.livemode, owner.livemode), eq(ledgerAccounts.currency, currency), eq(ledgerAccounts.kind, kind)));
-    return rows.length > 0;
-  }
-
   /**
-   * Records one balanced transaction in the caller's transaction. Returns null when a transaction
-   * with the same idempotency key exists (the movement already happened). Throws
-   * InsufficientFundsError when a non-negative account would go below zero; the caller's
-   * transaction must then roll back (it always does: the error propagates).
-   */
-  /**
-   * Transactions that already hold their merchant+mode's account locks (see lockAccounts). Keyed by
-   * the transaction handle, so the lock is taken once per database transaction.
-   */
-  const lockedTransactions = new WeakMap<Executor, Set<string>>();
-
-  /**
-   * Locks every account of the merchant in that mode, in one order (currency, kind), before the
-   * first balance update of a transaction. Postings update accounts in whatever order their entries
-   * and pages come (a reserve takes `available` then `reserved`, a release the reverse; a KYC decision
+   * Transactions that already hold their merchant+mode's account locks. Keyed by the transaction
+   * handle, so the lock is taken once per database transaction.
+   *
+   * Why every account of the merchant in that mode, in one order (currency, kind), before the first
+   * balance update of a transaction: postings update accounts in whatever order their entries and
+   * pages come (a reserve takes `available` then `reserved`, a release the reverse; a KYC decision
    * releases several pages in id order, across currencies), so two transactions of one merchant
    * could take the same rows in opposite orders and deadlock (PostgreSQL then aborts one of them).
    * Taking them all in one order first makes every posting transaction of a merchant queue behind
    * the other instead. It serialises a merchant's postings per mode, which already contended on
-   * these few rows.
+   * these few rows. The lock is the first step of the posting statement (post-statement.ts).
    */
-  async function lockAccounts(tx: Executor, owner: LedgerOwner): Promise<void> {
-    const scope = `${owner.merchantId}|${owner.livemode}`;
-    const held = lockedTransactions.get(tx) ?? new Set<string>();
-    if (held.has(scope)) {
-      return;
+  const lockedTransactions = new WeakMap<Executor, Set<string>>();
+
+  async function runPostStatement(tx: Executor, input: PostStatementInput): Promise<PostStatementResult> {
+    const [row] = await queryNamedRows<PostStatementResult>(tx, postStatementName(input), postStatement(input));
+    if (!row) {
+      throw new Error(`ledger transaction ${input.transactionId}: the posting statement answered no row`);
     }
-    await tx
-      .select({ id: ledgerAccounts.id })
-      .from(ledgerAccounts)
-      .where(and(eq(ledgerAccounts.merchantId, owner.merchantId), eq(ledgerAccounts.livemode, owner.livemode)))
-      .orderBy(asc(ledgerAccounts.currency), asc(ledgerAccounts.kind))
-      .for('update');
-    held.add(scope);
-    lockedTransactions.set(tx, held);
+    return row;
   }
 
-  async function post(tx: Executor, input: PostInput, now: Date): Promise<{ transactionId: string } | null> {
+  /**
+   * Records one balanced transaction in the caller's transaction, in one statement (see
+   * post-statement.ts), after `condition` when one is given. Returns `conditionMet: false` when the
+   * condition returned no row (nothing else happened), a null `posted` when a transaction with the
+   * same idempotency key exists (the movement already happened; the condition's effect stays).
+   * Throws InsufficientFundsError when a non-negative account would go below zero, BalanceLimitError
+   * beyond ±(2^53 − 1); the caller's transaction must then roll back (it always does: the error
+   * propagates).
+   */
+  async function postWhen(tx: Executor, condition: PostCondition | undefined, input: PostInput, now: Date): Promise<{ conditionMet: false } | { conditionMet: true; posted: { transactionId: string } | null }> {
     const entries = entriesOf(input.postings);
-    await lockAccounts(tx, input);
-    const transactionId = newId('ledgerTransaction', now.getTime());
-    const inserted = await tx
-      .insert(ledgerTransactions)
-      .values({
-        id: transactionId,
-        merchantId: input.merchantId,
-        livemode: input.livemode,
-        currency: input.currency,
-        kind: input.kind,
-        reference: input.reference ?? null,
-        idempotencyKey: input.idempotencyKey,
-        createdAt: now,
-      })
-      .onConflictDoNothing({ target: ledgerTransactions.idempotencyKey })
-      .returning({ id: ledgerTransactions.id });
-    if (inserted.length === 0) {
-      return null;
+    const scope = `${input.merchantId}|${input.livemode}`;
+    const held = lockedTransactions.get(tx) ?? new Set<string>();
+    const statement: PostStatementInput = {
+      transactionId: newId('ledgerTransaction', now.getTime()),
+      merchantId: input.merchantId,
+      livemode: input.livemode,
+      currency: input.currency,
+      kind: input.kind,
+      reference: input.reference ?? null,
+      idempotencyKey: input.idempotencyKey,
+      entries: entries.map((entry) => ({ entry, entryId: newId('ledgerEntry', now.getTime()) })),
+      now,
+      lockAccounts: !held.has(scope),
+      condition,
+      largestBalance,
+    };
+    let result = await runPostStatement(tx, statement);
+    if (!result.condition_met) {
+      return { conditionMet: false };
     }
-    const rows: Array<typeof ledgerEntries.$inferInsert> = [];
-    for (const entry of entries) {
-      let accountId = await applyEntry(tx, input, input.currency, entry, now);
-      if (accountId === undefined && !(await accountExists(tx, input, input.currency, entry.account))) {
-        // Merchants created before the ledger existed, live balances and card-payment currencies are opened on first use.
-        await openAccounts(tx, input, now, [...new Set<LedgerCurrency>([...fundingCurrencies, input.currency])]);
-        accountId = await applyEntry(tx, input, input.currency, entry, now);
+    held.add(scope);
+    lockedTransactions.set(tx, held);
+    if (!result.accounts_ready) {
+      // Merchants created before the ledger existed, live balances and card-payment currencies are
+      // opened on first use. The condition already took effect: the retry runs without it.
+      await openAccounts(tx, input, now, [...new Set<LedgerCurrency>([...fundingCurrencies, input.currency])]);
+      result = await runPostStatement(tx, { ...statement, condition: undefined, lockAccounts: false });
+      if (!result.accounts_ready) {
+        throw new Error(`ledger accounts of ${input.merchantId} missing after opening them`);
       }
-      if (accountId === undefined) {
+    }
+    if (!result.inserted) {
+      return { conditionMet: true, posted: null };
+    }
+    const applied = new Set((result.applied ?? '').split(','));
+    for (const entry of entries) {
+      if (!applied.has(entry.account)) {
         // A non-negative account refuses only an overdraft (a negative entry); anything else it
         // refuses, and anything the outside world refuses, is the exactness limit.
         throw entry.amount > 0 || negativeAllowed.has(entry.account) ? new BalanceLimitError(input.currency, entry.account) : new InsufficientFundsError(input.currency, entry.account);
       }
-      rows.push({ id: newId('ledgerEntry', now.getTime()), transactionId, accountId, currency: input.currency, amount: entry.amount, createdAt: now });
     }
-    await tx.insert(ledgerEntries).values(rows);
-    return { transactionId };
+    if (result.written !== entries.length) {
+      throw new Error(`ledger transaction ${statement.transactionId}: ${result.written} of ${entries.length} entries written`);
+    }
+    return { conditionMet: true, posted: { transactionId: statement.transactionId } };
+  }
+
+  /** `postWhen` without a condition: the transaction id, or null when its idempotency key was used already. */
+  async function post(tx: Executor, input: PostInput, now: Date): Promise<{ transactionId: string } | null> {
+    const outcome = await postWhen(tx, undefined, input, now);
+    return outcome.conditionMet ? outcome.posted : null;
   }
 
   /**
@@ -230,6 +215,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
 
   return {
     post,
+    postWhen,
     openAccounts,
 
     /** merchants.onMerchantCreated: a new merchant's sandbox balance opens funded. */

@@ -21,6 +21,7 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
     {
       schema: {
         tags,
+        operationId: 'paymentPages_create',
         summary: 'Create a payment page',
         description:
           'Creates a hosted card checkout for `amount` in `currency`. Send the customer to `url`. An unknown `customer.referenceId` creates the customer. ' +
@@ -43,6 +44,7 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
     {
       schema: {
         tags,
+        operationId: 'paymentPages_list',
         summary: 'List payment pages',
         description:
           'Newest first, each exactly as `GET /v1/payment_pages/{pageId}` answers it. Filter by `clientReferenceId`, `customerId`, `status`, ' +
@@ -63,6 +65,7 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
     {
       schema: {
         tags,
+        operationId: 'paymentPages_retrieve',
         summary: 'Read a payment page',
         description: 'With `payinDetails` (the card) and `paymentId` once PAID, and `subscriptionId` when the payment started a subscription.',
         querystring: LivemodeQuery,
@@ -81,6 +84,7 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
     {
       schema: {
         tags,
+        operationId: 'paymentPages_expire',
         summary: 'Expire a payment page',
         description:
           'CREATED → EXPIRED with one PAYMENT_EXPIRED event. Expiring an EXPIRED page answers the same page again (no new event). ' +
@@ -102,6 +106,7 @@ export function registerPaymentPageRoutes(api: Api, paymentPages: PaymentPagesSe
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_paymentPages_pay',
         summary: 'Pay a sandbox payment page by card (what the customer does on the hosted page)',
         description:
           'Sandbox only (live → 403 FORBIDDEN). Runs the same code as the hosted checkout: answers the PAID page, or 402 CARD_DECLINED with `declineReason` ' +

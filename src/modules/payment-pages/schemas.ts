@@ -6,7 +6,7 @@ export const paymentCurrencies = ['USD', 'EUR', 'GBP'] as const;
 export type PaymentCurrency = (typeof paymentCurrencies)[number];
 
 export const maxAmount = 100_000_000;
-import { maxMetadataEntries } from '../../http/request-rules.ts';
+import { maxMetadataEntries, metadataKey } from '../../http/request-rules.ts';
 import { PayinDetails } from '../payments/schemas.ts';
 
 const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
@@ -29,6 +29,7 @@ export const PaymentPageCreateBody = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
         maxProperties: maxMetadataEntries,
+        propertyNames: metadataKey,
         description: 'Up to 20 string pairs (keys 1–40 characters, values up to 500).',
       }),
     ),

@@ -21,6 +21,9 @@ export function emailLocation(page: { merchantId: string; id: string }): PiiLoca
 }
 
 export function customerEmailOf(keyRing: KeyRing, page: PaymentPageRow): string {
+  if (page.customerEmailCiphertext === '') {
+    return ''; // erased with its customer
+  }
   return openFields(keyRing, emailLocation(page), { customerEmail: page.customerEmailCiphertext }).customerEmail ?? '';
 }
 

@@ -62,21 +62,23 @@ export async function findPagePayment(executor: Executor, target: { merchantId: 
     })
     .from(paymentPages)
     .leftJoin(payments, and(eq(payments.id, paymentPages.paymentId), eq(payments.status, 'SUCCEEDED')))
-    .where(and(eq(paymentPages.id, target.pageId), eq(paymentPages.merchantId, target.merchantId), target.livemode === undefined ? undefined : eq(paymentPages.livemode, target.livemode)));
+    .where(and(eq(paymentPages.id, target.pageId), eq(paymentPages.merchantId, target.merchantId), target.livemode === undefined ? undefined : eq(paymentPages.livemode, target.livemode)))
+    // Every refund reads it first: parsed once per connection (the text depends only on whether `livemode` is given).
+    .prepare(target.livemode === undefined ? 'payments_page_payment' : 'payments_page_payment_in_mode')
+    .execute();
   return row ?? null;
 }
 
 /**
- * Takes `amount` of what is left to refund on a successful payment (the caller holds its row lock);
- * the new `refundedAmount`, or null when that would pass the payment's amount (nothing changes).
+ * The conditional UPDATE that takes `amount` of what is left to refund on a successful payment (and
+ * so locks its row), as one statement ending in `returning refunded_amount`: no row when that would
+ * pass the payment's amount (nothing changes). Refunds run it as the condition of their ledger
+ * posting, in the same statement.
  */
-export async function takeRefundAmount(tx: Executor, paymentId: string, amount: number): Promise<number | null> {
-  const [row] = await tx
-    .update(payments)
-    .set({ refundedAmount: sql`${payments.refundedAmount} + ${amount}::int` })
-    .where(and(eq(payments.id, paymentId), eq(payments.status, 'SUCCEEDED'), sql`${payments.refundedAmount} + ${amount}::int <= ${payments.amount}`))
-    .returning({ refundedAmount: payments.refundedAmount });
-  return row ? row.refundedAmount : null;
+export function takeRefundAmountStatement(paymentId: string, amount: number): SQL {
+  return sql`update payments set refunded_amount = refunded_amount + ${amount}::int
+    where id = ${paymentId}::text and status = 'SUCCEEDED' and refunded_amount + ${amount}::int <= amount
+    returning refunded_amount`;
 }
 
 /** Gives back what a failed refund had taken (it may be refunded again). */

@@ -68,6 +68,7 @@ export function registerPayoutAdminRoutes(admin: Api, deps: { payoutPages: Payou
       schema: {
         tags,
         security,
+        operationId: 'adminReconciliation_payouts',
         summary: "Daily payout reconciliation: our payouts of a UTC day next to each rail's records, with every difference",
         querystring: Type.Object({ date: Type.String({ maxLength: 10, description: 'YYYY-MM-DD (UTC)' }) }, { additionalProperties: false }),
         response: { 200: Envelope(Report), ...errorResponses() },
@@ -82,6 +83,7 @@ export function registerPayoutAdminRoutes(admin: Api, deps: { payoutPages: Payou
       schema: {
         tags,
         security,
+        operationId: 'adminPayouts_listAwaitingFunding',
         summary: 'Payouts waiting for the operator to fund the payout rail account (oldest first, at most 100)',
         response: { 200: Envelope(Type.Array(AwaitingFunding)), ...errorResponses() },
       },

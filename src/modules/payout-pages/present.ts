@@ -23,6 +23,9 @@ export function createPayoutPresenter(deps: { keyRing: KeyRing; publicUrl: strin
   }
 
   function emailOf(page: PayoutPageRow): string {
+    if (page.customerEmailCiphertext === '') {
+      return ''; // erased with its customer
+    }
     return openFields(keyRing, location(page), { 'customer.email': page.customerEmailCiphertext })['customer.email'] ?? '';
   }
 

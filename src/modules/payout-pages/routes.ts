@@ -21,6 +21,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags,
+        operationId: 'payoutPages_create',
         summary: 'Create a payout page',
         description:
           'Creates a hosted payout page for a customer (an unknown `customer.referenceId` creates the customer) and reserves `amount` on the ' +
@@ -45,6 +46,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags,
+        operationId: 'payoutPages_list',
         summary: 'List payout pages',
         description:
           'Newest first, each exactly as `GET /v1/payout_pages/{payoutPageId}` answers it. Filter by `clientReferenceId`, `customerId`, `status`, ' +
@@ -65,6 +67,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags,
+        operationId: 'payoutPages_retrieve',
         summary: 'Read a payout page',
         querystring: LivemodeQuery,
         params: PayoutPageIdParams,
@@ -82,6 +85,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags,
+        operationId: 'payoutPages_release',
         summary: 'Release a MANUAL payout',
         description:
           'MANUAL pages in PENDING/AWAITING_RELEASE (customer confirmed, KYC approved) move to PROCESSING and are handed to the payout rail. ' +
@@ -103,6 +107,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags,
+        operationId: 'payoutPages_cancel',
         summary: 'Cancel a payout page',
         description: 'Before PROCESSING: → CANCELED/MERCHANT_CANCELED and the reservation is released. Later: 409 INVALID_STATE.',
         querystring: LivemodeQuery,
@@ -122,6 +127,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_payoutPages_confirm',
         summary: 'Confirm a sandbox payout page as the customer would',
         description:
           'Sandbox only (live → 403 FORBIDDEN). Runs the hosted page’s own code: chooses the payout method and destination and confirms ' +
@@ -144,6 +150,7 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_payoutPages_decline',
         summary: 'Decline a sandbox payout page as the customer would',
         description: 'Sandbox only (live → 403 FORBIDDEN). Before PROCESSING: → CANCELED/CUSTOMER_DECLINED and the reservation is released.',
         querystring: LivemodeQuery,

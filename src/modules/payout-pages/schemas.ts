@@ -9,11 +9,16 @@ export const fundingCurrencies = ['USDC', 'USD'] as const;
 export const releaseMethods = ['AUTOMATIC', 'MANUAL'] as const;
 
 export const maxPayoutAmount = 100_000_000;
-import { maxMetadataEntries } from '../../http/request-rules.ts';
+import { maxMetadataEntries, metadataKey } from '../../http/request-rules.ts';
 
 export const PayoutPageCreateBody = Type.Object(
   {
-    amount: Type.Integer({ description: 'Minor units (hundredths of the currency unit): 100 is 1.00. Between 1 and 100000000.' }),
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: maxPayoutAmount,
+      'x-rule': `must be an integer between 1 and ${maxPayoutAmount}`,
+      description: 'Minor units (hundredths of the currency unit): 100 is 1.00. Between 1 and 100000000.',
+    }),
     fundingCurrency: Type.Enum(fundingCurrencies, { description: 'The balance the payout is funded from.' }),
     clientReferenceId: Type.String({ minLength: 1, maxLength: 255, description: 'Your reference; unique per merchant and mode (a UUID is suggested).' }),
     releaseMethod: Type.Enum(releaseMethods, { description: 'MANUAL: you release each payout (POST …/release) once the customer is verified. AUTOMATIC: paid out as soon as the customer is verified.' }),
@@ -28,7 +33,7 @@ export const PayoutPageCreateBody = Type.Object(
     failureReturnUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL the customer is sent to after declining (or when the page cannot be completed).' })),
     expiresAt: Type.Optional(EpochMilliseconds({ description: 'Epoch ms; default now + 7 days, at most now + 30 days. Unconfirmed pages expire then.' })),
     metadata: Type.Optional(
-      Type.Record(Type.String(), Type.String({ maxLength: 500 }), { maxProperties: maxMetadataEntries, description: 'Up to 20 string pairs; keys 1-40 characters, values up to 500.' }),
+      Type.Record(Type.String(), Type.String({ maxLength: 500 }), { maxProperties: maxMetadataEntries, propertyNames: metadataKey, description: 'Up to 20 string pairs; keys 1-40 characters, values up to 500.' }),
     ),
   },
   { additionalProperties: false },

@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { queryNamedRows, type Executor } from '../../db/client.ts';
 import { refunds, type RefundStatus } from '../../db/schema/index.ts';
 import { olderThan, type PagePosition } from '../events/paging.ts';
 import type { RefundView } from './schemas.ts';
@@ -33,22 +33,34 @@ function scoped(scope: RefundScope, ...extra: Array<SQL | undefined>): SQL | und
   return and(eq(refunds.merchantId, scope.merchantId), scope.livemode === undefined ? undefined : eq(refunds.livemode, scope.livemode), ...extra);
 }
 
-export async function insertRefund(tx: Executor, row: NewRefundRow): Promise<RefundRow> {
-  const [inserted] = await tx.insert(refunds).values(row).returning();
-  if (!inserted) {
-    throw new Error(`refund ${row.id} was not inserted`);
-  }
-  return inserted;
-}
+/** A new PENDING refund as `createRefund` makes it: `requestKey` when the dashboard's form made it. */
+export type NewPendingRefund = Pick<RefundRow, 'id' | 'merchantId' | 'livemode' | 'paymentPageId' | 'paymentId' | 'amount' | 'currency' | 'reason' | 'createdAt'> & { requestKey: string | null };
 
 /**
- * Inserts a refund made with a one-time `requestKey` (the dashboard's refund form), or nothing when
- * that key made one already (a double click, a resubmitted form): null, and the caller reads that
- * refund. A concurrent insert with the same key waits here for the first to commit or roll back.
+ * Inserts a PENDING refund and, only when it was inserted, the job that processes it (`job`: a
+ * `jobInsertStatement` made with the condition it is given), without a NOTIFY (the caller wakes the
+ * workers after its commit): one statement (a named one: it is the same text every time). Null when the refund's `requestKey` made one already (nothing written); a concurrent
+ * insert with the same key waits here for the first to commit or roll back.
  */
-export async function insertKeyedRefund(tx: Executor, row: NewRefundRow & { requestKey: string }): Promise<RefundRow | null> {
-  const [inserted] = await tx.insert(refunds).values(row).onConflictDoNothing().returning();
-  return inserted ?? null;
+export async function insertRefundWithJob(tx: Executor, refund: NewPendingRefund, job: (onlyIf: SQL) => SQL): Promise<RefundRow | null> {
+  const at = refund.createdAt.toISOString();
+  const rows = await queryNamedRows<{ id: string }>(
+    tx,
+    'refunds_insert_with_job',
+    sql`with refund as (
+      insert into refunds (id, merchant_id, livemode, payment_page_id, payment_id, amount, currency, reason, status, request_key, created_at, updated_at)
+      values (${refund.id}::text, ${refund.merchantId}::text, ${refund.livemode}::boolean, ${refund.paymentPageId}::text, ${refund.paymentId}::text,
+              ${refund.amount}::int, ${refund.currency}::text, ${refund.reason}::text, 'PENDING', ${refund.requestKey}::text, ${at}::timestamptz, ${at}::timestamptz)
+      on conflict (merchant_id, livemode, request_key) do nothing
+      returning id
+    ),
+    job as (${job(sql`exists (select 1 from refund)`)})
+    select refund.id from refund`,
+  );
+  if (rows.length === 0) {
+    return null;
+  }
+  return { ...refund, status: 'PENDING', failureReason: null, processorReference: null, updatedAt: refund.createdAt, settledAt: null };
 }
 
 /** The refund a one-time request key made, in its merchant's mode. */

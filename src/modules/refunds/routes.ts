@@ -13,6 +13,7 @@ export function registerRefundRoutes(api: Api, refunds: RefundsService): void {
     {
       schema: {
         tags,
+        operationId: 'refunds_create',
         summary: 'Refund a paid payment page',
         description:
           'Refunds `amount` (default: all that is left) of the card payment of a PAID page, in the page currency. The refund starts PENDING; the card processor settles it ' +
@@ -35,6 +36,7 @@ export function registerRefundRoutes(api: Api, refunds: RefundsService): void {
     {
       schema: {
         tags,
+        operationId: 'refunds_list',
         summary: 'List refunds',
         description:
           'Newest first. Filter by `paymentPageId` and `livemode`; page with `limit` and `startingAfter` (the previous `nextCursor`, valid for the same filter only, or a refund id).',
@@ -53,6 +55,7 @@ export function registerRefundRoutes(api: Api, refunds: RefundsService): void {
     {
       schema: {
         tags,
+        operationId: 'refunds_retrieve',
         summary: 'Read a refund',
         querystring: LivemodeQuery,
         params: RefundIdParams,

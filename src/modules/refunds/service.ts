@@ -2,7 +2,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import { newId, isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { createCoalescedWakeup, jobInsertStatement } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import { recordEvent } from '../events/record.ts';
 import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../events/paging.ts';
@@ -10,9 +10,9 @@ import { InsufficientFundsError, type LedgerService } from '../ledger/service.ts
 import { isLedgerCurrency, type LedgerCurrency } from '../ledger/postings.ts';
 import type { Merchant } from '../merchants/service.ts';
 import type { RefundState } from '../card-processor/types.ts';
-import { findPagePayment, findPayment, returnRefundAmount, takeRefundAmount, type PaymentRow, type PaymentsService } from '../payments/index.ts';
+import { findPagePayment, findPayment, returnRefundAmount, takeRefundAmountStatement, type PaymentRow, type PaymentsService } from '../payments/index.ts';
 import { createProcessRefundJob, refundProcessQueue } from './jobs.ts';
-import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, insertKeyedRefund, insertRefund, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
+import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, insertRefundWithJob, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
 import type { RefundCreateInput, RefundListInput, RefundListView, RefundView } from './schemas.ts';
 
 /** How long a refund still PENDING at a live processor waits before it is looked up again (its webhook usually comes first). */
@@ -22,7 +22,7 @@ export interface RefundsDeps {
   database: Database;
   clock: Clock;
   keyRing: KeyRing;
-  ledger: Pick<LedgerService, 'post'>;
+  ledger: Pick<LedgerService, 'post' | 'postWhen'>;
   payments: Pick<PaymentsService, 'refundAtProcessor' | 'retrieveRefundAtProcessor' | 'isAvailable'>;
   /** When a sandbox refund is looked up after it was made (the sandbox processor settles it after SANDBOX_PAYOUT_DELAY_MS). */
   sandboxDelayMs: number;
@@ -40,6 +40,10 @@ export interface RefundsDeps {
 export function createRefundsService(deps: RefundsDeps) {
   const { database, clock, keyRing, ledger, payments } = deps;
   const cursorCodecs = new Map<string, CursorCodec>();
+  // A NOTIFY inside every refund's transaction would hold PostgreSQL's database-wide notify lock
+  // through each commit and its WAL flush, serialising the commits of all merchants' refunds: the
+  // workers are woken after the commit instead (coalesced; a lost wake-up leaves the job to the poll).
+  const processWakeup = createCoalescedWakeup(database, refundProcessQueue);
 
   /** Cursors are bound to the list's filter: one made for another page's refunds is refused. */
   function cursorsFor(paymentPageId: string | undefined): CursorCodec {
@@ -150,7 +154,7 @@ export function createRefundsService(deps: RefundsDeps) {
      */
     async createRefund(merchant: Merchant, livemode: boolean | undefined, input: RefundCreateInput, options: { requestKey?: string } = {}): Promise<RefundView> {
       const now = clock.now();
-      const refund = await database.transaction(async (tx) => {
+      const refund = await database.transaction(async (tx, afterCommit) => {
         const found = await findPagePayment(tx, { merchantId: merchant.id, livemode, pageId: input.paymentPageId });
         if (!found) {
           throw notFound('payment page', input.paymentPageId);
@@ -168,24 +172,15 @@ export function createRefundsService(deps: RefundsDeps) {
           throw wrongParameter('amount', `must be at most ${left()}, and nothing is left (${payment.refundedAmount} of ${payment.amount} refunded or being refunded)`);
         }
         const id = newId('refund', now.getTime());
-        const row = {
-          id,
-          merchantId: payment.merchantId,
-          livemode: payment.livemode,
-          paymentPageId: page.id,
-          paymentId: payment.id,
-          amount,
-          currency: payment.currency,
-          reason: input.reason ?? null,
-          status: 'PENDING' as const,
-          createdAt: now,
-          updatedAt: now,
-        };
-        // The writes that take no lock first: the payment row and the ledger accounts stay locked
-        // for as few statements as possible (every refund of the payment, and every posting of the
-        // merchant, queues behind them).
         const { requestKey } = options;
-        const inserted = requestKey === undefined ? await insertRefund(tx, row) : await insertKeyedRefund(tx, { ...row, requestKey });
+        // The refund row and its processing job first, in one statement that takes no lock: the
+        // payment row and the ledger accounts stay locked for one statement and the commit (every
+        // refund of the payment, and every posting of the merchant, queues behind them).
+        const inserted = await insertRefundWithJob(
+          tx,
+          { id, merchantId: payment.merchantId, livemode: payment.livemode, paymentPageId: page.id, paymentId: payment.id, amount, currency: payment.currency, reason: input.reason ?? null, createdAt: now, requestKey: requestKey ?? null },
+          (onlyIf) => jobInsertStatement(now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` }, onlyIf),
+        );
         if (!inserted) {
           const earlier = requestKey === undefined ? null : await findRefundByRequestKey(tx, payment, requestKey);
           if (!earlier || earlier.paymentPageId !== page.id) {
@@ -193,16 +188,15 @@ export function createRefundsService(deps: RefundsDeps) {
           }
           return earlier;
         }
-        await enqueueJob(tx, now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` });
-        // Concurrent refunds queue on the payment row here; the UPDATE refuses to pass the payment's amount.
-        if ((await takeRefundAmount(tx, payment.id, amount)) === null) {
-          const current = await findPayment(tx, payment.id);
-          const remaining = current ? current.amount - current.refundedAmount : 0;
-          throw wrongParameter('amount', `must be at most ${left()}: ${remaining} ${payment.currency} minor units`);
-        }
+        afterCommit(() => processWakeup.request());
+        // The locked section is one statement and the commit: the amount taken from the payment
+        // (concurrent refunds queue on its row here; the UPDATE refuses to pass the payment's
+        // amount), then, only if it was, the ledger debit under the merchant's account locks.
+        let taken: boolean;
         try {
-          await ledger.post(
+          const outcome = await ledger.postWhen(
             tx,
+            { name: 'refund_take', statement: takeRefundAmountStatement(payment.id, amount) },
             {
               merchantId: payment.merchantId,
               livemode: payment.livemode,
@@ -214,11 +208,17 @@ export function createRefundsService(deps: RefundsDeps) {
             },
             now,
           );
+          taken = outcome.conditionMet;
         } catch (error) {
           if (error instanceof InsufficientFundsError) {
             throw new AppError('INSUFFICIENT_FUNDS', `The available ${payment.currency} balance cannot cover this refund of ${amount}`);
           }
           throw error;
+        }
+        if (!taken) {
+          const current = await findPayment(tx, payment.id);
+          const remaining = current ? current.amount - current.refundedAmount : 0;
+          throw wrongParameter('amount', `must be at most ${left()}: ${remaining} ${payment.currency} minor units`);
         }
         return inserted;
       });

@@ -10,6 +10,7 @@ export function registerSubscriptionRoutes(api: Api, subscriptions: Subscription
     {
       schema: {
         tags: ['Subscriptions'],
+        operationId: 'subscriptions_list',
         summary: 'List subscriptions',
         description:
           'Newest first, each exactly as `GET /v1/subscriptions/{subscriptionId}` answers it. Filter by `customerId`, `status` and `livemode` ' +
@@ -29,6 +30,7 @@ export function registerSubscriptionRoutes(api: Api, subscriptions: Subscription
     {
       schema: {
         tags: ['Subscriptions'],
+        operationId: 'subscriptions_retrieve',
         summary: 'Read a subscription',
         description: 'A subscription started by a paid payment page that carried `subscription`, with its current period and latest invoice.',
         querystring: LivemodeQuery,
@@ -47,6 +49,7 @@ export function registerSubscriptionRoutes(api: Api, subscriptions: Subscription
     {
       schema: {
         tags: ['Subscriptions'],
+        operationId: 'subscriptions_cancel',
         summary: 'Cancel a subscription at the end of its period',
         description:
           'Sets `cancelAtPeriodEnd`: no renewal; the subscription becomes CANCELED when the current period ends. A PAST_DUE subscription ends at once. ' +
@@ -68,6 +71,7 @@ export function registerSubscriptionRoutes(api: Api, subscriptions: Subscription
     {
       schema: {
         tags: ['Test helpers'],
+        operationId: 'testHelpers_subscriptions_renew',
         summary: 'Renew a sandbox subscription now',
         description:
           'Sandbox only (live answers 403 FORBIDDEN). Ends the current period now (its entitlement ends with it) and runs the renewal at once, ' +

@@ -27,6 +27,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_create',
         summary: 'Create a webhook endpoint',
         description:
           `Registers a URL that receives this mode's events (at most ${maxEndpointsPerMode} per mode). The answer carries the signing \`secret\` (\`whsec_…\`), ` +
@@ -47,6 +48,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_list',
         summary: 'List webhook endpoints',
         description: 'Newest first. Without `livemode`, both modes.',
         querystring: LivemodeQuery,
@@ -64,6 +66,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_retrieve',
         summary: 'Read a webhook endpoint',
         querystring: LivemodeQuery,
         params: WebhookEndpointIdParams,
@@ -81,6 +84,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_update',
         summary: 'Update a webhook endpoint',
         description: 'Changes `url`, `enabledEvents` or `description`, or enables/disables the endpoint (`status`). Re-enabling clears the failure streak.',
         querystring: LivemodeQuery,
@@ -100,6 +104,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_delete',
         summary: 'Delete a webhook endpoint',
         description: 'No further events are sent to it; pending deliveries stop. Past deliveries stay listed.',
         querystring: LivemodeQuery,
@@ -118,6 +123,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_rotateSecret',
         summary: 'Rotate the signing secret',
         description:
           'Returns a new `secret`. For `gracePeriodSeconds` (default 24 h) the previous secret keeps signing as well: `webhook-signature` carries both signatures ' +
@@ -139,6 +145,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookEndpoints_sendTestEvent',
         summary: 'Send a test event',
         description:
           'Sends an example event of `eventType` (one the endpoint receives) to this endpoint only, through the normal delivery: signed, logged with every attempt, ' +
@@ -162,6 +169,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookDeliveries_list',
         summary: 'List webhook deliveries',
         description: 'One delivery per event and endpoint, with every attempt (status code, latency, first 1 KiB of the answer). Newest first; filter by `eventId`, `endpointId`, `status`.',
         querystring: DeliveryListQuery,
@@ -182,6 +190,7 @@ export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void
     {
       schema: {
         tags,
+        operationId: 'webhookDeliveries_retrieve',
         summary: 'Read a webhook delivery',
         querystring: LivemodeQuery,
         params: DeliveryIdParams,

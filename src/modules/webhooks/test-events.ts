@@ -119,6 +119,8 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
         previousStatus: 'CREATED',
         previousSubStatus: 'AWAITING_CUSTOMER',
       };
+    case 'CUSTOMER_ERASED':
+      return { id: ids.customer, referenceId: testCustomerReferenceId, erasedAt: now };
     case 'PAYMENT_REFUNDED':
     case 'REFUND_FAILED':
       return {

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { migrate } from 'drizzle-orm/pglite/migrator';
-import { migrateDatabase, migrationsFolder, openPglite, queryRows, type Database } from '../../../src/db/client.ts';
+import { migrationsFolder, queryRows, type Database } from '../../../src/db/client.ts';
 import { customers, jobs, payoutAttempts, payoutPages } from '../../../src/db/schema/index.ts';
 import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants } from '../../helpers/ledger.ts';
@@ -13,32 +11,29 @@ import { advanceAndDrain, bankMethod, createPage, getPage } from '../../helpers/
 
 /**
  * Migration 0017: payout pages that were PROCESSING at the upgrade that brought payout attempts
- * (0008) have no attempt row. Seeded on a database migrated up to 0016 — one page handed to the
- * sandbox rail under its page id (how payouts were keyed then), one not handed over yet, one with its
- * attempt — then the remaining migrations are applied: the first two get attempts the reconciliation
- * settles (no second payout at the rail), the third is left alone; the statement is idempotent.
+ * (0008) have no attempt row. Seeded as the upgrade found them — one page handed to the sandbox rail
+ * under its page id (how payouts were keyed then), one not handed over yet, one with its attempt —
+ * then the migration's statement runs: the first two get attempts the reconciliation settles (no
+ * second payout at the rail), the third is left alone; the statement is idempotent.
  */
 
 const backfillTag = '0017_backfill_processing_payout_attempts';
 
-/** A copy of the migrations folder whose journal stops before the backfill. */
-function migrationsBeforeBackfill(): string {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-migrations-'));
-  fs.cpSync(migrationsFolder, folder, { recursive: true });
-  const journalPath = path.join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalPath, 'utf8')) as { entries: Array<{ idx: number; tag: string }> };
-  const index = journal.entries.findIndex((entry) => entry.tag === backfillTag);
-  assert.ok(index > 0, `the journal has ${backfillTag}`);
-  journal.entries = journal.entries.slice(0, index);
-  fs.writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
+/**
+ * The backfill's statement, as the migrator runs it. It is applied here to a database at the current
+ * schema (the app that seeds the pages writes every later column), after the seeding put the pages
+ * back as they were before payout attempts existed; the journal must list it, so upgrades run it.
+ */
+function backfillStatement(): string {
+  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
+  assert.ok(journal.entries.some((entry) => entry.tag === backfillTag), `the journal has ${backfillTag}`);
+  return fs.readFileSync(path.join(migrationsFolder, `${backfillTag}.sql`), 'utf8');
 }
 
 describe('migration 0017: PROCESSING payout pages without an attempt row get one, and reconciliation finishes them', () => {
   let database: Database;
   let context: TestContext;
   let merchant: TestMerchant;
-  let folder: string;
   const ids = { submitted: '', unsubmitted: '', current: '' };
 
   /** A sandbox page confirmed to PROCESSING (its submit job not run), as the upgrade found it. */
@@ -68,10 +63,8 @@ describe('migration 0017: PROCESSING payout pages without an attempt row get one
   const attemptsOf = (pageId: string) => database.db.select().from(payoutAttempts).where(eq(payoutAttempts.payoutPageId, pageId));
 
   before(async () => {
-    database = await openPglite({});
-    folder = migrationsBeforeBackfill();
-    await migrate(database.db as unknown as Parameters<typeof migrate>[0], { migrationsFolder: folder });
-    context = await createTestContext({ database });
+    context = await createTestContext();
+    database = context.database;
     merchant = await context.createMerchant({ name: 'Backfill Co' });
     ids.submitted = await processingPage(1_100);
     ids.unsubmitted = await processingPage(2_200);
@@ -79,13 +72,11 @@ describe('migration 0017: PROCESSING payout pages without an attempt row get one
     await asBeforeAttempts(ids.submitted, true);
     await asBeforeAttempts(ids.unsubmitted, false);
     assert.equal((await attemptsOf(ids.submitted)).length, 0);
-    await migrateDatabase(database);
+    await database.db.execute(sql.raw(backfillStatement()));
   });
   after(async () => {
     await assertLedgerInvariants(database);
     await context.close();
-    await database.close();
-    fs.rmSync(folder, { recursive: true, force: true });
   });
 
   test('a page handed to the rail before the upgrade: a SUBMITTED attempt under the page id, with the rail and its reference', async () => {
@@ -110,8 +101,7 @@ describe('migration 0017: PROCESSING payout pages without an attempt row get one
 
   test('the statement is idempotent: run again, nothing changes', async () => {
     const before = await queryRows<{ count: number }>(database.db, sql`select count(*)::int as count from payout_attempts`);
-    const statement = fs.readFileSync(path.join(migrationsFolder, `${backfillTag}.sql`), 'utf8');
-    await database.db.execute(sql.raw(statement));
+    await database.db.execute(sql.raw(backfillStatement()));
     const after = await queryRows<{ count: number }>(database.db, sql`select count(*)::int as count from payout_attempts`);
     assert.deepEqual(after, before);
   });

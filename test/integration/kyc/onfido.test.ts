@@ -218,6 +218,24 @@ describe('KYC through Onfido (live mode, replica)', () => {
     assert.equal((await read(customer.id)).kycStatus, 'APPROVED');
   });
 
+  test('erasing the customer deletes the applicant at Onfido (a lost answer is settled by the retry: 404 means deleted)', async () => {
+    const { customer, verification, checkId } = await submitted('Lovelace');
+    await completeAndNotify(checkId);
+    const applicantId = String(verification?.providerApplicantId);
+    assert.ok(replica.applicants.has(applicantId));
+    replica.loseNextAnswer('DELETE', `/applicants/${applicantId}`);
+    const erased = await context.request({ method: 'POST', url: `/v1/customers/${customer.id}/erase`, apiKey: merchant.apiKey });
+    assert.equal(erased.statusCode, 200, erased.body);
+    await context.drainJobs(); // the first DELETE's answer is lost: the job fails and is retried later
+    assert.ok(!replica.applicants.has(applicantId), 'Onfido deleted the applicant (its answer was lost)');
+    assert.equal((await context.platform.services.kyc.latestVerification(customer.id))?.applicantDeletedAt ?? null, null, 'not recorded while the outcome is unknown');
+    context.clock.advance(10 * 60_000);
+    await context.drainJobs();
+    const deletes = replica.requests.filter((request) => request.method === 'DELETE' && request.path === `/v3.6/applicants/${applicantId}`);
+    assert.equal(deletes.length, 2, 'the retry asked again and got 404: the same outcome');
+    assert.ok((await context.platform.services.kyc.latestVerification(customer.id))?.applicantDeletedAt instanceof Date, 'the deletion is recorded');
+  });
+
   test('paysail providers check: the credentials are read with a harmless call', async () => {
     const [check] = context.platform.providerChecks.filter((candidate) => candidate.provider === 'onfido');
     assert.equal(check?.environment, 'live');

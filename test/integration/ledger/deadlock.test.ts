@@ -7,7 +7,7 @@ import { testDatabaseKind } from '../../helpers/database.ts';
 /**
  * Two posting transactions of one merchant that touch the same accounts in opposite orders: A posts
  * USD and waits, B posts USDC and then USD (so it waits for A), then A posts USDC. Without the
- * account lock of `post` (ledger/service.ts, lockAccounts) that is a deadlock, and PostgreSQL aborts
+ * account lock that opens every posting statement of a transaction (ledger/post-statement.ts) that is a deadlock, and PostgreSQL aborts
  * one of them ("deadlock detected"). Found by the ledger model: two KYC decisions releasing several
  * pages each, in id order across currencies, ran in one drain. PostgreSQL only: PGlite is one
  * session, where two transactions never interleave.

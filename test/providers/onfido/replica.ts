@@ -76,6 +76,11 @@ export async function startOnfidoReplica(options: { apiToken?: string; webhookTo
   let url = '';
 
   function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    if (status === 204) {
+      response.writeHead(204, headers);
+      response.end();
+      return;
+    }
     response.writeHead(status, { 'content-type': 'application/json', ...headers });
     response.end(JSON.stringify(body));
   }
@@ -166,6 +171,33 @@ export async function startOnfidoReplica(options: { apiToken?: string; webhookTo
       const check: Check = { id, applicant_id: input.applicant_id, status: 'in_progress', tags: input.tags ?? [], report_ids: reportIds, created_at: new Date().toISOString(), href: `${version}/checks/${id}`, results_uri: `https://dashboard.onfido.com/checks/${id}` };
       checks.set(id, check);
       return { status: 201, body: check };
+    }
+    const applicantPath = /^\/applicants\/([^/]+)$/.exec(path);
+    if (method === 'DELETE' && applicantPath?.[1]) {
+      // Onfido deletes the applicant with everything of theirs and answers 204; an unknown one is 404.
+      const id = applicantPath[1];
+      if (!applicants.delete(id)) {
+        return { status: 404, body: { error: { type: 'resource_not_found' } } };
+      }
+      for (const [checkId, stored] of checks) {
+        if (stored.applicant_id === id) {
+          checks.delete(checkId);
+          for (const reportId of stored.report_ids ?? []) {
+            reports.delete(reportId);
+          }
+        }
+      }
+      for (const [documentId, stored] of documents) {
+        if ((stored as Document & { applicant_id?: string }).applicant_id === id) {
+          documents.delete(documentId);
+        }
+      }
+      for (const [photoId, stored] of livePhotos) {
+        if ((stored as LivePhoto & { applicant_id?: string }).applicant_id === id) {
+          livePhotos.delete(photoId);
+        }
+      }
+      return { status: 204, body: null };
     }
     const check = /^\/checks\/([^/]+)$/.exec(path);
     if (method === 'GET' && check?.[1]) {

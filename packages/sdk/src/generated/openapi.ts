@@ -53,6 +53,17 @@ export interface Customer {
   updatedAt: number;
 }
 
+export interface ErasedCustomer {
+  /** cus_… */
+  id: string;
+  referenceId: string;
+  merchantId: string;
+  livemode: boolean;
+  /** When the customer was erased (epoch milliseconds). */
+  erasedAt: number;
+  createdAt: number;
+}
+
 export interface Balance {
   /** USDC or USD (funding currencies), EUR or GBP (card payments only). */
   currency: "USDC" | "USD" | "EUR" | "GBP";
@@ -117,8 +128,8 @@ export interface PayoutPage {
 export interface Event {
   /** evt_… (also the `webhook-id` of its deliveries) */
   id: string;
-  /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED. */
-  type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
+  /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED. */
+  type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED";
   /** Epoch milliseconds. */
   createdAt: number;
   livemode: boolean;
@@ -259,7 +270,7 @@ export interface Refund {
   /** The page's currency. */
   currency: string;
   /** As given at creation; null when none was. */
-  reason: ("REQUESTED_BY_CUSTOMER" | "DUPLICATE" | "FRAUDULENT") | (null | null);
+  reason: ("REQUESTED_BY_CUSTOMER" | "DUPLICATE" | "FRAUDULENT") | null;
   /** PENDING until the card processor settles it, then SUCCEEDED or FAILED. */
   status: "PENDING" | "SUCCEEDED" | "FAILED";
   /** The processor's reason, once FAILED. */
@@ -379,8 +390,8 @@ export interface Operations {
     };
     body: undefined;
     result: {
-      /** Newest first; each exactly as `GET /v1/customers/{customerId}` answers it. */
-      customers: Customer[];
+      /** Newest first; each exactly as `GET /v1/customers/{customerId}` answers it (an erased customer as its tombstone). */
+      customers: Array<Customer | ErasedCustomer>;
       hasMore: boolean;
       /** Pass as `startingAfter` for the next page; present when `hasMore`. */
       nextCursor?: string;
@@ -416,7 +427,7 @@ export interface Operations {
         state?: string;
         /** ZIP or ZIP+4 when country is US */
         postalCode?: string;
-        /** ISO 3166-1 alpha-2 */
+        /** ISO 3166-1 alpha-2 (any case; stored upper case). */
         country?: string;
       };
     };
@@ -430,7 +441,7 @@ export interface Operations {
       livemode?: boolean;
     };
     body: undefined;
-    result: Customer;
+    result: Customer | ErasedCustomer;
   };
   /** Update a customer */
   "POST /v1/customers/{customerId}": {
@@ -449,7 +460,7 @@ export interface Operations {
         state?: string;
         /** ZIP or ZIP+4 when country is US */
         postalCode?: string;
-        /** ISO 3166-1 alpha-2 */
+        /** ISO 3166-1 alpha-2 (any case; stored upper case). */
         country?: string;
       };
       /** Distinct values of CARD, BANK_TRANSFER, CRYPTO. Immutable once set. */
@@ -484,6 +495,16 @@ export interface Operations {
       updatedAt?: unknown;
     };
     result: Customer;
+  };
+  /** Erase a customer */
+  "POST /v1/customers/{customerId}/erase": {
+    pathParams: { customerId: string };
+    query: {
+      /** `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists. */
+      livemode?: boolean;
+    };
+    body: Record<string, never>;
+    result: ErasedCustomer;
   };
   /** Read the balance */
   "GET /v1/balance": {
@@ -642,7 +663,7 @@ export interface Operations {
           state?: string;
           /** ZIP or ZIP+4 when country is US */
           postalCode?: string;
-          /** ISO 3166-1 alpha-2 */
+          /** ISO 3166-1 alpha-2 (any case; stored upper case). */
           country?: string;
         };
       };
@@ -667,8 +688,8 @@ export interface Operations {
       limit?: number;
       /** The `nextCursor` of the previous page, or the id of the last event seen. */
       startingAfter?: string;
-      /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED. */
-      type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
+      /** One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED. */
+      type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED";
       /** Only this mode; omitted: both modes. */
       livemode?: boolean;
     };
@@ -728,8 +749,8 @@ export interface Operations {
     body: {
       /** http or https; https in live mode. Redirects are not followed. */
       url: string;
-      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
-      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
+      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED), or ["*"] for all, including types added later. Default ["*"]. */
+      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "*">;
       description?: string;
     };
     result: WebhookEndpointWithSecret;
@@ -754,8 +775,8 @@ export interface Operations {
     body: {
       /** http or https; https in live mode. Redirects are not followed. */
       url?: string;
-      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED), or ["*"] for all, including types added later. Default ["*"]. */
-      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "*">;
+      /** Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED), or ["*"] for all, including types added later. Default ["*"]. */
+      enabledEvents?: Array<"PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "*">;
       description?: string | null;
       /** ENABLED re-enables an endpoint that was disabled (by you, a 410 answer, or 5 days of failures). */
       status?: "ENABLED" | "DISABLED";
@@ -796,8 +817,8 @@ export interface Operations {
       livemode?: boolean;
     };
     body: {
-      /** The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED). */
-      eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED";
+      /** The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED). */
+      eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED";
     };
     result: {
       event: Event;
@@ -1461,6 +1482,7 @@ export const operations = {
   "POST /v1/customers": { method: "POST", path: "/v1/customers", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/customers/{customerId}": { method: "GET", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/customers/{customerId}": { method: "POST", path: "/v1/customers/{customerId}", pathParams: ["customerId"], query: ["livemode"], body: "required", envelope: true },
+  "POST /v1/customers/{customerId}/erase": { method: "POST", path: "/v1/customers/{customerId}/erase", pathParams: ["customerId"], query: ["livemode"], body: "optional", envelope: true },
   "GET /v1/balance": { method: "GET", path: "/v1/balance", pathParams: [], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/test_helpers/balance/fund": { method: "POST", path: "/v1/test_helpers/balance/fund", pathParams: [], query: ["livemode"], body: "required", envelope: true },
   "GET /v1/payout_pages": { method: "GET", path: "/v1/payout_pages", pathParams: [], query: ["limit","startingAfter","livemode","clientReferenceId","customerId","status","createdFrom","createdTo"], body: "none", envelope: true },

@@ -2,7 +2,7 @@ import { kycStatuses } from '../../../db/schema/index.ts';
 import { modePath } from '../paths.ts';
 import type { CustomerDetailView, CustomerFilters, CustomerRowView } from '../presenters/customers.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { KycReviewItem } from '../../kyc/review.ts';
 import { KycReviewCard, KycReviewQueue } from './kyc-review.tsx';
@@ -103,7 +103,15 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
           <dt>Reference ID</dt>
           <dd>{customer.referenceId}</dd>
           <dt>E-mail</dt>
-          <dd>{customer.email ?? <span class="muted">not given</span>}</dd>
+          <dd>{customer.erasedAt ? <span class="muted">erased</span> : (customer.email ?? <span class="muted">not given</span>)}</dd>
+          {customer.erasedAt ? (
+            <>
+              <dt>Erased</dt>
+              <dd>
+                <Time value={customer.erasedAt} /> <span class="muted">Personal data removed; payments, payouts and balances stay.</span>
+              </dd>
+            </>
+          ) : null}
           <dt>KYC status</dt>
           <dd>
             <Badge value={customer.kycStatus} /> <span class="muted">{kycExplanations[customer.kycStatus]}</span>
@@ -123,6 +131,7 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
         </dl>
       </div>
       {props.review ? <KycReviewCard frame={frame} customerId={customer.id} item={props.review} /> : null}
+      {customer.erasedAt ? null : <EraseCard frame={frame} customerId={customer.id} />}
       <h2>Identity verifications</h2>
       {customer.verifications.length === 0 ? (
         <EmptyState title="No verification yet.">
@@ -148,5 +157,26 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
         </DataTable>
       )}
     </DashboardPage>
+  );
+}
+
+/** Erasing the customer (right to erasure): a confirmation the server checks too. */
+function EraseCard(props: { frame: Frame; customerId: string }) {
+  return (
+    <form method="post" action={modePath(props.frame.mode, `/customers/${props.customerId}/erase`)} class="card compact" aria-labelledby="erase-heading">
+      <h2 id="erase-heading">Erase this customer</h2>
+      <CsrfField token={props.frame.csrfToken} />
+      <p class="muted" id="erase-help">
+        Removes their name, date of birth, phone, address and e-mail, the bank or wallet details on their payout pages, the cardholder name on their payments and the
+        e-mails sent to them, and asks the KYC provider to delete its copy. Payments, payouts, refunds and balances stay. Not possible while one of their payout pages is
+        open.
+      </p>
+      <label class="choice">
+        <input type="checkbox" name="confirm" value="yes" required aria-describedby="erase-help" /> I confirm: erase this customer's personal data. This cannot be undone.
+      </label>
+      <button type="submit" class="danger">
+        Erase customer
+      </button>
+    </form>
   );
 }

@@ -19,6 +19,8 @@ export interface CustomerRowView {
 
 export interface CustomerDetailView extends CustomerRowView {
   email: string | null;
+  /** Set once the customer was erased: nothing personal is left to show. */
+  erasedAt: Date | null;
   signupAt: Date;
   supportedPaymentMethods: string[] | null;
   supportedPayoutMethods: string[] | null;
@@ -85,6 +87,7 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
         createdAt: row.createdAt,
         signupAt: row.signupAt,
         email: contact.email,
+        erasedAt: row.erasedAt,
         supportedPaymentMethods: row.supportedPaymentMethods,
         supportedPayoutMethods: row.supportedPayoutMethods,
         verifications,

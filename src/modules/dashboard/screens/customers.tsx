@@ -1,12 +1,14 @@
 import type { Api } from '../../../http/types.ts';
 import type { KycReviews } from '../../kyc/review.ts';
+import type { ErasureService } from '../../erasure/service.ts';
+import { AppError } from '../../../http/errors.ts';
 import { field, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parseKycStatus, type CustomersPresenter } from '../presenters/customers.ts';
 import { CustomerPage, CustomersPage } from '../pages/customers.tsx';
 
-export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter: CustomersPresenter, reviews: KycReviews): void {
+export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter: CustomersPresenter, reviews: KycReviews, erasure: ErasureService): void {
   web.get('/:mode/customers', async (request, reply) => {
     const view = screen(tools, request, reply);
     const reference = field(request.query, 'reference', 255).trim();
@@ -36,5 +38,25 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
     return runAction(reply, modePath(view.mode, `/customers/${encodeURIComponent(id)}`), decision === 'APPROVED' ? 'kyc-approved' : 'kyc-rejected', () =>
       reviews.decide(view.session.merchant.id, view.livemode, id, { decision: decision as 'APPROVED' | 'REJECTED', reason }, `dashboard:${view.session.userId}`),
     );
+  });
+
+  // Erasing (right to erasure): a ticked confirmation, checked here too; refusals come back as notices.
+  web.post('/:mode/customers/:customerId/erase', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const id = param(request, 'customerId');
+    const back = modePath(view.mode, `/customers/${encodeURIComponent(id)}`);
+    if (field(request.body, 'confirm', 5) !== 'yes') {
+      return reply.redirect(`${back}?error=erase-unconfirmed`, 303);
+    }
+    return runAction(reply, back, 'customer-erased', async () => {
+      try {
+        await erasure.eraseCustomer(view.session.merchant, view.livemode, id);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'INVALID_STATE') {
+          throw new AppError('INVALID_STATE', error.message, { notice: 'erase-open-payout' });
+        }
+        throw error;
+      }
+    });
   });
 }

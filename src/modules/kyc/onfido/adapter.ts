@@ -229,5 +229,23 @@ export function createOnfidoKycProvider(options: OnfidoOptions & { logger: Logge
     checkUrl(checkId) {
       return `${dashboards[options.region]}/checks/${encodeURIComponent(checkId)}`;
     },
+
+    async deleteApplicant(applicantId) {
+      // Onfido deletes the applicant with their documents, photos and reports. 404: already deleted,
+      // the same outcome, so a retry after a lost answer is safe.
+      const outcome = await onfidoCall('deleteApplicant', () =>
+        client.deleteApplicant(applicantId).then(
+          () => 'deleted' as const,
+          (error: unknown) => {
+            if ((error as { response?: { status?: number } }).response?.status === 404) {
+              return 'not_found' as const;
+            }
+            throw error;
+          },
+        ),
+      );
+      logger.info({ applicantId, outcome }, 'onfido applicant deletion');
+      return outcome;
+    },
   };
 }

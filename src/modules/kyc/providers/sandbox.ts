@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
 import type { Clock } from '../../../jobs/worker.ts';
@@ -122,6 +122,21 @@ export function createSandboxKycProvider(deps: { database: Database; clock: Cloc
 
     checkUrl() {
       return null;
+    },
+
+    async deleteApplicant(applicantId) {
+      // The applicant, its captured documents and its checks (`check_<verification>_<kind>`).
+      const verificationId = applicantId.replace(/^applicant_/, '');
+      const deleted = await database.db
+        .delete(sandboxProviderRecords)
+        .where(
+          and(
+            eq(sandboxProviderRecords.provider, providerName),
+            inArray(sandboxProviderRecords.reference, [applicantId, documentsReference(applicantId), `check_${verificationId}_data`, `check_${verificationId}_documents`]),
+          ),
+        )
+        .returning({ reference: sandboxProviderRecords.reference });
+      return deleted.some((row) => row.reference === applicantId) ? 'deleted' : 'not_found';
     },
   };
 }

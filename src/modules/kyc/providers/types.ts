@@ -85,4 +85,10 @@ export interface KycProvider {
   receiveCapture(input: { applicantId: string; captured: CapturedDocuments }): Promise<boolean>;
   /** Where the merchant sees the check at the provider (dashboard link), or null. */
   checkUrl(checkId: string): string | null;
+  /**
+   * Deletes the applicant and what the provider holds about them (the customer was erased).
+   * `not_found`: the provider has no such applicant (already deleted): the outcome is the same,
+   * so a retry after a lost answer is safe.
+   */
+  deleteApplicant(applicantId: string): Promise<'deleted' | 'not_found'>;
 }

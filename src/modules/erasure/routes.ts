@@ -1,0 +1,33 @@
+import type { Api } from '../../http/types.ts';
+import { EmptyBody, Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
+import { Type } from 'typebox';
+import { modeFilter, requireAuth } from '../../http/auth.ts';
+import { CustomerIdParams, ErasedCustomer } from '../customers/schemas.ts';
+import type { ErasureService } from './service.ts';
+
+export function registerErasureRoutes(api: Api, erasure: ErasureService): void {
+  api.post(
+    '/customers/:customerId/erase',
+    {
+      schema: {
+        tags: ['Customers'],
+        operationId: 'customers_erase',
+        summary: 'Erase a customer',
+        description:
+          "Removes the customer's personal data irreversibly (right to erasure): identity and contact fields, the e-mail and bank or wallet details on their pages, " +
+          'the cardholder name on their payments, the e-mails sent to them, and their applicant at the KYC provider (deleted by a background job). ' +
+          'Money records stay (amounts, statuses, ids, masked card and payout method). Answers what remains of the customer; `GET` answers the same from then on. ' +
+          '`409 INVALID_STATE` names a payout page of the customer that is still open (CREATED, PENDING or PROCESSING). Erasing again answers the same and changes nothing. ' +
+          'Emits `CUSTOMER_ERASED` once.',
+        querystring: LivemodeQuery,
+        params: CustomerIdParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(ErasedCustomer), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await erasure.eraseCustomer(merchant, modeFilter(merchant, request.query.livemode), request.params.customerId));
+    },
+  );
+}
