@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'test-artifacts/', 'src/db/migrations/', '.scratch/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'test-artifacts/', 'src/db/migrations/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli.ts', 'src/cli/**', 'src/main.ts', 'bench/**', 'bin/**', 'eslint.config.js', 'drizzle.config.ts'],
+    files: ['src/cli.ts', 'src/cli/**', 'src/main.ts', 'bench/**', 'bin/**', 'scripts/**', 'eslint.config.js', 'drizzle.config.ts'],
     rules: { 'no-console': 'off', 'no-restricted-syntax': 'off' },
   },
 );

@@ -3,9 +3,8 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig, ConfigError, type Config } from './config/index.ts';
 import { createLogger } from './logger.ts';
 import { loadKeyRing } from './crypto/keyring.ts';
-import { DatabaseLockedError, openDatabase } from './db/client.ts';
-import { createPlatform, scheduleMaintenance, type Platform } from './platform.ts';
-import { buildApp } from './app.ts';
+import { DatabaseLockedError, openDatabase, type Database } from './db/client.ts';
+import type { Platform } from './platform.ts';
 import { platformSettings } from './db/schema/index.ts';
 
 /** Creates the sandbox demo merchant on an empty database and returns what to print (once). */
@@ -55,15 +54,21 @@ export async function main(options: { env?: Record<string, string | undefined>; 
   } catch (error) {
     fail(`invalid configuration: ENCRYPTION_KEYS: ${(error as Error).message}`);
   }
-  let database;
+  // The database opens (PGlite: its WebAssembly build loads and starts) while the rest of the
+  // server's modules load: the two took about as long as each other, one after the other.
+  const opening = openDatabase(config);
+  const loading = Promise.all([import('./platform.ts'), import('./app.ts')]);
+  loading.catch(() => undefined); // awaited below, once the database is open
+  let database: Database;
   try {
-    database = await openDatabase(config);
+    database = await opening;
   } catch (error) {
     if (error instanceof DatabaseLockedError) {
       fail(error.message);
     }
     fail(`cannot open the database (${config.databaseUrl ? 'DATABASE_URL' : `PGlite in ${config.dataDir}`}): ${(error as Error).message}`);
   }
+  const [{ createPlatform, scheduleMaintenance }, { buildApp }] = await loading;
   const platform = await createPlatform({ config, database, keyRing, logger });
 
   const banner: string[] = [];

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../package-root.ts';
 import { parseArgs } from './args.ts';
 import type { Command } from './command.ts';
 import { balanceCommands } from './balance.ts';
@@ -89,7 +91,7 @@ function groupCommands(group: string | undefined): Command[] {
 }
 
 function packageVersion(): string {
-  const text = fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  const text = fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8');
   return (JSON.parse(text) as { version?: string }).version ?? 'unknown';
 }
 

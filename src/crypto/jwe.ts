@@ -1,6 +1,5 @@
 import { createCipheriv, createSecretKey, type KeyObject } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.ts';
-import { compactDecrypt } from 'jose';
 
 const decoder = new TextDecoder();
 
@@ -60,6 +59,8 @@ export async function encryptJwe(plaintext: string, key: Uint8Array, keyId: stri
 }
 
 export async function decryptJwe(jwe: string, key: Uint8Array): Promise<string> {
+  // jose is loaded with the first decryption, not at start (encryption above is node:crypto's own).
+  const { compactDecrypt } = await import('jose');
   const { plaintext } = await compactDecrypt(jwe, key);
   return decoder.decode(plaintext);
 }

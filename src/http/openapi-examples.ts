@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../package-root.ts';
 
 /**
  * One recorded request and answer per operation (`npm run docs:openapi-examples` walks every route
@@ -13,7 +15,8 @@ export interface OperationExample {
   response: { status: string; body: unknown };
 }
 
-const examplesFile = new URL('./openapi-examples.json', import.meta.url);
+// Read from src/ (not compiled), so the compiled server in dist/ shows the same examples.
+const examplesFile = path.join(packageRoot, 'src', 'http', 'openapi-examples.json');
 
 /** The recorded examples by operationId (none before the first recording). */
 export function loadOperationExamples(): Record<string, OperationExample> {

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type * as IoRedis from 'ioredis';
 import { AppError } from './errors.ts';
 
 /** A bucket's own size, where it differs from the limiter's default. */
@@ -121,6 +122,8 @@ return {wait, math.floor(tokens)}
  */
 export function createRedisRateLimiter(url: string, defaultRate: number, defaultBurst: number, options: { keyPrefix?: string } = {}): RateLimiter {
   const keyPrefix = options.keyPrefix ?? 'paysail:ratelimit:';
+  // Loaded only with REDIS_URL set (a tenth of a second of a start that never uses it).
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IoRedis;
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
   redis.on('error', () => undefined);
   async function consume(key: string, limit?: BucketLimit): Promise<TakeResult> {

@@ -9,7 +9,7 @@ const compiled = new WeakMap<object, Map<string, Serializer>>();
 
 /**
  * Fastify's own response serializers (fast-json-stringify), compiled once per schema per process
- * instead of once per route per app built. Compiling every response schema of the API is most of
+ * (on first use) instead of once per route per app built. Compiling every response schema of the API is most of
  * the cost of building the app (about a second), and a process that builds several apps — the test
  * suite builds one per test file, several files to a process (test/run.ts) — compiled the same
  * schemas again each time. Our schemas are module constants, so the schema object itself is the key,
@@ -29,11 +29,19 @@ export const cachedSerializerFactory: SerializerFactory = (externalSchemas, opti
       bySettings = new Map();
       compiled.set(schema, bySettings);
     }
-    let serializer = bySettings.get(context);
-    if (!serializer) {
-      serializer = compile(route);
-      bySettings.set(context, serializer);
+    const cache = bySettings;
+    const cached = cache.get(context);
+    if (cached) {
+      return cached;
     }
-    return serializer;
+    // Compiled on the first response that uses it, not when the app is built (most of a start's
+    // schema work, for routes most processes never answer), then shared like the others.
+    let serializer: Serializer | undefined;
+    const lazy: Serializer = (data) => {
+      serializer ??= compile(route);
+      return serializer(data);
+    };
+    cache.set(context, lazy);
+    return lazy;
   };
 };

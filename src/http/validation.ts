@@ -89,9 +89,14 @@ export function unrepresentableValue(context: string, root: unknown): AppError |
   return null;
 }
 
+/**
+ * Compiles a route part's schema on the route's first request, not when the app is built: compiling
+ * the schemas of every route took about a third of a second of each start, for routes most
+ * processes never serve. A schema ajv refuses still fails every test of its route (every-route.test.ts).
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
-  const validate = ajv.compile(schema as object) as ValidateFunction;
+  let validate: ValidateFunction | undefined;
   const context = httpPart === 'body' ? 'body' : (httpPart ?? 'input');
   // The representability check runs first, on the input as sent (before coercion); like the
   // schema's errors it names a field by its path without the part (`amount`, `items[0].name`).
@@ -100,6 +105,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     if (refused) {
       return { error: refused };
     }
+    validate ??= ajv.compile(schema as object) as ValidateFunction;
     return validate(data) ? { value: data } : { error: Object.assign(new Error('validation failed'), { validation: validate.errors ?? [] }) };
   };
 };

@@ -11,7 +11,9 @@ import { onEmbeddedRunOnly } from '../helpers/database.ts';
  * `npm start` semantics through real processes: configuration errors, first start on an empty data
  * directory (demo merchant printed once), the PGlite single-owner lock, graceful SIGTERM, restart.
  * Always on PGlite: the data-directory lock is what is being tested. Each start costs seconds, so
- * these are few.
+ * these are few. The long test runs what `npm start` runs (scripts/start.mjs: the compiled dist/,
+ * rebuilt first if src/ is newer); the configuration test runs src/main.ts through tsx, as
+ * `npm run dev` does.
  */
 
 const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -34,8 +36,11 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
   return { ...env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extra };
 }
 
-function start(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+const throughTsx = ['--import', 'tsx', 'src/main.ts'];
+const compiled = ['scripts/start.mjs'];
+
+function start(env: Record<string, string>, entry: readonly string[] = compiled): Started {
+  const child = spawn(process.execPath, [...entry], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -99,7 +104,7 @@ after(() => {
 
 describe('the service process (src/main.ts)', { skip: onEmbeddedRunOnly }, () => {
   test('an invalid setting stops the start with a non-zero exit naming the variable', async () => {
-    const started = start(baseEnv({ PORT: 'abc', DATA_DIR: path.join(os.tmpdir(), 'paysail-never-created') }));
+    const started = start(baseEnv({ PORT: 'abc', DATA_DIR: path.join(os.tmpdir(), 'paysail-never-created') }), throughTsx);
     const { code } = await withTimeout(started.exited, 120_000, 'exit on bad config');
     assert.notEqual(code, 0);
     assert.match(started.output(), /PORT/);
@@ -126,6 +131,10 @@ describe('the service process (src/main.ts)', { skip: onEmbeddedRunOnly }, () =>
       const health = await fetch(`${base}/healthz`);
       assert.equal(health.status, 200);
       assert.ok(health.headers.get('request-id'));
+      // Read from the repository at run time, not compiled: found from dist/ as from src/.
+      const guide = await fetch(`${base}/docs/guides/quickstart`);
+      assert.equal(guide.status, 200);
+      assert.match(await guide.text(), /<h1[^>]*>Quick start\b/);
       const created = await fetch(`${base}/v1/customers?livemode=false`, {
         method: 'POST',
         headers: { authorization, 'content-type': 'application/json' },

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migrateDatabase, migrationsFolder, openPglite, openPostgres, type Database } from '../../src/db/client.ts';
+import { migrateDatabase, openPglite, openPostgres, type Database } from '../../src/db/client.ts';
+import { migrationsHash } from '../../src/db/snapshot.ts';
 
 /** Which database the suite runs on: PostgreSQL when DATABASE_URL is set, else embedded PGlite. */
 export const testDatabaseKind: 'postgres' | 'pglite' = process.env.DATABASE_URL ? 'postgres' : 'pglite';
@@ -18,14 +19,6 @@ export const testDatabaseKind: 'postgres' | 'pglite' = process.env.DATABASE_URL 
  */
 export const onEmbeddedRunOnly: string | false =
   testDatabaseKind === 'postgres' ? 'database-independent (browser, doc examples, the default PGlite start): runs in the PGlite run of the suite only' : false;
-
-function migrationsHash(): string {
-  const hash = createHash('sha256');
-  for (const file of fs.readdirSync(migrationsFolder).filter((name) => name.endsWith('.sql')).sort()) {
-    hash.update(file).update(fs.readFileSync(path.join(migrationsFolder, file)));
-  }
-  return hash.digest('hex').slice(0, 16);
-}
 
 /**
  * PGlite: initdb + migrations take seconds, so the migrated data directory is dumped once (per

@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { createRequire } from 'node:module';
+import type * as PhoneNumbers from 'libphonenumber-js/max';
 import { wrongParameter } from '../../http/errors.ts';
 
 /** ISO 3166-1 alpha-2 codes (officially assigned). */
@@ -45,6 +46,14 @@ export function normalizeEmail(field: string, value: string): string {
   return trimmed;
 }
 
+let loadedPhoneNumbers: typeof PhoneNumbers | undefined;
+
+/** libphonenumber with its full metadata: loaded with the first phone number, not at start (0.1 s). */
+function phoneNumbers(): typeof PhoneNumbers {
+  loadedPhoneNumbers ??= createRequire(import.meta.url)('libphonenumber-js/max') as typeof PhoneNumbers;
+  return loadedPhoneNumbers;
+}
+
 /** E.164 or US national forms ((415) 555-0123, 415-555-0123, 4155550123, +1 415 555 0123) → E.164. */
 export function normalizePhoneNumber(field: string, value: string): string {
   if (value.length > 20) {
@@ -52,7 +61,7 @@ export function normalizePhoneNumber(field: string, value: string): string {
   }
   // Digits and the usual separators only: libphonenumber would otherwise read past trailing letters
   // or an extension ("x5") and drop them without a word.
-  const parsed = /^\+?[0-9(][0-9()\-. ]*$/.test(value) ? parsePhoneNumberFromString(value, 'US') : undefined;
+  const parsed = /^\+?[0-9(][0-9()\-. ]*$/.test(value) ? phoneNumbers().parsePhoneNumberFromString(value, 'US') : undefined;
   if (!parsed || !parsed.isValid() || parsed.ext !== undefined) {
     throw wrongParameter(field, 'must be a valid phone number in E.164 (+14155550123) or US national form ((415) 555-0123)');
   }

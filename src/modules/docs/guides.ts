@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../package-root.ts';
 import { parseDocument, type ParsedMarkdown } from './markdown.ts';
 
-/** `docs/guides` of this checkout, found from this file as `src/db/client.ts` finds its migrations. */
-export const guidesFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/guides');
+/** `docs/guides` of this checkout (read at run time, from src/ and from the compiled dist/src/ alike). */
+export const guidesFolder = path.join(packageRoot, 'docs', 'guides');
 
 export interface GuideEntry {
   slug: string;

@@ -49,19 +49,26 @@ function GuideNav(props: { guides: readonly Guide[]; current?: string }) {
 
 /**
  * `/docs` (index), `/docs/guides/:slug` (a guide rendered from docs/guides/<slug>.md). The guides
- * are read and parsed once, when the app is built, and each is rendered on its first request; the
- * API reference (Swagger UI) is at `/docs/reference` and the OpenAPI document at `/openapi.json`.
+ * are read and parsed once, on the first request for one of these pages, and each is rendered on
+ * its first request; the API reference (Swagger UI) is at `/docs/reference` and the OpenAPI
+ * document at `/openapi.json`.
  */
 export async function registerDocsRoutes(app: Api, platform: Platform, options: { guidesFolder?: string } = {}): Promise<void> {
-  const guides = loadGuides(options.guidesFolder);
-  const list = [...guides.values()];
-  const known = new Set(guides.keys());
-  const context = { resolveLink: (target: string) => resolveGuideLink(target, known) };
+  // Read and parsed on the first request to /docs, not at start (a tenth of a second of every start).
+  let library: { guides: Map<string, Guide>; list: Guide[]; context: { resolveLink: (target: string) => string | null } } | undefined;
+  const guideLibrary = () => {
+    if (!library) {
+      const guides = loadGuides(options.guidesFolder);
+      const known = new Set(guides.keys());
+      library = { guides, list: [...guides.values()], context: { resolveLink: (target: string) => resolveGuideLink(target, known) } };
+    }
+    return library;
+  };
   // Rendered on first request, then kept: markdown-it escapes every text and attribute, so the HTML
   // is embedded as is.
   const rendered = new Map<string, ReturnType<typeof raw>>();
   const htmlOf = (guide: Guide) => {
-    const html = rendered.get(guide.slug) ?? raw(renderDocument(guide.document, context));
+    const html = rendered.get(guide.slug) ?? raw(renderDocument(guide.document, guideLibrary().context));
     rendered.set(guide.slug, html);
     return html;
   };
@@ -86,7 +93,7 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
           </ul>
           <h2>Guides</h2>
           <ul class="index">
-            {list.map((guide) => (
+            {guideLibrary().list.map((guide) => (
               <li>
                 <a href={`/docs/guides/${guide.slug}`}>{guide.title}</a>
                 <br />
@@ -103,13 +110,13 @@ export async function registerDocsRoutes(app: Api, platform: Platform, options: 
       { schema: { hide: true, params: Type.Object({ slug: Type.String({ maxLength: 100 }) }, { additionalProperties: false }) } },
       async (request, reply) => {
         const { slug } = request.params as { slug: string };
-        const guide = guides.get(slug);
+        const guide = guideLibrary().guides.get(slug);
         if (!guide) {
           throw new AppError('NOT_FOUND', 'There is no guide with this name.');
         }
         return tools.render(reply, (nonce) => (
           <Layout title={`${guide.title} · Paysail documentation`} nonce={nonce} styles={docsStyles}>
-            <GuideNav guides={list} current={guide.slug} />
+            <GuideNav guides={guideLibrary().list} current={guide.slug} />
             <article>{htmlOf(guide)}</article>
           </Layout>
         ));

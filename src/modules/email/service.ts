@@ -1,5 +1,7 @@
 import { and, asc, count, desc, eq, gt, type SQL } from 'drizzle-orm';
-import { createTransport, type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type * as Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { emails } from '../../db/schema/index.ts';
@@ -50,6 +52,8 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
 
   function transporter(url: string): Transporter {
     if (!transport) {
+      // Loaded with the first e-mail sent over SMTP, not at start (most starts send none).
+      const { createTransport } = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
       transport = createTransport({ pool: true, url, maxConnections: 5, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
     }
     return transport;

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { packageRoot } from '../package-root.ts';
+
+/** The SQL migrations (drizzle-kit's files and journal): read at run time, never compiled. */
+export const migrationsFolder = path.join(packageRoot, 'src', 'db', 'migrations');
+
+/** Names one migration set: the files and the journal that says in which order they apply. */
+export function migrationsHash(): string {
+  const hash = createHash('sha256');
+  for (const file of fs.readdirSync(migrationsFolder).filter((name) => name.endsWith('.sql')).sort()) {
+    hash.update(file).update(fs.readFileSync(path.join(migrationsFolder, file)));
+  }
+  const journal = path.join(migrationsFolder, 'meta', '_journal.json');
+  if (fs.existsSync(journal)) {
+    hash.update(fs.readFileSync(journal));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The journal time (`when`) of the newest migration: drizzle records it as that row's `created_at`. */
+export function newestMigrationMillis(): number | null {
+  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries?: Array<{ when?: number }> };
+  return journal.entries?.at(-1)?.when ?? null;
+}
+
+function pgliteVersion(): string | null {
+  try {
+    // The package's entry point is <package>/dist/index.cjs; its exports do not list package.json.
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(path.dirname(entry), '..', 'package.json'), 'utf8')) as { name?: string; version?: string };
+    return manifest.name === '@electric-sql/pglite' && manifest.version ? manifest.version : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the build (`npm run build`, run by `npm install`) keeps a migrated, empty PGlite data
+ * directory for this migration set and PGlite version, or null when the version is unknown.
+ */
+export function builtDataDir(): string | null {
+  const version = pgliteVersion();
+  return version ? path.join(packageRoot, 'dist', `pglite-${version}-${migrations()}`) : null;
+}
+
+let hashed: string | undefined;
+function migrations(): string {
+  hashed ??= migrationsHash();
+  return hashed;
+}
+
+/**
+ * A first start on an empty DATA_DIR copies the build's migrated data directory instead of running
+ * initdb and every migration inside PGlite's WebAssembly, which took most of a first start (seconds;
+ * a copy of the files takes a fraction of a second). Copied under another name and renamed, so an
+ * interrupted copy is never taken for a database. The migrations still run after (a no-op check).
+ * Without a build (or for another migration set) nothing is copied and PGlite runs initdb as before.
+ */
+export async function seedFromBuild(pgliteDataDir: string, built: string | null = builtDataDir()): Promise<boolean> {
+  if (fs.existsSync(pgliteDataDir) && fs.readdirSync(pgliteDataDir).length > 0) {
+    return false;
+  }
+  if (!built || !fs.existsSync(path.join(built, 'PG_VERSION'))) {
+    return false;
+  }
+  const partial = `${pgliteDataDir}.partial`;
+  await fs.promises.rm(partial, { recursive: true, force: true });
+  // Asynchronous, so the server's modules load meanwhile (main.ts); a copy-on-write clone where the
+  // file system offers one.
+  await fs.promises.cp(built, partial, { recursive: true, mode: fs.constants.COPYFILE_FICLONE });
+  await fs.promises.rm(pgliteDataDir, { recursive: true, force: true });
+  await fs.promises.rename(partial, pgliteDataDir);
+  return true;
+}
