@@ -18,6 +18,7 @@ import { createLogger } from '../src/logger.ts';
 import { createPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { migrateDatabase, openPostgres } from '../src/db/client.ts';
+import { elapsedMs, percentile } from './stats.ts';
 
 const merchantCount = 1000;
 const customersPerMerchant = 5;
@@ -28,15 +29,6 @@ const targetP99Ms = 20;
 /** Sequential requests measured for the headline scenario; the others run a quarter of it. */
 const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
 const warmupRequests = 200;
-
-function percentile(sorted: number[], fraction: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[index] ?? Number.NaN;
-}
-
-function elapsed(since: bigint): number {
-  return Number(process.hrtime.bigint() - since) / 1e6;
-}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -112,7 +104,7 @@ async function main(): Promise<void> {
       for (const index of indexes) {
         await client.query(`drop index "${index.name}"`);
       }
-      const step = (label: string, since: bigint) => console.log(`  ${label}: ${(elapsed(since) / 1000).toFixed(1)} s`);
+      const step = (label: string, since: bigint) => console.log(`  ${label}: ${(elapsedMs(since) / 1000).toFixed(1)} s`);
       let stepStarted = process.hrtime.bigint();
       await client.query(
         `insert into entitlements (id, merchant_id, livemode, customer_id, subscription_id, product_id, invoice_id, start_period, end_period, idempotency_key, created_at, updated_at)
@@ -147,7 +139,7 @@ async function main(): Promise<void> {
       client.release();
     }
     const [{ count } = { count: 0 }] = (await database.pool.query<{ count: number }>('select count(*)::int as count from entitlements')).rows;
-    console.log(`loaded ${count.toLocaleString('en-US')} entitlements for ${merchantCount} merchants in ${(elapsed(loadStarted) / 1000).toFixed(1)} s`);
+    console.log(`loaded ${count.toLocaleString('en-US')} entitlements for ${merchantCount} merchants in ${(elapsedMs(loadStarted) / 1000).toFixed(1)} s`);
 
     const app = await buildApp(platform);
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -162,7 +154,7 @@ async function main(): Promise<void> {
       const start = process.hrtime.bigint();
       const response = await fetch(`${origin}${path}`, { headers: { authorization } });
       const body = (await response.json()) as { entitlements: unknown[]; hasMore: boolean; nextPageToken?: string };
-      const ms = elapsed(start);
+      const ms = elapsedMs(start);
       if (response.status !== 200) {
         throw new Error(`GET ${path} answered ${response.status}: ${JSON.stringify(body)}`);
       }
@@ -204,7 +196,7 @@ async function main(): Promise<void> {
       for (let index = 0; index < scenario.requests; index += 1) {
         latencies.push((await get(scenario.path(index))).ms);
       }
-      const seconds = elapsed(scenarioStarted) / 1000;
+      const seconds = elapsedMs(scenarioStarted) / 1000;
       latencies.sort((left, right) => left - right);
       results.push({ label: scenario.label, requests: scenario.requests, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? Number.NaN, rps: scenario.requests / seconds });
     }

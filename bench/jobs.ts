@@ -22,6 +22,7 @@ import pg from 'pg';
 import { migrateDatabase, openPglite, openPostgres } from '../src/db/client.ts';
 import type { BenchOptions, BenchReport, ComparisonRow, Measurement } from './harness.ts';
 import { graphileEngine, loadPeerVersions, oursEngine, pgBossEngine, poolSize, type JobEngine } from './jobs-engines.ts';
+import { percentile } from './stats.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const pacedRate = 500;
@@ -61,10 +62,6 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
     }
     await sleep(intervalMs);
   }
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
 /** Jobs counted in one phase: `done` of `counted` (enqueued, or whose handler started), `errors` thrown by the engine. */

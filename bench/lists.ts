@@ -23,6 +23,7 @@ import { createPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { migrateDatabase, openPostgres } from '../src/db/client.ts';
 import { emailLookupOf } from '../src/modules/customers/sealing.ts';
+import { elapsedMs, percentile } from './stats.ts';
 
 const rows = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000);
 const requests = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -32,14 +33,6 @@ const batch = 20_000;
 const start = Date.parse('2024-01-01T00:00:00Z');
 /** Row n is created at start + n × 31 ms: the newest rows have the highest n. */
 const createdAt = (n: number) => start + n * 31;
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
-}
-
-function elapsed(since: bigint): number {
-  return Number(process.hrtime.bigint() - since) / 1e6;
-}
 
 /** Drops a table's secondary indexes and foreign keys, runs `load`, then rebuilds them as the migrations define them. */
 async function bulkLoad(client: pg.PoolClient, table: string, load: () => Promise<void>): Promise<void> {
@@ -182,7 +175,7 @@ async function main(): Promise<void> {
     } finally {
       client.release();
     }
-    console.log(`loaded ${rows.toLocaleString('en-US')} rows into each of 4 tables for one merchant in ${(elapsed(loadStarted) / 1000).toFixed(1)} s`);
+    console.log(`loaded ${rows.toLocaleString('en-US')} rows into each of 4 tables for one merchant in ${(elapsedMs(loadStarted) / 1000).toFixed(1)} s`);
 
     const app = await buildApp(platform);
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -196,7 +189,7 @@ async function main(): Promise<void> {
       const begun = process.hrtime.bigint();
       const response = await fetch(`${origin}${path}`, { headers: { authorization } });
       const body = (await response.json()) as { data: Record<string, unknown> & { hasMore: boolean } };
-      const ms = elapsed(begun);
+      const ms = elapsedMs(begun);
       if (response.status !== 200) {
         throw new Error(`GET ${path} answered ${response.status}: ${JSON.stringify(body)}`);
       }

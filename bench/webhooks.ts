@@ -33,6 +33,7 @@ import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform, type Platform } from '../src/platform.ts';
 import type { BenchOptions, BenchReport, ComparisonRow } from './harness.ts';
 import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
+import { percentile } from './stats.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const latencyRate = 200;
@@ -68,13 +69,6 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ti
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) {
-    return Number.NaN;
-  }
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
 /** CPU milliseconds (user + system) used so far by the PostgreSQL backends serving this database, by pid. */
