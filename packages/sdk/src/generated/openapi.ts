@@ -271,6 +271,17 @@ export interface PaymentPage {
   /** Minor units given back by refunds (every refund not FAILED, pending ones included); 0 until refunded. The page stays PAID. */
   refundedAmount: number;
   metadata: Record<string, string>;
+  /** Present when the page was created with one. */
+  description?: string;
+  /** Present when the page was created with them; their sum equals `amount`. */
+  lineItems?: Array<{
+    /** What the line is for (1–200 characters). */
+    name: string;
+    /** 1–10,000. */
+    quantity: number;
+    /** Price of one unit in minor units, 0–100,000,000. */
+    unitAmount: number;
+  }>;
   successReturnUrl?: string;
   failureReturnUrl?: string;
   subscription?: {
@@ -1038,6 +1049,17 @@ export interface Operations {
       expiresAt?: number;
       /** Up to 20 string pairs (keys 1–40 characters, values up to 500). */
       metadata?: Record<string, string>;
+      /** What is being paid for, shown to the customer on the page and in the receipt e-mail (1–500 characters). */
+      description?: string;
+      /** The itemised amount, shown on the page and in the receipt: 1–100 lines whose `quantity × unitAmount` sum to exactly `amount` (else 400 WRONG_PARAMETER naming `lineItems`). */
+      lineItems?: Array<{
+        /** What the line is for (1–200 characters). */
+        name: string;
+        /** 1–10,000. */
+        quantity: number;
+        /** Price of one unit in minor units, 0–100,000,000. */
+        unitAmount: number;
+      }>;
       /** Makes the payment the first period of a subscription; the card is saved for renewals. */
       subscription?: {
         productId: string;
