@@ -183,8 +183,8 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await page.getByRole('link', { name: 'See its delivery log' }).click();
     assert.match(page.url(), new RegExp(`/dashboard/sandbox/developers/events/${eventId}$`));
     const log = await page.locator('main').innerText();
-    assert.match(log, /TEST/);
-    assert.match(log, /SUCCEEDED[\s\S]*\/paysail[\s\S]*1 attempt[\s\S]*200/);
+    assert.match(log, /Test/);
+    assert.match(log, /Succeeded[\s\S]*\/paysail[\s\S]*1 attempt[\s\S]*200/);
     await check('webhook-test-event-log');
     // Later steps count only the deliveries of real events.
     receiver.reset();
@@ -212,7 +212,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await check('payout-detail');
     await page.getByRole('button', { name: 'Release payout' }).click();
     assert.match(await page.getByRole('status').first().innerText(), /The payout was released and is being processed/);
-    assert.match(await page.locator('h1').innerText(), /PROCESSING/);
+    assert.match(await page.locator('h1').innerText(), /Processing/);
     assert.equal(await page.getByRole('button', { name: 'Release payout' }).count(), 0);
     await check('payout-released');
     const after = await api<{ status: string }>('GET', `/v1/payout_pages/${created.id}`);
@@ -236,7 +236,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await page.getByRole('link', { name: 'e2e-order-expire' }).click();
     await page.getByRole('button', { name: 'Expire page' }).click();
     assert.match(await page.getByRole('status').first().innerText(), /The payment page was expired/);
-    assert.match(await page.locator('h1').innerText(), /EXPIRED/);
+    assert.match(await page.locator('h1').innerText(), /Expired/);
     await check('payment-page-expired');
     assert.equal((await api<{ status: string }>('GET', `/v1/payment_pages/${created.id}`)).status, 'EXPIRED');
   });
@@ -355,10 +355,10 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await context.drainJobs();
     await page.goto(`${base}/dashboard/sandbox`);
     await page.getByRole('link', { name: 'Disputes' }).click();
-    assert.match(await page.locator('main').innerText(), /e2e-order-disputed[\s\S]*42\.50 USD[\s\S]*Fraudulent[\s\S]*NEEDS_RESPONSE/);
+    assert.match(await page.locator('main').innerText(), /e2e-order-disputed[\s\S]*42\.50 USD[\s\S]*Fraudulent[\s\S]*Needs your response/);
     await check('disputes');
     await page.getByRole('link', { name: 'e2e-order-disputed' }).click();
-    assert.match(await page.locator('main').innerText(), /Disputes[\s\S]*NEEDS_RESPONSE/);
+    assert.match(await page.locator('main').innerText(), /Disputes[\s\S]*Needs your response/);
     await check('payment-page-disputed');
   });
 

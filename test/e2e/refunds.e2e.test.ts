@@ -76,7 +76,7 @@ describe('dashboard refunds in chromium', { timeout: 300_000, skip: onEmbeddedRu
       await check(page, `${device}-2-refund-pending`);
       await settleSandboxRefunds(context);
       await page.reload();
-      assert.match(await page.getByRole('region', { name: 'Refunds' }).innerText(), /SUCCEEDED\s+12\.50 EUR/);
+      assert.match(await page.getByRole('region', { name: 'Refunds' }).innerText(), /Succeeded\s+12\.50 EUR/);
       await check(page, `${device}-3-refund-succeeded`);
       await page.context().close();
     });

@@ -34,7 +34,7 @@ describe('dashboard: the disputes list and the disputes of a payment page', () =
     assert.equal(list.statusCode, 200);
     const text = textOf(list.body);
     assert.match(text, new RegExp(dispute.id));
-    assert.match(text, /NEEDS_RESPONSE/);
+    assert.match(text, /Needs your response/);
     assert.match(text, /Fraudulent/);
     assert.match(text, /31\.50/);
     assert.match(text, /order-disputed-1/);

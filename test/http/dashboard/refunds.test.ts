@@ -42,11 +42,11 @@ describe('dashboard: refund a paid payment page (amount, confirmation) and its r
     assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 1050);
     const shown = textOf((await client.get(String(made.headers.location))).body);
     assert.match(shown, /The refund was made/);
-    assert.match(shown, /Refund Status Amount Reason Made re_\S+ PENDING 10\.50 USD duplicate/);
+    assert.match(shown, /Refund Status Amount Reason Made re_\S+ Pending 10\.50 USD duplicate/);
     assert.match(shown, /Refunded 10\.50 USD/);
     assert.match((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body, /value="14.50"/, 'the form offers what is left');
     await settleSandboxRefunds(context);
-    assert.match(textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body), /re_\S+ SUCCEEDED 10\.50 USD duplicate/);
+    assert.match(textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body), /re_\S+ Succeeded 10\.50 USD duplicate/);
   });
 
   test('without the confirmation, with a bad amount or more than is left: an error notice and nothing written', async () => {
@@ -98,7 +98,7 @@ describe('dashboard: refund a paid payment page (amount, confirmation) and its r
     assert.equal(after.refundJobs, before.refundJobs + 1);
     assert.equal(after.refundLedger, before.refundLedger + 1, 'one debit');
     assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 400);
-    assert.equal(textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body).match(/re_\S+ PENDING 4\.00 USD/g)?.length, 1);
+    assert.equal(textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body).match(/re_\S+ Pending 4\.00 USD/g)?.length, 1);
 
     // The page rendered again carries a new key: a second refund is a new one.
     const again = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { ...form, refundKey: await refundKeyOf(page.id) });

@@ -85,8 +85,8 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
     const text = textOf(detail.body);
     assert.match(text, /Customer kyc-ada/);
     assert.match(text, /ada@example\.com/);
-    assert.match(text, /APPROVED/);
-    assert.match(text, /Identity verifications Status Provider Reason Submitted Decided APPROVED sandbox-kyc/);
+    assert.match(text, /Approved/);
+    assert.match(text, /Identity verifications Status Provider Reason Submitted Decided Approved sandbox-kyc/);
     assert.match(detail.body, /<time datetime="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z" data-local="">\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/time>/);
   });
 

@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
 import { withQuery } from '../paths.ts';
+import { statusInWords } from './status-words.ts';
 
 /** ISO time in `datetime`, UTC text inside; the layout's script rewrites it to the browser's time zone. */
 export function Time(props: { value: Date | null | undefined; fallback?: string }) {
@@ -49,8 +50,13 @@ const toneOf: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = {
   LOST: 'bad',
 };
 
-export function Badge(props: { value: string }) {
-  return <span class={`badge ${toneOf[props.value] ?? 'neutral'}`}>{props.value}</span>;
+/** A status in words, coloured by its tone; the code (as the API answers it) is in the tooltip. */
+export function Badge(props: { value: string; words?: string }) {
+  return (
+    <span class={`badge ${toneOf[props.value] ?? 'neutral'}`} title={`Status code: ${props.value}`} data-code={props.value}>
+      {props.words ?? statusInWords(props.value)}
+    </span>
+  );
 }
 
 export function CsrfField(props: { token: string }) {
@@ -197,5 +203,6 @@ export function SelectFilter(props: {
 
 /** The status filter of a list screen (`status`). */
 export function StatusFilter(props: { path: string; label: string; options: ReadonlyArray<string | FilterOption>; selected: string | undefined }) {
-  return <SelectFilter {...props} name="status" fieldLabel="Status" />;
+  const options = props.options.map((option) => (typeof option === 'string' ? { value: option, label: statusInWords(option) } : option));
+  return <SelectFilter {...props} options={options} name="status" fieldLabel="Status" />;
 }

@@ -3,6 +3,7 @@ import { modePath } from '../paths.ts';
 import type { DisputeRowView } from '../presenters/disputes.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import { Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 /** `PRODUCT_NOT_RECEIVED` → `Product not received`. */
@@ -97,7 +98,7 @@ export function DisputesPage(props: { frame: Frame; status: DisputeStatus | unde
       <StatusFilter path={path} label="Filter disputes" options={disputeStatuses} selected={props.status} />
       {result.items.length === 0 ? (
         props.status ? (
-          <EmptyState title={`No ${props.status} disputes.`}>
+          <EmptyState title={`No disputes with the status “${statusInWords(props.status)}”.`}>
             <p>
               <a href={path}>Show every status</a>.
             </p>

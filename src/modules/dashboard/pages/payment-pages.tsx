@@ -3,6 +3,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { DisputeRowView } from '../presenters/disputes.ts';
 import { DisputesTable } from './disputes.tsx';
@@ -17,7 +18,7 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
       <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} />
       {result.items.length === 0 ? (
         props.status ? (
-          <EmptyState title={`No ${props.status} payment pages.`}>
+          <EmptyState title={`No payment pages with the status “${statusInWords(props.status)}”.`}>
             <p>
               <a href={path}>Show every status</a>.
             </p>

@@ -3,6 +3,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
+import { payoutSubStatusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 const filterOptions: FilterOption[] = [
@@ -13,7 +14,10 @@ const filterOptions: FilterOption[] = [
 function StatusCell(props: { status: string; subStatus: string }) {
   return (
     <>
-      <Badge value={props.status} /> <span class="muted">{props.subStatus}</span>
+      <Badge value={props.status} />{' '}
+      <span class="muted" title={`Sub-status code: ${props.subStatus}`}>
+        {payoutSubStatusInWords(props.subStatus)}
+      </span>
     </>
   );
 }
@@ -204,7 +208,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
             <td>
               <Badge value={entry.toStatus} />
             </td>
-            <td>{entry.toSubStatus}</td>
+            <td title={`Sub-status code: ${entry.toSubStatus}`}>{payoutSubStatusInWords(entry.toSubStatus)}</td>
             <td>
               {entry.action}
               {entry.reason ? <span class="muted"> ({entry.reason})</span> : null}

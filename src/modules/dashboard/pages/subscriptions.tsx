@@ -4,6 +4,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 function every(interval: string, count: number): string {
@@ -20,7 +21,7 @@ export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionSta
       <StatusFilter path={path} label="Filter subscriptions" options={subscriptionStatuses} selected={props.status} />
       {result.items.length === 0 ? (
         props.status ? (
-          <EmptyState title={`No ${props.status} subscriptions.`}>
+          <EmptyState title={`No subscriptions with the status “${statusInWords(props.status)}”.`}>
             <p>
               <a href={path}>Show every status</a>.
             </p>
