@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { queryRows } from '../../../src/db/client.ts';
-import { customers, emails, idempotencyKeys, jobs, webhookDeliveryAttempts } from '../../../src/db/schema/index.ts';
+import { customers, emails, idempotencyKeys, jobs, kycVerifications, sandboxProviderRecords, webhookDeliveryAttempts } from '../../../src/db/schema/index.ts';
 import { keyRingStatus, reencryptAll } from '../../../src/platform.ts';
 import { enqueueEmail } from '../../../src/modules/email/enqueue.ts';
 import { renderEmail } from '../../../src/modules/email/templates.ts';
@@ -244,6 +244,15 @@ describe('retention purges exactly what is due (moved clock)', () => {
       const customer = await read(kept);
       assert.ok(customer.firstName && customer.dateOfBirth && customer.address, `${kept.referenceId} keeps its details (recent activity, or an open payout page)`);
     }
+    // The KYC provider is asked to delete its applicant of the purged customer only.
+    await context.drainJobs();
+    const verificationsOf = (customerId: string) => context.database.db.select().from(kycVerifications).where(eq(kycVerifications.customerId, customerId));
+    const purgedVerifications = await verificationsOf(inactive.id);
+    assert.ok(purgedVerifications.length > 0 && purgedVerifications.every((verification) => verification.providerApplicantId !== null && verification.applicantDeletedAt !== null), 'applicant deletion recorded');
+    for (const verification of purgedVerifications) {
+      assert.equal((await context.database.db.select().from(sandboxProviderRecords).where(eq(sandboxProviderRecords.reference, verification.providerApplicantId ?? ''))).length, 0, 'the provider no longer holds the applicant');
+    }
+    assert.ok((await verificationsOf(updatedLater.id)).every((verification) => verification.applicantDeletedAt === null), 'an active customer keeps its applicant');
     const [row] = await context.database.db.select({ purgedAt: customers.kycDetailsPurgedAt }).from(customers).where(eq(customers.id, inactive.id));
     assert.equal(row?.purgedAt?.getTime(), lastActivity + 30 * day + 1);
     assert.equal(await purgedIn('kycDetails'), 0, 'a second run finds nothing');
