@@ -84,6 +84,8 @@ try {
   await call('POST', `/admin/v1/merchants/${merchantId}/api_keys/${String((second.apiKeyRecord as Json | undefined)?.id ?? second.id)}/revoke`, { admin: true });
   await call('GET', `/admin/v1/merchants/${merchantId}/pii_keys`, { admin: true });
   await call('POST', `/admin/v1/merchants/${merchantId}/pii_keys/rotate`, { admin: true });
+  await call('POST', '/admin/v1/retention', { admin: true, body: { emailBodiesDays: 14, idempotencyRecordsHours: 48 } });
+  await call('GET', '/admin/v1/retention', { admin: true });
   await call('POST', `/admin/v1/merchants/${merchantId}/balance/credit`, { admin: true, body: { amount: 500_000, currency: 'USD' } });
   await call('GET', `/admin/v1/merchants/${merchantId}/balance`, { admin: true });
 

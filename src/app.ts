@@ -30,6 +30,7 @@ import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { webhookEventsDocument } from './modules/webhooks/document.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
+import { registerRetentionAdminRoutes } from './modules/retention/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
 import { registerRefundRoutes } from './modules/refunds/index.ts';
 import { registerFraudImportAdminRoutes, registerFraudReportRoutes } from './modules/fraud-reports/routes.ts';
@@ -208,6 +209,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       registerPayoutAdminRoutes(admin, { payoutPages: services.payoutPages, now: () => platform.clock.now() });
       registerAdminEmailRoutes(admin, services.email);
       registerFraudImportAdminRoutes(admin, services.fraudReports);
+      registerRetentionAdminRoutes(admin, services.retention);
     },
     { prefix: '/admin/v1' },
   );

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { and, inArray, lt } from 'drizzle-orm';
 import type { Config } from './config/index.ts';
 import type { Database } from './db/client.ts';
-import { idempotencyKeys, jobs } from './db/schema/index.ts';
+import { jobs } from './db/schema/index.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import { JobRegistry, Worker, systemClock, type Clock } from './jobs/worker.ts';
 import { enqueueJob } from './jobs/queue.ts';
@@ -16,12 +16,13 @@ import { createKycService, type KycService } from './modules/kyc/service.ts';
 import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { createOnfido } from './modules/kyc/onfido/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
-import { idempotencyWindowMs, reencryptStoredResponses } from './http/idempotency.ts';
+import { reencryptStoredResponses } from './http/idempotency.ts';
 import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
 import { createEmailService, type EmailService } from './modules/email/service.ts';
+import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/service.ts';
 import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
 import { createProcessorsByMode, type ProcessorsByMode } from './modules/card-processor/by-mode.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
@@ -77,6 +78,8 @@ export interface Services {
   entitlements: EntitlementsService;
   ledger: LedgerService;
   payoutPages: PayoutPagesService;
+  /** Retention settings and the purge of what is past its time (KYC details, e-mail bodies, webhook logs, idempotency records). */
+  retention: RetentionService;
 }
 
 export interface Platform {
@@ -270,12 +273,15 @@ export async function createPlatform(options: { config: Config; database: Databa
     registry.register(job);
   }
 
+  const retention = createRetentionService({ database, clock, keyRing, defaults: config.retention });
+  registry.register(retention.job());
+
+  // Idempotency records leave through retention (RETENTION_IDEMPOTENCY_HOURS), not here.
   registry.register<Record<string, never>>({
     queue: maintenanceQueue,
     maxAttempts: 3,
     handle: async (_payload, context) => {
       const now = clock.now();
-      await database.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - idempotencyWindowMs)));
       await database.db.delete(jobs).where(and(inArray(jobs.status, ['succeeded']), lt(jobs.finishedAt, new Date(now.getTime() - finishedJobRetentionMs))));
       await context.transaction(async (tx) => {
         const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
@@ -312,7 +318,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages },
+    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention },
     adminKey,
     rateLimiter,
     providerChecks,
@@ -333,6 +339,7 @@ export async function scheduleMaintenance(platform: Platform): Promise<void> {
     const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
     await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
     await scheduleEventRetention(tx, now);
+    await scheduleRetention(tx, now);
     await platform.services.payoutPages.scheduleReconcile(tx, now);
   });
 }

@@ -14,6 +14,7 @@ import { merchantCommands } from './merchants.ts';
 import { defaultDeps, type CliDeps } from './platform.ts';
 import { providerCommands } from './providers.ts';
 import { payoutCommands } from './payouts.ts';
+import { retentionCommands } from './retention.ts';
 import { serverCommands } from './server.ts';
 
 export const commands: readonly Command[] = [
@@ -27,6 +28,7 @@ export const commands: readonly Command[] = [
   ...listenCommands,
   ...providerCommands,
   ...payoutCommands,
+  ...retentionCommands,
 ];
 
 const exitCodeHelp = ['Exit codes:', '  0  success', '  1  the command failed (message on stderr)', '  2  usage error: unknown command or option, missing or bad argument'];

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { onfidoConfigDocumentation, readOnfidoSettings, type OnfidoSettings } from './onfido.ts';
 import { circleConfigDocumentation, readCircle, readCircleTest, type CircleConfig } from './circle.ts';
 import { increaseConfigDocumentation, readIncrease, readIncreaseSandbox, type IncreaseConfig } from './increase.ts';
+import { readRetentionDefaults, retentionConfigDocumentation, type RetentionDefaults } from './retention.ts';
 
 /**
  * Every environment variable Paysail reads, with its default and meaning. This is the only place
@@ -50,6 +51,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly jobPollIntervalMs: number;
   readonly workerConcurrency: number;
+  /** How long each kind of personal data and log is kept, unless the operator overrides it (src/config/retention.ts). */
+  readonly retention: RetentionDefaults;
   /** Onfido (KYC) credentials, live and test; see src/config/onfido.ts. */
   readonly onfido: OnfidoSettings;
   /** Live card payments through Stripe (`STRIPE_*`); undefined when not configured. */
@@ -310,6 +313,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     jobPollIntervalMs: readInteger(env, 'JOB_POLL_INTERVAL_MS', 500, 10, 60_000),
     workerConcurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    retention: readRetentionDefaults(env, readInteger),
     onfido: readOnfidoSettings(env, (variable, message) => {
       throw new ConfigError(variable, message);
     }),
@@ -353,6 +357,7 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'JOB_POLL_INTERVAL_MS', fallback: '500', meaning: 'Worker poll interval (LISTEN/NOTIFY wakes it sooner).' },
   { name: 'WORKER_CONCURRENCY', fallback: '4', meaning: 'Jobs run at once per worker process.' },
   { name: 'NODE_ENV', fallback: 'development', meaning: '`production` tightens defaults.' },
+  ...retentionConfigDocumentation,
   ...onfidoConfigDocumentation,
   { name: 'STRIPE_SECRET_KEY', fallback: '(unset)', meaning: 'Live Stripe secret or restricted key (`sk_live_…`/`rk_live_…`); with the next two, enables live card payments through Stripe.' },
   { name: 'STRIPE_PUBLISHABLE_KEY', fallback: '(unset)', meaning: 'Live Stripe publishable key (`pk_live_…`), used by the hosted checkout in the browser.' },

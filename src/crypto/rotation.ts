@@ -166,7 +166,8 @@ export interface SealedValueStatus {
 }
 
 /**
- * Counts stored values per sealed column and key id. Read-only; reads every sealed column once.
+ * Counts stored values per sealed column and key id. Read-only; reads every sealed column once. An
+ * empty value (erased, or emptied by retention) holds nothing and is not counted.
  * Identifiers come from `sealedColumns` above (constants), never from input.
  */
 export async function sealedValueStatus(database: Database, keyRing: KeyRing): Promise<SealedValueStatus> {
@@ -178,7 +179,7 @@ export async function sealedValueStatus(database: Database, keyRing: KeyRing): P
     const rows = await queryRows<{ key_id: string; count: string | number }>(
       database.db,
       sql`select case when ${value} ~ ${pattern} then split_part(${value}, '.', 2) else ${plaintextKeyId} end as key_id, count(*) as count
-          from ${from} where ${value} is not null group by 1 order by 1`,
+          from ${from} where ${value} is not null and ${value} <> '' group by 1 order by 1`,
     );
     for (const row of rows) {
       counts.push({ table, column, keyId: row.key_id, count: Number(row.count) });

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
@@ -43,6 +44,12 @@ export const customers = pgTable(
     updatedAt: timestamptz('updated_at').notNull(),
     /** Set when the customer was erased (`POST /v1/customers/:id/erase`): `pii` is then empty and stays so. */
     erasedAt: timestamptz('erased_at'),
+    /**
+     * Set when retention removed the identity fields (names, date of birth, phone, address) from
+     * `pii` after the customer's last activity (RETENTION_KYC_DETAILS_DAYS, src/modules/kyc/retention.ts);
+     * the e-mail stays. A later write of the record moves `updated_at` past it.
+     */
+    kycDetailsPurgedAt: timestamptz('kyc_details_purged_at'),
   },
   (table) => [
     uniqueIndex('customers_reference_unique').on(table.merchantId, table.livemode, table.referenceId),
@@ -51,6 +58,7 @@ export const customers = pgTable(
     index('customers_merchant_all_created').on(table.merchantId, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     index('customers_merchant_kyc_created').on(table.merchantId, table.kycStatus, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
     index('customers_merchant_email_created').on(table.merchantId, table.emailLookup, table.createdAt.desc().nullsFirst(), table.id.desc().nullsFirst()),
+    index('customers_kyc_retention').on(table.updatedAt).where(sql`erased_at is null`),
   ],
 );
 

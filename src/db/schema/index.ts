@@ -9,3 +9,4 @@ export * from './subscriptions.ts';
 export * from './webhooks.ts';
 export * from './disputes.ts';
 export * from './refunds.ts';
+export * from './retention.ts';

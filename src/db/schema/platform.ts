@@ -124,6 +124,15 @@ export const emails = pgTable(
     lastError: text('last_error'),
     createdAt: timestamptz('created_at').notNull(),
     sentAt: timestamptz('sent_at'),
+    /**
+     * Set when retention emptied the recipient, subject and bodies (RETENTION_EMAIL_BODIES_DAYS after
+     * `created_at`); the row stays as the record that the e-mail was sent.
+     */
+    contentPurgedAt: timestamptz('content_purged_at'),
   },
-  (table) => [index('emails_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id), index('emails_related').on(table.relatedId)],
+  (table) => [
+    index('emails_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id),
+    index('emails_related').on(table.relatedId),
+    index('emails_content_retention').on(table.createdAt).where(sql`content_purged_at is null`),
+  ],
 );

@@ -94,5 +94,5 @@ export const webhookDeliveryAttempts = pgTable(
     error: text('error'),
     attemptedAt: timestamptz('attempted_at').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.deliveryId, table.number] })],
+  (table) => [primaryKey({ columns: [table.deliveryId, table.number] }), index('webhook_delivery_attempts_attempted_at').on(table.attemptedAt)],
 );

@@ -139,6 +139,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       createdAt: now,
       updatedAt: now,
       erasedAt: null,
+      kycDetailsPurgedAt: null,
     };
     const plan = deps.kyc().planStart(row, input.fields as KycData, now);
     if (plan) {

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, type SQL } from 'drizzle-orm';
 import { createRequire } from 'node:module';
 import type * as Nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
@@ -170,12 +170,13 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
     async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
       return resealInBatches({
         ...options,
-        count: async () => (await database.db.select({ total: count() }).from(emails))[0]?.total ?? 0,
+        // An e-mail whose content retention purged holds nothing to seal.
+        count: async () => (await database.db.select({ total: count() }).from(emails).where(isNull(emails.contentPurgedAt)))[0]?.total ?? 0,
         readBatch: (after: string | undefined, limit) =>
           database.db
             .select({ id: emails.id, merchantId: emails.merchantId, toCiphertext: emails.toCiphertext, subject: emails.subject, text: emails.text, html: emails.html })
             .from(emails)
-            .where(after === undefined ? undefined : gt(emails.id, after))
+            .where(and(isNull(emails.contentPurgedAt), after === undefined ? undefined : gt(emails.id, after)))
             .orderBy(asc(emails.id))
             .limit(limit),
         cursorOf: (row) => row.id,

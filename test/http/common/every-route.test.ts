@@ -101,6 +101,8 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'GET /v1/refunds/{refundId}',
     'GET /admin/v1/reconciliation/payouts',
     'GET /admin/v1/payouts/awaiting-funding',
+    'GET /admin/v1/retention',
+    'POST /admin/v1/retention',
     'GET /healthz',
     'GET /readyz',
   ]) {
