@@ -44,7 +44,7 @@ type RequestBodyOf<K extends OperationKey> = NonNullable<OperationOf<K>['request
 type BodyOf<K extends OperationKey> = [RequestBodyOf<K>] extends [never]
   ? undefined
   : RequestBodyOf<K> extends { content: { 'application/json': infer B } }
-    ? B
+    ? NonNullable<B> // an optional body's schema says "or nothing" with a null branch; the client omits the body instead
     : undefined;
 type SuccessBody<K extends OperationKey> = OperationOf<K>['responses'] extends { 200: { content: { 'application/json': infer R } } } ? R : never;
 type ResultOf<K extends OperationKey> = SuccessBody<K> extends { status: 'SUCCEEDED'; data: infer D } ? D : SuccessBody<K>;

@@ -246,4 +246,8 @@ export function rejectedByTheTypes(client: Paysail): void {
   void client.request('GET /v1/payouts', {});
   // @ts-expect-error path parameters are required
   void client.request('GET /v1/customers/{customerId}', {});
+  // @ts-expect-error an optional body is omitted, not null
+  void client.request('POST /v1/events/{eventId}/redeliver', { pathParams: { eventId: 'evt_1' }, body: null });
+  // @ts-expect-error a GET takes no body
+  void client.request('GET /v1/balance', { body: {} });
 }
