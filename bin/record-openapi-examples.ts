@@ -136,7 +136,7 @@ try {
 
   // Payment pages, refunds, fraud reports, disputes.
   const pageBody = (reference: string, extra: Json = {}) => ({ amount: 2_500, currency: 'USD', clientReferenceId: reference, customer: { referenceId: 'user-42', email: 'ada@example.com' }, ...extra });
-  const page = await call('POST', `/v1/payment_pages?${sandbox}`, { apiKey, body: pageBody('order-1001', { metadata: { cart: 'c_81' } }) });
+  const page = await call('POST', `/v1/payment_pages?${sandbox}`, { apiKey, body: pageBody('order-1001', { metadata: { cart: 'c_81' }, description: 'Order 1001: tea and a mug', lineItems: [{ name: 'Darjeeling tea, 250 g', quantity: 2, unitAmount: 900 }, { name: 'Stoneware mug', quantity: 1, unitAmount: 700 }] }) });
   const paid = await call('POST', `/v1/test_helpers/payment_pages/${String(page.id)}/pay?${sandbox}`, { apiKey, body: card('4242424242424242') });
   await call('GET', `/v1/payment_pages/${String(page.id)}?${sandbox}`, { apiKey });
   await call('GET', `/v1/payment_pages?${sandbox}&limit=2`, { apiKey });

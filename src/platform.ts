@@ -232,6 +232,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   registry.register(paymentCredits.job());
   const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
   registry.register(refunds.processJob());
+  refunds.onSucceeded((tx, refund, now) => paymentPages.sendRefundNotice(tx, refund, now));
   if (stripeAccounts.length > 0) {
     providerChecks.push(...stripeAccounts.map((account) => stripeProviderCheck(account.stripe, account.environment)));
     const routes = [

@@ -21,6 +21,8 @@ export interface PageBody {
   subscriptionId?: string;
   payinDetails?: { amount: number; currency: string; type: string; scheme: string; last4: string; cardType: string; bin: string; issuer: string };
   metadata: Record<string, string>;
+  description?: string;
+  lineItems?: Array<{ name: string; quantity: number; unitAmount: number }>;
   successReturnUrl?: string;
   failureReturnUrl?: string;
 }

@@ -17,6 +17,13 @@ export interface PaymentPageSubscription {
   intervalCount: number;
 }
 
+/** One line of a payment page's itemised amount (minor units). */
+export interface PaymentPageLineItem {
+  name: string;
+  quantity: number;
+  unitAmount: number;
+}
+
 /**
  * Hosted payment pages (docs/API.md §9). `attempt_payment_id` is the claim a card payment takes on a
  * CREATED page before it calls the processor: while it is set, nothing else (expire, the expiry job,
@@ -43,6 +50,10 @@ export const paymentPages = pgTable(
     failureReturnUrl: text('failure_return_url'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     subscription: jsonb('subscription').$type<PaymentPageSubscription>(),
+    /** What is being paid for, as the merchant wrote it (shown on the page and in the receipt). */
+    description: text('description'),
+    /** The itemised amount (their sum equals `amount`); null when the merchant gave none. */
+    lineItems: jsonb('line_items').$type<PaymentPageLineItem[]>(),
     expiresAt: timestamptz('expires_at').notNull(),
     /** The in-flight payment attempt holding the page (see above); null when none. */
     attemptPaymentId: text('attempt_payment_id'),

@@ -21,3 +21,10 @@ test('every value is HTML-escaped; subjects stay on one line; links must be http
   assert.throws(() => renderEmail({ subject: 's', paragraphs: [], action: { label: 'x', url: 'javascript:alert(1)' } }), /http or https/);
   assert.equal(escapeHtml(`&<>"'`), '&amp;&lt;&gt;&quot;&#39;');
 });
+
+test('rows render as label–value lines in text and as an escaped table in HTML', () => {
+  const email = renderEmail({ subject: 'Receipt', paragraphs: ['Thanks.'], rows: [['2 × <Tea>', '$4.00'], ['Total', '$4.00']] });
+  assert.match(email.text, /Thanks\.\n\n2 × <Tea>: \$4\.00\nTotal: \$4\.00\n/);
+  assert.match(email.html, /<td[^>]*>2 × &lt;Tea&gt;<\/td><td align="right"[^>]*>\$4\.00<\/td>/);
+  assert.ok(!renderEmail({ subject: 's', paragraphs: ['p'] }).html.includes('<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="margin:0 0 16px'), 'no rows, no table');
+});

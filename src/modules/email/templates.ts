@@ -17,6 +17,8 @@ export interface EmailLayout {
   title?: string;
   paragraphs: readonly string[];
   action?: { label: string; url: string };
+  /** Label–value rows after the paragraphs (a receipt's lines and details); values right-aligned in HTML. */
+  rows?: ReadonlyArray<readonly [label: string, value: string]>;
   /** A small closing line; defaults to the standard one. */
   footer?: string;
 }
@@ -59,9 +61,20 @@ export function renderEmail(layout: EmailLayout): RenderedEmail {
   const footer = layout.footer ?? defaultFooter;
   const action = layout.action ? { label: layout.action.label, url: safeUrl(layout.action.url) } : undefined;
 
-  const text = [title, '', ...layout.paragraphs.flatMap((paragraph) => [paragraph, '']), ...(action ? [`${action.label}: ${action.url}`, ''] : []), '--', footer, ''].join('\n');
+  const rows = layout.rows ?? [];
+  const textRows = rows.length > 0 ? [...rows.map(([label, value]) => `${label}: ${value}`), ''] : [];
+  const text = [title, '', ...layout.paragraphs.flatMap((paragraph) => [paragraph, '']), ...textRows, ...(action ? [`${action.label}: ${action.url}`, ''] : []), '--', footer, ''].join('\n');
 
   const paragraphs = layout.paragraphs.map((paragraph) => `<p style="margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937">${escapeHtml(paragraph)}</p>`).join('\n');
+  const table =
+    rows.length > 0
+      ? `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="margin:0 0 16px;border-top:1px solid #e5e7eb">\n${rows
+          .map(
+            ([label, value]) =>
+              `<tr><td style="padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563">${escapeHtml(label)}</td><td align="right" style="padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827">${escapeHtml(value)}</td></tr>`,
+          )
+          .join('\n')}\n</table>`
+      : '';
   const button = action
     ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="display:inline-block;padding:10px 18px;border-radius:6px;background:#0f5cc0;color:#ffffff;text-decoration:none;font-weight:600">${escapeHtml(action.label)}</a></p>`
     : '';
@@ -74,6 +87,7 @@ export function renderEmail(layout: EmailLayout): RenderedEmail {
 <tr><td>
 <h1 style="margin:0 0 20px;font-size:20px;color:#111827">${escapeHtml(title)}</h1>
 ${paragraphs}
+${table}
 ${button}
 <p style="margin:24px 0 0;font-size:12px;color:#6b7280">${escapeHtml(footer)}</p>
 </td></tr></table>

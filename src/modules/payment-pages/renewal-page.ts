@@ -7,7 +7,7 @@ import { sealFields } from '../../crypto/pii.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import { enqueueEmail } from '../email/enqueue.ts';
 import type { CustomersService } from '../customers/service.ts';
-import { renewalPageEmail } from './renewal-email.ts';
+import { renewalPageEmail } from './emails.ts';
 import { customerEmailOf, emailLocation } from './view.ts';
 
 /**
@@ -47,6 +47,7 @@ export async function openRenewalPage(
     metadata: { subscriptionId: input.subscriptionId },
     // The subscription's terms: the card is saved for the next renewals.
     subscription: original.subscription,
+    description: original.description,
     expiresAt: input.expiresAt,
     createdAt: now,
     updatedAt: now,

@@ -9,6 +9,17 @@ export const maxAmount = 100_000_000;
 import { maxMetadataEntries, metadataKey } from '../../http/request-rules.ts';
 import { PayinDetails } from '../payments/schemas.ts';
 
+export const maxLineItems = 100;
+
+const LineItem = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, description: 'What the line is for (1–200 characters).' }),
+    quantity: Type.Integer({ minimum: 1, maximum: 10_000, description: '1–10,000.' }),
+    unitAmount: Type.Integer({ minimum: 0, maximum: maxAmount, description: 'Price of one unit in minor units, 0–100,000,000.' }),
+  },
+  { additionalProperties: false },
+);
+
 const Url = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
 
 export const PaymentPageCreateBody = Type.Object(
@@ -31,6 +42,14 @@ export const PaymentPageCreateBody = Type.Object(
         maxProperties: maxMetadataEntries,
         propertyNames: metadataKey,
         description: 'Up to 20 string pairs (keys 1–40 characters, values up to 500).',
+      }),
+    ),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'What is being paid for, shown to the customer on the page and in the receipt e-mail (1–500 characters).' })),
+    lineItems: Type.Optional(
+      Type.Array(LineItem, {
+        minItems: 1,
+        maxItems: maxLineItems,
+        description: 'The itemised amount, shown on the page and in the receipt: 1–100 lines whose `quantity × unitAmount` sum to exactly `amount` (else 400 WRONG_PARAMETER naming `lineItems`).',
       }),
     ),
     subscription: Type.Optional(
@@ -69,6 +88,8 @@ export const PaymentPage = Type.Object(
     payinDetails: Type.Optional(PayinDetails),
     refundedAmount: Type.Integer({ description: 'Minor units given back by refunds (every refund not FAILED, pending ones included); 0 until refunded. The page stays PAID.' }),
     metadata: Type.Record(Type.String(), Type.String()),
+    description: Type.Optional(Type.String({ description: 'Present when the page was created with one.' })),
+    lineItems: Type.Optional(Type.Array(LineItem, { description: 'Present when the page was created with them; their sum equals `amount`.' })),
     successReturnUrl: Type.Optional(Type.String()),
     failureReturnUrl: Type.Optional(Type.String()),
     subscription: Type.Optional(

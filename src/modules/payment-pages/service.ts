@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { customers, paymentPages, payments as paymentRecords, type PaymentPageSubscription } from '../../db/schema/index.ts';
+import { customers, paymentPages, payments as paymentRecords, type PaymentPageLineItem, type PaymentPageSubscription } from '../../db/schema/index.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { withoutCommitGuard } from '../../db/commit-guard.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -19,6 +19,7 @@ import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { createCheckoutSessions } from './checkout.ts';
+import { createCustomerEmails } from './customer-emails.ts';
 import { createPaymentPageList } from './list.ts';
 import { openRenewalPage, renewalPageStatus } from './renewal-page.ts';
 import { customerEmailOf, emailLocation, pageResponse, reencryptPageEmails, type PageView, type PaymentPageRow } from './view.ts';
@@ -39,6 +40,19 @@ const expireWaitMs = 5_000;
 const expireRetryAfterBusyMs = 5_000;
 
 
+
+/** The line items as stored, or null; their `quantity × unitAmount` must sum to exactly `amount` (docs/API.md §9). */
+function validateLineItems(amount: number, items: PaymentPageCreateInput['lineItems']): PaymentPageLineItem[] | null {
+  if (items === undefined) {
+    return null;
+  }
+  // Each product is at most 10,000 × 100,000,000 and there are at most 100: the sum stays exact.
+  const total = items.reduce((sum, item) => sum + item.quantity * item.unitAmount, 0);
+  if (total !== amount) {
+    throw wrongParameter('lineItems', `must add up to amount (${amount}): the lines' quantity × unitAmount add up to ${total}`);
+  }
+  return items.map((item) => ({ name: item.name, quantity: item.quantity, unitAmount: item.unitAmount }));
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -68,7 +82,9 @@ export function createPaymentPagesService(deps: {
   payments: PaymentsService;
 }) {
   const { database, clock, keyRing, publicUrl, customers: customersService, payments } = deps;
-  const paidHooks: PaymentPaidHook[] = [];
+  const customerEmails = createCustomerEmails({ keyRing, customers: customersService });
+  // The receipt is queued with the page's PAID transition, before the other modules' hooks.
+  const paidHooks: PaymentPaidHook[] = [(tx, paid, now) => customerEmails.sendReceipt(tx, paid, now)];
 
   function pageScope(merchantId: string | undefined, livemode: boolean | undefined, pageId: string): SQL {
     const conditions: SQL[] = [eq(paymentPages.id, pageId)];
@@ -188,7 +204,7 @@ export function createPaymentPagesService(deps: {
     return claimed;
   }
 
-  async function createPageOnce(merchant: Merchant, livemode: boolean, input: PaymentPageCreateInput, values: { email: string; successReturnUrl: string | null; failureReturnUrl: string | null; expiresAt: Date; metadata: Record<string, string>; subscription: PaymentPageSubscription | null }, now: Date): Promise<PageView> {
+  async function createPageOnce(merchant: Merchant, livemode: boolean, input: PaymentPageCreateInput, values: { email: string; successReturnUrl: string | null; failureReturnUrl: string | null; expiresAt: Date; metadata: Record<string, string>; subscription: PaymentPageSubscription | null; description: string | null; lineItems: PaymentPageLineItem[] | null }, now: Date): Promise<PageView> {
     return database.transaction(async (tx) => {
       const customer = await customersService.findOrCreateByReference(tx, merchant.id, livemode, { referenceId: input.customer.referenceId, email: values.email }, now);
       const id = newId('paymentPage', now.getTime());
@@ -210,6 +226,8 @@ export function createPaymentPagesService(deps: {
             failureReturnUrl: values.failureReturnUrl,
             metadata: values.metadata,
             subscription: values.subscription,
+            description: values.description,
+            lineItems: values.lineItems,
             expiresAt: values.expiresAt,
             createdAt: now,
             updatedAt: now,
@@ -237,6 +255,9 @@ export function createPaymentPagesService(deps: {
 
     toResponse,
 
+    /** Queues the customer's refund notice in the transaction that settles a refund as SUCCEEDED. */
+    sendRefundNotice: customerEmails.sendRefundNotice,
+
     async createPage(merchant: Merchant, livemode: boolean, input: PaymentPageCreateInput): Promise<PaymentPageResponse> {
       const now = clock.now();
       const email = normalizeEmail('customer.email', input.customer.email);
@@ -256,7 +277,8 @@ export function createPaymentPagesService(deps: {
       const subscription: PaymentPageSubscription | null = input.subscription
         ? { productId: input.subscription.productId, interval: input.subscription.interval, intervalCount: input.subscription.intervalCount ?? 1 }
         : null;
-      const values = { email, successReturnUrl, failureReturnUrl, expiresAt, metadata, subscription };
+      const lineItems = validateLineItems(input.amount, input.lineItems);
+      const values = { email, successReturnUrl, failureReturnUrl, expiresAt, metadata, subscription, description: input.description ?? null, lineItems };
       let view: PageView;
       try {
         view = await createPageOnce(merchant, livemode, input, values, now);

@@ -59,6 +59,12 @@ export function pageResponse(keyRing: KeyRing, publicUrl: string, view: PageView
   if (payment && payment.status === 'SUCCEEDED') {
     response.payinDetails = payinDetailsOf(payment);
   }
+  if (page.description !== null) {
+    response.description = page.description;
+  }
+  if (page.lineItems !== null) {
+    response.lineItems = page.lineItems;
+  }
   if (page.successReturnUrl) {
     response.successReturnUrl = page.successReturnUrl;
   }

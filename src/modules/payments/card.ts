@@ -40,6 +40,23 @@ export function validateCard(input: CardPaymentInput, now: Date): ValidatedCard 
   return { number, expMonth: input.expMonth, expYear: input.expYear, cvc: input.cvc, cardholderName };
 }
 
+/** How a card scheme is named to a customer (pages, receipts). */
+export const cardSchemeNames: Readonly<Record<string, string>> = {
+  VISA: 'Visa',
+  MASTERCARD: 'Mastercard',
+  AMEX: 'American Express',
+  DISCOVER: 'Discover',
+  JCB: 'JCB',
+  DINERS: 'Diners Club',
+  UNIONPAY: 'UnionPay',
+  UNKNOWN: 'Card',
+};
+
+/** `Visa ending in 4242`. */
+export function cardLabel(payment: Pick<PaymentRow, 'scheme' | 'last4'>): string {
+  return `${cardSchemeNames[payment.scheme ?? 'UNKNOWN'] ?? 'Card'} ending in ${payment.last4}`;
+}
+
 /** The card description a successful payment shows (`payinDetails`). */
 export function payinDetailsOf(payment: PaymentRow): PayinDetailsResponse {
   return {

@@ -18,6 +18,9 @@ import type { RefundCreateInput, RefundListInput, RefundListView, RefundView } f
 /** How long a refund still PENDING at a live processor waits before it is looked up again (its webhook usually comes first). */
 const livePollIntervalMs = 15 * 60_000;
 
+/** Runs inside the transaction that settles a refund as SUCCEEDED: what it writes commits with it. */
+export type RefundSucceededHook = (tx: Executor, refund: RefundRow, now: Date) => Promise<void>;
+
 export interface RefundsDeps {
   database: Database;
   clock: Clock;
@@ -40,6 +43,7 @@ export interface RefundsDeps {
 export function createRefundsService(deps: RefundsDeps) {
   const { database, clock, keyRing, ledger, payments } = deps;
   const cursorCodecs = new Map<string, CursorCodec>();
+  const succeededHooks: RefundSucceededHook[] = [];
   // A NOTIFY inside every refund's transaction would hold PostgreSQL's database-wide notify lock
   // through each commit and its WAL flush, serialising the commits of all merchants' refunds: the
   // workers are woken after the commit instead (coalesced; a lost wake-up leaves the job to the poll).
@@ -98,6 +102,11 @@ export function createRefundsService(deps: RefundsDeps) {
         now,
       );
     }
+    if (finished.status === 'SUCCEEDED') {
+      for (const hook of succeededHooks) {
+        await hook(tx, finished, now);
+      }
+    }
     await recordEvent(tx, now, {
       merchantId: finished.merchantId,
       livemode: finished.livemode,
@@ -147,6 +156,11 @@ export function createRefundsService(deps: RefundsDeps) {
   }
 
   return {
+    /** Registers a hook run inside the transaction that settles a refund as SUCCEEDED (the customer's refund notice). */
+    onSucceeded(hook: RefundSucceededHook): void {
+      succeededHooks.push(hook);
+    },
+
     /**
      * `POST /v1/refunds`: the PENDING refund, its amount taken and the balance debited in one
      * transaction. `requestKey` (the dashboard form's one-time key): the refund that key made

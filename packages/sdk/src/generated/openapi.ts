@@ -1610,6 +1610,17 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description Present when the page was created with one. */
+            description?: string;
+            /** @description Present when the page was created with them; their sum equals `amount`. */
+            lineItems?: {
+                /** @description What the line is for (1–200 characters). */
+                name: string;
+                /** @description 1–10,000. */
+                quantity: number;
+                /** @description Price of one unit in minor units, 0–100,000,000. */
+                unitAmount: number;
+            }[];
             successReturnUrl?: string;
             failureReturnUrl?: string;
             subscription?: {
@@ -2044,51 +2055,51 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *             "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795568952007,
-                     *             "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *             "signupAt": 1795577175319,
+                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795655352007,
-                     *             "updatedAt": 1795655357007,
+                     *             "createdAt": 1795663575319,
+                     *             "updatedAt": 1795663580319,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..WM_VGXauC4RAo80D.6i5Z.IgxrIb7OumeUmqFyraqCyA",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..GV-YJT3IC_tzyPHY.ksN7egn8Ifg.xE8jHozqgJiXvti10Vf6MA",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..1kaIUgoKz8Qdr3_F.ZFKcx4slQGXrsw.Sg-OMgxFgryDSKRx1hGR5g",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..qwsB9iBhSK4ooJ9Y.gZtzxLQgKeEGMUMh.aNvBeSid5vyf-ovWNM6BqQ",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..lXJiFLvw-nQHlR5_.AlSo.X1kQ6aZxgH7XN2z6sJGMSw",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..hQOJW_ezZDSeVeC0.JLTNQa5RO80.A5o4UUow2APrC78CMtsBtA",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..E5Yin7X6K7Kk0gZ3.YU_zeV4nggUCgw.KG4dJAI_k6iV_iZ5C9VM8g",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..GN_vyqdZMq-kSqJM.57MaoXdDEy1Gn2HH.H4iKedHTuZNaCcqwWZQDrQ",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..8ZwnniB-pRBvGadS.XWoobSJT_6h1XVA._dBUIZuRQgqGayK8fNPdEw",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..0ZAQ9OD4iBd8GMaV.GRu1MMP-ZrDu6h7oWg.Y65URJvwgxqb6zcJSsjikw",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..d1mAIuyy7OQ6lN-B.KNE.5LhDAa_rwn0-w4WpbRNWVw",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..LBUlSwEbpZWVFBMm.xnESt4U.geHa8jSvy7LnhjUWkQVnxg",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..AI_w_dI3hgGDhqCK.avo.Iw_WqYpl7BBPMncC4M-33A"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..udtNgKriZXeh5vcX.nfW9oISNKcOXBWU.hjCGlS6FvARvOrfN14v9HA",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..VzjoFTHl2g677lzi.BnFUF5-EL33Yhgw63g.EScGyzuR2ZqokAuNtP0l4g",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..L8IUABGd11pHps2G.zpo.zKaRZlrFAm2pfI217f3bhQ",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..u0BBGLPIVkJbZb-J.BhRvCy0.RAOj3afqf_aA0wMzcm5vzQ",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..oK7TZEgPTgg9UGqb.L-A.uBmMHlHXVzoHW4jQUZOCnw"
                      *             }
                      *           },
                      *           {
-                     *             "id": "cus_06h1ashyrw2327ngpr817g4y27psepa7jt10",
+                     *             "id": "cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw",
                      *             "referenceId": "user-43",
-                     *             "signupAt": 1795568952007,
-                     *             "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *             "signupAt": 1795577175319,
+                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *             "livemode": false,
                      *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795655352007,
-                     *             "updatedAt": 1795655357007,
+                     *             "createdAt": 1795663575319,
+                     *             "updatedAt": 1795663580319,
                      *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..cxFqlWKPoK77c6ZI.8OURZ6Y.MfZCJTsJihBJb03nP6EW2A",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..qfG4QLDFI8DliiAD.UlkSC0G6.Me5FdIG7a5X7UKvEd8B6Nw",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..0frSGRuquKEfc7I2.yIj4csxmdIgpSw.Gfcc1N-Qi67Y46mPzaCodQ",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..k1BXt-VFCmfXwI9n.mDhWD9CUeBppVCfY.jPJz5YInLk08Bn9lP3JwxQ",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Y0-QTG-beJO7oYl-.AteRXbw.28Nha7-EaY5BAjq1LerV5g",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Z9QPfB5bn0I7k5rl.qk1L0tW9.pUE9vFxFB71W60p_7obXkw",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..now-LvjHmgK0FQjO.EfUHQBNRpVtqaA.ySq44kD-ffF4reSAxM623g",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..2OjLOHdQXoGJd0OE.3GcyUru0r8LD5DRm.26Pi9YZBWFwrjuiLeBSg2g",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..xS6MDLSrbfdIr6S4.FfrltEB17OpnLiE.0e4BU37q1OW6OYTICJRPzg",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..KmTQtCx4bW41r80e.4PmQiUg1byc5tlpCIg.hHhxgsZ5aoOY6Fo6WiapCA",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..AM0lIFNbXQ_i6Nd6._MA.JHmuTIPcUHaLQvzE80WX6A",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..LuQqPvrKEVPg587Q.cTRkTCs.5OF_oyiaSbVsA8ZIM4OXWQ",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..8V8nFu_XnxAP-qL5.Hbs.cwfH6KQouW-OZAiANg52Og"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..wLWlhP1L3vL87Hwi.f97cKXZQ3QzudhU.1A6weLW8BdDjyB_UfXKW7w",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..1HFCtAIoGN9SpUy8.GuO1nakP-1qYDtP1qg.d9hjulApDi5OFCaCc15W-g",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..4WV7FKwEQc7arsNS.eZI.8TVoMEVAW0Q7Zj4V1IMkFw",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..TWu2h4ryn6aqaBRJ.n4hbBmY.GzRMacU28F2k8Kuh20ZHdw",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..L8JYoAm9vnbS-Ia9.GiA.9ggMjbWekmtrlJTbLAeawQ"
                      *             },
                      *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
@@ -2207,7 +2218,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795568952007,
+                 *       "signupAt": 1795577175319,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2266,25 +2277,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795568952007,
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "signupAt": 1795577175319,
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795655352007,
-                     *         "updatedAt": 1795655352007,
+                     *         "createdAt": 1795663575319,
+                     *         "updatedAt": 1795663575319,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..Ur2-tiTAidDGsvWb.wNXm.qMWLQ-yv-fddR20CAxAe-g",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..gcqoVWU5jaoeJG7g.-lqrUlau4Hw.03BC9G80BaTnBXoc5RGqkw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..I0EmZGO2uju-S1kr.UA4Qt1HIz4TNJQ.Yrblb4zQ1baBgzdxK39Wdw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..F02cKLmZz33rup5z.ogA7c9MnkrSDQmjj.DtsuZsLc7YYURXS6cw4Xew",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..pj9qEhhdgPl29Lj8.S32g.lWEkI2sQBX0FSy-dk9eKww",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..ktcSBR0KtIVxLp_V.0cF4JtU8OLQ.CuygcrO9IQvCcPX0KwF5tQ",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..LVjMiUB7TVLowp-L.OH_RRr9DjvuR5Q.2u6STvyEScsud6e2sURBnQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..QrXgYYVpQh8pgAIE.k2rbfZ6ngaolepxR.ZSEqvlF3qd4SzeE05UAXyw",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..QQr7QgXE8MTtvv-Q.C7-uBPHpgZ9MMes.itm5W2qrwkKR2VDFN-u3qw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..gxBKJ45Qf3Dedhgy.3qbqBE7sb5q__D4dhg.BhFjdDurFXFV5TuM4m3y9w",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..p6x3PP3ycha_Zy3b.Tz0.eQThu-BrCjQi7Rpcl7hmEw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..KY0twUSrVflkXoTz.WCRcRZ4.OgRR3_PgZr_sjKODCQP6cg",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..q7UGIi2gbd8_chDi.F64.wb3_Oe4EMKyWmar1JF25Ww"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..tGDt57jTOM5gNJp3.rRupqnRS1IrRcEg.MoStrq0m6YpEYutF1U5rRw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..PH6rA1_26sVO12hP.D47sZkTP4MSErL6Kxw.mmZ-BfE-Et3i1Boy5MLpkg",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..27fBK-T_pAV59yRa.3Y0.eZDjQeEB9VFS2F6eBV-eYw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Ymh3nPSq1BRCBkrz.U47nUhY.DYyEJJojoHFFQMm0ZQWi5A",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..CIqSGZ1ZuM8fgVYw.L5o.is_uqjfrOpmH1UU1j3OsXQ"
                      *         }
                      *       }
                      *     }
@@ -2421,7 +2432,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g */
+                /** @example cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0 */
                 customerId: string;
             };
             cookie?: never;
@@ -2441,25 +2452,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795568952007,
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "signupAt": 1795577175319,
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795655352007,
-                     *         "updatedAt": 1795655352007,
+                     *         "createdAt": 1795663575319,
+                     *         "updatedAt": 1795663575319,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..MA2-7Jw71Dww5owm.bXuH.0caMsbdT5GqLtihogEL_KQ",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..4A-0xeWWbLoD2Z46.hxNRK_2D6DE.ceorKt29KreUwCryGQ31Og",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..Vchb4S4hTeTgSaqX.cjvKJG4C-cKecg.BcuS2bFmXtSbZoHBEcCqzw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..DQG7w1vjOZP3NMGf.2CRWw7VhvkER6tqS.kwvXr3LccNlziwVQmGG67A",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..1Ui7WdqhO7iMz0GY.UNo-.aKTBwWM90t8uL4VIeySI4w",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..2kSCxcptzOsXtVCT.bFLBHhx0hok.S132OiTJlAfJbI-vnZ35fw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..-TFw86NA_zPuQdGf.lbymgoirR6yZWQ.4yoP90TpJzstFey_n0BKUw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..BE2nBrooSEqW9Oz6.kJ7AxDdyBjkeIdYp.BrYQYxJ7Q9bnMWjgtKt8qA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..OeVllu_3-Q7U3O4J.wwYynUxQOLQlkRs.Y3Q8vNUagrtvQgKml1nDvA",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..c--3_CMT6Gq8aSWR.Z0cJfNOe4Yn9p6QI8g.VOIUyp3nTv9i7Km5uN_hyA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..amV7otI-NRqbTMo1.LGw.y41O_Vm5QCGy0kRut3k2Aw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..1rsTHPGqeJX0pZ0-.n6ZwLK0.PxDYjwAwDWHURxO5bJEzEQ",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..PxUi-VL2HPV-npY_.wqU.6w5kfUJOPiHg_wW8lgOaNg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Td0DMmz19XCic-lE.L_yWVwZPUfuw5hU._OlKIg7LI04W6B--okB6Xw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..njuCuiCV-Q_fbrZZ.6ZI9yN0E03_MS2bJQg.3tVQ7M3RnIY3QVtg4aGVuQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..i2NcdqtkAZqokiLd.KLM.Jf2h-1NYDfs1NvLY8_Nsvw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..GwWyERiFkYFq7Odi.GavkXYI.Te_5lH55bjTKhB0odzASsA",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..uNIuDk5heBAwyhD8.BxI.8o5Jd4Mzj5x8vX0G3GMI1g"
                      *         }
                      *       }
                      *     }
@@ -2573,7 +2584,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g */
+                /** @example cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0 */
                 customerId: string;
             };
             cookie?: never;
@@ -2646,25 +2657,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795568952007,
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "signupAt": 1795577175319,
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795655352007,
-                     *         "updatedAt": 1795655352007,
+                     *         "createdAt": 1795663575319,
+                     *         "updatedAt": 1795663575319,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..v0XFPpdfjdQuUfnP.F03J.eoPMe98cLmduUvzGLBXM2A",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..YVnUO6C7IOnHL6Pd.an0a5FWMo50.giU33WWQuQmpYBhuNSYyqA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..7f9cUj8LJvzUFjcm.Vq-ShzmOFbXGlg.aEaNyKvYUZsS1uC6pY8hmw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..LoK4YA0PK3XGlwbo.Foo3h3TPbzdDEvD7.QCI1sGMH5uDzzdkZpbyxlw",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..3TtvS8Og7uA1gnHU.uY0I.z64QQfseDVwTi2_LOhJtrw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..-xgrUlSOrpNMSWTx.rHfKY72qsxw.JH4sxcX7y3V6x4h88SmJAw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..US852_x02AGpN9ZN.rTHOuryfyobb-Q.kLb8k2CA_FiDxOIilhMhUA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..TFMfAtmW5Ieo2JUg.oqzFmBbeypB-1dnD.jaQUtLREt8mF2NNWhBXi2w",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..4kcr5VRhvasVdWGB.7NQw4PyBEKwjh74.JiApYp1lyIXABXsUwoUf1Q",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..HRBHRZ4Ukq4Llz7H.rkYO-_L_c6EDD6lpOQ.4ncNQviwA6YEBf0ixb9ARg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..2svqwdkwQpzLLVjR.9_s.fvt9BWueCexNm0_liRGGkw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..P3TBd8acKeKZ9KrL.GpogXgk.6-3qr4yz8U0QRl-pcstC1w",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..wbCt-aR0EdKq73Jp.Mkg.xW7egG0tkveq2wse1HrLUw"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..n_dCBeBCNZDZ_hgp.hfQH62FK3KJf5JU.eWr1hleCgyIZPO4J5uFSuQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..pxPRrRxx9NlFLuyO.k2-h1cjv0vcCGx_u3Q.wd1vcjA5QzoyxSUK_RNSWw",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..wPNcActrhIReU1k1.-z4.9n0PO2OX2LUy3w-xTSMZ0w",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..WWDaj35Vt2Y5A0Ao.RKkVWkM.4TgXgW4rQHbi30WnULP9MA",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..iuVRBysvPNK1otd9.NQg.gitIx0t5-f6fC82gdhcMUQ"
                      *         }
                      *       }
                      *     }
@@ -2820,7 +2831,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1asjj9wm7d05sxn59690955tv1s0fsg54 */
+                /** @example cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c */
                 customerId: string;
             };
             cookie?: never;
@@ -2846,12 +2857,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1asjj9wm7d05sxn59690955tv1s0fsg54",
+                     *         "id": "cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
-                     *         "erasedAt": 1795655357007,
-                     *         "createdAt": 1795655357007
+                     *         "erasedAt": 1795663580319,
+                     *         "createdAt": 1795663580319
                      *       }
                      *     }
                      */
@@ -3000,7 +3011,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1asjj9wm7d05sxn59690955tv1s0fsg54 */
+                /** @example cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c */
                 customerId: string;
             };
             cookie?: never;
@@ -3020,16 +3031,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795655357007,
+                     *         "exportedAt": 1795663580319,
                      *         "customer": {
-                     *           "id": "cus_06h1asjj9wm7d05sxn59690955tv1s0fsg54",
+                     *           "id": "cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795568957007,
-                     *           "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "signupAt": 1795577180319,
+                     *           "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795655357007,
-                     *           "updatedAt": 1795655357007,
+                     *           "createdAt": 1795663580319,
+                     *           "updatedAt": 1795663580319,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3487,7 +3498,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *             "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3495,22 +3506,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *               "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *               "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796260157007,
-                     *             "createdAt": 1795655357007,
-                     *             "updatedAt": 1795655362007,
-                     *             "customerConfirmedAt": 1795655357007,
+                     *             "expiresAt": 1796268380319,
+                     *             "createdAt": 1795663580319,
+                     *             "updatedAt": 1795663585319,
+                     *             "customerConfirmedAt": 1795663580319,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3693,7 +3704,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3701,21 +3712,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796260157007,
-                     *         "createdAt": 1795655357007,
-                     *         "updatedAt": 1795655357007
+                     *         "expiresAt": 1796268380319,
+                     *         "createdAt": 1795663580319,
+                     *         "updatedAt": 1795663580319
                      *       }
                      *     }
                      */
@@ -3851,7 +3862,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm */
+                /** @example payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -3871,7 +3882,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -3879,22 +3890,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796260157007,
-                     *         "createdAt": 1795655357007,
-                     *         "updatedAt": 1795655362007,
-                     *         "customerConfirmedAt": 1795655357007,
+                     *         "expiresAt": 1796268380319,
+                     *         "createdAt": 1795663580319,
+                     *         "updatedAt": 1795663585319,
+                     *         "customerConfirmedAt": 1795663580319,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4012,7 +4023,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm */
+                /** @example payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4038,7 +4049,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4046,22 +4057,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796260157007,
-                     *         "createdAt": 1795655357007,
-                     *         "updatedAt": 1795655362007,
-                     *         "customerConfirmedAt": 1795655357007,
+                     *         "expiresAt": 1796268380319,
+                     *         "createdAt": 1795663580319,
+                     *         "updatedAt": 1795663585319,
+                     *         "customerConfirmedAt": 1795663580319,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4221,7 +4232,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1ask5twysty0xmsaesaszarmcg2avpqd0 */
+                /** @example payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4247,7 +4258,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1ask5twysty0xmsaesaszarmcg2avpqd0",
+                     *         "id": "payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4255,19 +4266,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1ask5twysty0xmsaesaszarmcg2avpqd0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
                      *         "metadata": {},
-                     *         "expiresAt": 1796260162007,
-                     *         "createdAt": 1795655362007,
-                     *         "updatedAt": 1795655362007
+                     *         "expiresAt": 1796268385319,
+                     *         "createdAt": 1795663585319,
+                     *         "updatedAt": 1795663585319
                      *       }
                      *     }
                      */
@@ -4422,7 +4433,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm */
+                /** @example payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4501,7 +4512,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4509,22 +4520,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796260157007,
-                     *         "createdAt": 1795655357007,
-                     *         "updatedAt": 1795655357007,
-                     *         "customerConfirmedAt": 1795655357007,
+                     *         "expiresAt": 1796268380319,
+                     *         "createdAt": 1795663580319,
+                     *         "updatedAt": 1795663580319,
+                     *         "customerConfirmedAt": 1795663580319,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4684,7 +4695,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1ask5twhxda4sgfbfc5m976p46hd2w30w */
+                /** @example payout_page_06h1brz04w7emr25a3k1bjnnmeqpwdtjacfc */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4710,7 +4721,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1ask5twhxda4sgfbfc5m976p46hd2w30w",
+                     *         "id": "payout_page_06h1brz04w7emr25a3k1bjnnmeqpwdtjacfc",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -4718,19 +4729,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1ask5twhxda4sgfbfc5m976p46hd2w30w",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1brz04w7emr25a3k1bjnnmeqpwdtjacfc",
                      *         "metadata": {},
-                     *         "expiresAt": 1796260162007,
-                     *         "createdAt": 1795655362007,
-                     *         "updatedAt": 1795655362007
+                     *         "expiresAt": 1796268385319,
+                     *         "createdAt": 1795663585319,
+                     *         "updatedAt": 1795663585319
                      *       }
                      *     }
                      */
@@ -4907,29 +4918,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1asksbwsaspa60676rpabjy6majcxj73c",
+                     *             "id": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795655367007,
+                     *             "createdAt": 1795663590319,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *               "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *                 "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *                 "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795655357007,
-                     *               "expiresAt": 1796260157007,
-                     *               "updatedAt": 1795655367007,
+                     *               "createdAt": 1795663580319,
+                     *               "expiresAt": 1796268380319,
+                     *               "updatedAt": 1795663590319,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -4941,42 +4952,42 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795655357007
+                     *               "customerConfirmedAt": 1795663580319
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1ask5twcky32qs0j2705hg898nfb12hvg",
+                     *             "id": "evt_06h1brz04wgz50sqb4bfzt8r02kmcm9be950",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795655362007,
+                     *             "createdAt": 1795663585319,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1ask5twhxda4sgfbfc5m976p46hd2w30w",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1ask5twhxda4sgfbfc5m976p46hd2w30w",
+                     *               "id": "payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
                      *               "amount": 10000,
                      *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *                 "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *                 "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {},
-                     *               "createdAt": 1795655362007,
-                     *               "expiresAt": 1796260162007,
-                     *               "updatedAt": 1795655362007,
-                     *               "sub-status": "CUSTOMER_DECLINED",
+                     *               "createdAt": 1795663585319,
+                     *               "expiresAt": 1796268385319,
+                     *               "updatedAt": 1795663585319,
+                     *               "sub-status": "MERCHANT_CANCELED",
                      *               "releaseMethod": "MANUAL",
                      *               "previousStatus": "CREATED",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0003",
+                     *               "clientReferenceId": "payout-2026-0002",
                      *               "previousSubStatus": "AWAITING_CUSTOMER"
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NTUzNjIwMDcsImV2dF8wNmgxYXNrNXR3Y2t5MzJxczBqMjcwNWhnODk4bmZiMTJodmciXQ.xGpvx-8pT0tC5c_x7qBroQ"
+                     *         "nextCursor": "WzE3OTU2NjM1ODUzMTksImV2dF8wNmgxYnJ6MDR3Z3o1MHNxYjRiZnp0OHIwMmttY205YmU5NTAiXQ.AVgTugqLQhOaQWtbhVVZng"
                      *       }
                      *     }
                      */
@@ -5077,7 +5088,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1asksbwsaspa60676rpabjy6majcxj73c */
+                /** @example evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw */
                 eventId: string;
             };
             cookie?: never;
@@ -5097,29 +5108,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1asksbwsaspa60676rpabjy6majcxj73c",
+                     *         "id": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795655367007,
+                     *         "createdAt": 1795663590319,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *           "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *             "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *             "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795655357007,
-                     *           "expiresAt": 1796260157007,
-                     *           "updatedAt": 1795655367007,
+                     *           "createdAt": 1795663580319,
+                     *           "expiresAt": 1796268380319,
+                     *           "updatedAt": 1795663590319,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5131,7 +5142,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795655357007
+                     *           "customerConfirmedAt": 1795663580319
                      *         }
                      *       }
                      *     }
@@ -5245,7 +5256,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1asksbwsaspa60676rpabjy6majcxj73c */
+                /** @example evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw */
                 eventId: string;
             };
             cookie?: never;
@@ -5255,7 +5266,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg"
+                 *       "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc"
                  *     }
                  */
                 "application/json": {
@@ -5281,19 +5292,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1asksbw894v1h51q5tbht32cbz09cnk8r",
-                     *             "eventId": "evt_06h1asksbwsaspa60676rpabjy6majcxj73c",
-                     *             "endpointId": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *             "id": "whd_06h1brzknwwz404jjj3k29cbw0p59r7ccge8",
+                     *             "eventId": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
+                     *             "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795655367007,
+                     *             "nextAttemptAt": 1795663590319,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795655367007,
-                     *             "updatedAt": 1795655367007,
+                     *             "createdAt": 1795663590319,
+                     *             "updatedAt": 1795663590319,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5467,15 +5478,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *             "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795655367007,
-                     *             "updatedAt": 1795655367007,
+                     *             "createdAt": 1795663590319,
+                     *             "updatedAt": 1795663590319,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5618,16 +5629,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795655367007,
-                     *         "updatedAt": 1795655367007,
-                     *         "secret": "whsec_2B1rICOOmO/ZMt8Ktvl8OKKSVACim2cs",
+                     *         "createdAt": 1795663590319,
+                     *         "updatedAt": 1795663590319,
+                     *         "secret": "whsec_e93bUUQ6tZFr+y46Az3WvaAonrhOvpg5",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5764,7 +5775,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1asksbw1g06gf00afa671yhwgbtd69wjg */
+                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
                 endpointId: string;
             };
             cookie?: never;
@@ -5784,15 +5795,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795655367007,
-                     *         "updatedAt": 1795655367007,
+                     *         "createdAt": 1795663590319,
+                     *         "updatedAt": 1795663590319,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5906,7 +5917,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1asksbw1g06gf00afa671yhwgbtd69wjg */
+                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
                 endpointId: string;
             };
             cookie?: never;
@@ -5944,15 +5955,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795655367007,
-                     *         "updatedAt": 1795655367007,
+                     *         "createdAt": 1795663590319,
+                     *         "updatedAt": 1795663590319,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6102,7 +6113,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1asksbw1g06gf00afa671yhwgbtd69wjg */
+                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6122,7 +6133,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6240,7 +6251,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1asksbw1g06gf00afa671yhwgbtd69wjg */
+                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6274,18 +6285,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795655367007,
-                     *         "updatedAt": 1795655367007,
-                     *         "secret": "whsec_1yOtA3W4Pa5WS8fChbZRItWyBKBIhNDW",
+                     *         "createdAt": 1795663590319,
+                     *         "updatedAt": 1795663590319,
+                     *         "secret": "whsec_cL7E0LInLKvVLMCqSgBZ6D08vCgHC7PW",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795658967007
+                     *         "previousSecretExpiresAt": 1795667190319
                      *       }
                      *     }
                      */
@@ -6440,7 +6451,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1asksbw1g06gf00afa671yhwgbtd69wjg */
+                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6477,9 +6488,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1asksbwvdkdwv1ym1pjseesj7dgf3y7w0",
+                     *           "id": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795655367007,
+                     *           "createdAt": 1795663590319,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6504,19 +6515,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1asksbwp3d5g7qfqxr112n7f2rbpsy3w4",
-                     *           "eventId": "evt_test_06h1asksbwvdkdwv1ym1pjseesj7dgf3y7w0",
-                     *           "endpointId": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *           "id": "whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4",
+                     *           "eventId": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
+                     *           "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795655367007,
+                     *           "nextAttemptAt": 1795663590319,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795655367007,
-                     *           "updatedAt": 1795655367007,
+                     *           "createdAt": 1795663590319,
+                     *           "updatedAt": 1795663590319,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -6697,76 +6708,66 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1asksbwp3d5g7qfqxr112n7f2rbpsy3w4",
-                     *             "eventId": "evt_test_06h1asksbwvdkdwv1ym1pjseesj7dgf3y7w0",
-                     *             "endpointId": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *             "id": "whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4",
+                     *             "eventId": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
+                     *             "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795655681886,
-                     *             "lastAttemptAt": 1795655372007,
+                     *             "nextAttemptAt": 1795663906481,
+                     *             "lastAttemptAt": 1795663595319,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795655367007,
-                     *             "updatedAt": 1795655372007,
+                     *             "createdAt": 1795663590319,
+                     *             "updatedAt": 1795663595319,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795655367007,
+                     *                 "attemptedAt": 1795663590319,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 98,
+                     *                 "latencyMs": 25,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               },
                      *               {
                      *                 "number": 2,
-                     *                 "attemptedAt": 1795655372007,
+                     *                 "attemptedAt": 1795663595319,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 43,
+                     *                 "latencyMs": 2,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1asksbw894v1h51q5tbht32cbz09cnk8r",
-                     *             "eventId": "evt_06h1asksbwsaspa60676rpabjy6majcxj73c",
-                     *             "endpointId": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *             "id": "whd_06h1brzknwwz404jjj3k29cbw0p59r7ccge8",
+                     *             "eventId": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
+                     *             "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795655650399,
-                     *             "lastAttemptAt": 1795655372007,
+                     *             "attemptCount": 1,
+                     *             "nextAttemptAt": 1795663595498,
+                     *             "lastAttemptAt": 1795663590319,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795655367007,
-                     *             "updatedAt": 1795655372007,
+                     *             "createdAt": 1795663590319,
+                     *             "updatedAt": 1795663590319,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795655367007,
+                     *                 "attemptedAt": 1795663590319,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 73,
-                     *                 "responseBody": null,
-                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *               },
-                     *               {
-                     *                 "number": 2,
-                     *                 "attemptedAt": 1795655372007,
-                     *                 "url": "https://hooks.acme.example/paysail",
-                     *                 "outcome": "FAILED",
-                     *                 "statusCode": null,
-                     *                 "latencyMs": 65,
+                     *                 "latencyMs": 21,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -6872,7 +6873,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1asksbwp3d5g7qfqxr112n7f2rbpsy3w4 */
+                /** @example whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6892,38 +6893,38 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1asksbwp3d5g7qfqxr112n7f2rbpsy3w4",
-                     *         "eventId": "evt_test_06h1asksbwvdkdwv1ym1pjseesj7dgf3y7w0",
-                     *         "endpointId": "we_06h1asksbw1g06gf00afa671yhwgbtd69wjg",
+                     *         "id": "whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4",
+                     *         "eventId": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
+                     *         "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
                      *         "eventType": "PAYMENT_SUCCEEDED",
                      *         "livemode": false,
                      *         "status": "PENDING",
                      *         "attemptCount": 2,
-                     *         "nextAttemptAt": 1795655681886,
-                     *         "lastAttemptAt": 1795655372007,
+                     *         "nextAttemptAt": 1795663906481,
+                     *         "lastAttemptAt": 1795663595319,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795655367007,
-                     *         "updatedAt": 1795655372007,
+                     *         "createdAt": 1795663590319,
+                     *         "updatedAt": 1795663595319,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795655367007,
+                     *             "attemptedAt": 1795663590319,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 98,
+                     *             "latencyMs": 25,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           },
                      *           {
                      *             "number": 2,
-                     *             "attemptedAt": 1795655372007,
+                     *             "attemptedAt": 1795663595319,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 43,
+                     *             "latencyMs": 2,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7070,26 +7071,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
+                     *             "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *               "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *             "expiresAt": 1795741772007,
-                     *             "createdAt": 1795655372007,
+                     *             "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *             "expiresAt": 1795749995319,
+                     *             "createdAt": 1795663595319,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795655372007,
-                     *             "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *             "paidAt": 1795663595319,
+                     *             "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7099,7 +7100,20 @@ export interface operations {
                      *               "cardType": "CREDIT",
                      *               "bin": "424242",
                      *               "issuer": "Paysail Test Bank"
-                     *             }
+                     *             },
+                     *             "description": "Order 1001: tea and a mug",
+                     *             "lineItems": [
+                     *               {
+                     *                 "name": "Darjeeling tea, 250 g",
+                     *                 "quantity": 2,
+                     *                 "unitAmount": 900
+                     *               },
+                     *               {
+                     *                 "name": "Stoneware mug",
+                     *                 "quantity": 1,
+                     *                 "unitAmount": 700
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -7224,7 +7238,20 @@ export interface operations {
                  *       },
                  *       "metadata": {
                  *         "cart": "c_81"
-                 *       }
+                 *       },
+                 *       "description": "Order 1001: tea and a mug",
+                 *       "lineItems": [
+                 *         {
+                 *           "name": "Darjeeling tea, 250 g",
+                 *           "quantity": 2,
+                 *           "unitAmount": 900
+                 *         },
+                 *         {
+                 *           "name": "Stoneware mug",
+                 *           "quantity": 1,
+                 *           "unitAmount": 700
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -7252,6 +7279,17 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description What is being paid for, shown to the customer on the page and in the receipt e-mail (1–500 characters). */
+                    description?: string;
+                    /** @description The itemised amount, shown on the page and in the receipt: 1–100 lines whose `quantity × unitAmount` sum to exactly `amount` (else 400 WRONG_PARAMETER naming `lineItems`). */
+                    lineItems?: {
+                        /** @description What the line is for (1–200 characters). */
+                        name: string;
+                        /** @description 1–10,000. */
+                        quantity: number;
+                        /** @description Price of one unit in minor units, 0–100,000,000. */
+                        unitAmount: number;
+                    }[];
                     /** @description Makes the payment the first period of a subscription; the card is saved for renewals. */
                     subscription?: {
                         productId: string;
@@ -7278,24 +7316,37 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
+                     *         "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *         "expiresAt": 1795741772007,
-                     *         "createdAt": 1795655372007,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "expiresAt": 1795749995319,
+                     *         "createdAt": 1795663595319,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
-                     *         }
+                     *         },
+                     *         "description": "Order 1001: tea and a mug",
+                     *         "lineItems": [
+                     *           {
+                     *             "name": "Darjeeling tea, 250 g",
+                     *             "quantity": 2,
+                     *             "unitAmount": 900
+                     *           },
+                     *           {
+                     *             "name": "Stoneware mug",
+                     *             "quantity": 1,
+                     *             "unitAmount": 700
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -7431,7 +7482,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4 */
+                /** @example page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg */
                 pageId: string;
             };
             cookie?: never;
@@ -7451,26 +7502,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
+                     *         "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *         "expiresAt": 1795741772007,
-                     *         "createdAt": 1795655372007,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "expiresAt": 1795749995319,
+                     *         "createdAt": 1795663595319,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795655372007,
-                     *         "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *         "paidAt": 1795663595319,
+                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7480,7 +7531,20 @@ export interface operations {
                      *           "cardType": "CREDIT",
                      *           "bin": "424242",
                      *           "issuer": "Paysail Test Bank"
-                     *         }
+                     *         },
+                     *         "description": "Order 1001: tea and a mug",
+                     *         "lineItems": [
+                     *           {
+                     *             "name": "Darjeeling tea, 250 g",
+                     *             "quantity": 2,
+                     *             "unitAmount": 900
+                     *           },
+                     *           {
+                     *             "name": "Stoneware mug",
+                     *             "quantity": 1,
+                     *             "unitAmount": 700
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -7593,7 +7657,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1asmcww4ydfvfzpc3zracxrr9raz0hh10 */
+                /** @example page_06h1bs076wqpx10nsp660bks1c6vfz48e8pg */
                 pageId: string;
             };
             cookie?: never;
@@ -7619,23 +7683,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1asmcww4ydfvfzpc3zracxrr9raz0hh10",
+                     *         "id": "page_06h1bs076wqpx10nsp660bks1c6vfz48e8pg",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1asmcww4ydfvfzpc3zracxrr9raz0hh10",
-                     *         "expiresAt": 1795741772007,
-                     *         "createdAt": 1795655372007,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wqpx10nsp660bks1c6vfz48e8pg",
+                     *         "expiresAt": 1795749995319,
+                     *         "createdAt": 1795663595319,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795655372007
+                     *         "expiredAt": 1795663595319
                      *       }
                      *     }
                      */
@@ -7790,7 +7854,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4 */
+                /** @example page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg */
                 pageId: string;
             };
             cookie?: never;
@@ -7833,26 +7897,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
+                     *         "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *         "expiresAt": 1795741772007,
-                     *         "createdAt": 1795655372007,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "expiresAt": 1795749995319,
+                     *         "createdAt": 1795663595319,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795655372007,
-                     *         "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *         "paidAt": 1795663595319,
+                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7862,7 +7926,20 @@ export interface operations {
                      *           "cardType": "CREDIT",
                      *           "bin": "424242",
                      *           "issuer": "Paysail Test Bank"
-                     *         }
+                     *         },
+                     *         "description": "Order 1001: tea and a mug",
+                     *         "lineItems": [
+                     *           {
+                     *             "name": "Darjeeling tea, 250 g",
+                     *             "quantity": 2,
+                     *             "unitAmount": 900
+                     *           },
+                     *           {
+                     *             "name": "Stoneware mug",
+                     *             "quantity": 1,
+                     *             "unitAmount": 700
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -8052,14 +8129,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1asmcwwn98kb3e1x4gjprf3fs3xv2df7m",
-                     *             "paymentPageId": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *             "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *             "id": "re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0",
+                     *             "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *             "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795655372007,
+                     *             "createdAt": 1795663595319,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8176,7 +8253,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
+                 *       "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8209,14 +8286,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1asmcwwn98kb3e1x4gjprf3fs3xv2df7m",
-                     *         "paymentPageId": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *         "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *         "id": "re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0",
+                     *         "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795655372007,
+                     *         "createdAt": 1795663595319,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8366,7 +8443,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1asmcwwn98kb3e1x4gjprf3fs3xv2df7m */
+                /** @example re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0 */
                 refundId: string;
             };
             cookie?: never;
@@ -8386,14 +8463,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1asmcwwn98kb3e1x4gjprf3fs3xv2df7m",
-                     *         "paymentPageId": "page_06h1asmcwwb428hnbag4efe9cb69e9gy84w4",
-                     *         "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *         "id": "re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0",
+                     *         "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795655372007,
+                     *         "createdAt": 1795663595319,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8529,12 +8606,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *             "checkoutPaymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 01:09:37",
-                     *             "transactionDate": "2026-11-26 01:09:32",
+                     *             "fraudIssueDate": "2026-11-26 03:26:40",
+                     *             "transactionDate": "2026-11-26 03:26:35",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -8646,7 +8723,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4 */
+                /** @example pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr */
                 id: string;
             };
             cookie?: never;
@@ -8667,12 +8744,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *           "checkoutPaymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 01:09:37",
-                     *           "transactionDate": "2026-11-26 01:09:32",
+                     *           "fraudIssueDate": "2026-11-26 03:26:40",
+                     *           "transactionDate": "2026-11-26 03:26:35",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -8801,7 +8878,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                 *       "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -8830,12 +8907,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1asmcwwaambktv3zxbm9rrt4e5q5kfrk4",
+                     *           "checkoutPaymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 01:09:37",
-                     *           "transactionDate": "2026-11-26 01:09:32",
+                     *           "fraudIssueDate": "2026-11-26 03:26:40",
+                     *           "transactionDate": "2026-11-26 03:26:35",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9022,15 +9099,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1asp7fwwkajzdznjn3fvdpzbt6ewfg174",
-                     *             "paymentPageId": "page_06h1asn0dwe733hdve7brze6gce5cyg5cdmg",
-                     *             "paymentId": "pay_06h1asn0dwase7bardgcmaarv7vk44enjy3c",
+                     *             "id": "dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr",
+                     *             "paymentPageId": "page_06h1bs0tqwmwte1jzfbrsw424fn7tq7xa2er",
+                     *             "paymentId": "pay_06h1bs0tqwyn4pa6k2prfpmny6497ma1g98m",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796260187007,
-                     *             "createdAt": 1795655387007,
+                     *             "evidenceDueBy": 1796268410319,
+                     *             "createdAt": 1795663610319,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9147,7 +9224,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1asp7fwwkajzdznjn3fvdpzbt6ewfg174 */
+                /** @example dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr */
                 disputeId: string;
             };
             cookie?: never;
@@ -9167,15 +9244,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1asp7fwwkajzdznjn3fvdpzbt6ewfg174",
-                     *         "paymentPageId": "page_06h1asn0dwe733hdve7brze6gce5cyg5cdmg",
-                     *         "paymentId": "pay_06h1asn0dwase7bardgcmaarv7vk44enjy3c",
+                     *         "id": "dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr",
+                     *         "paymentPageId": "page_06h1bs0tqwmwte1jzfbrsw424fn7tq7xa2er",
+                     *         "paymentId": "pay_06h1bs0tqwyn4pa6k2prfpmny6497ma1g98m",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796260187007,
-                     *         "createdAt": 1795655387007,
+                     *         "evidenceDueBy": 1796268410319,
+                     *         "createdAt": 1795663610319,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9289,7 +9366,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1asp7fwwkajzdznjn3fvdpzbt6ewfg174 */
+                /** @example dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr */
                 disputeId: string;
             };
             cookie?: never;
@@ -9325,15 +9402,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1asp7fwwkajzdznjn3fvdpzbt6ewfg174",
-                     *         "paymentPageId": "page_06h1asn0dwe733hdve7brze6gce5cyg5cdmg",
-                     *         "paymentId": "pay_06h1asn0dwase7bardgcmaarv7vk44enjy3c",
+                     *         "id": "dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr",
+                     *         "paymentPageId": "page_06h1bs0tqwmwte1jzfbrsw424fn7tq7xa2er",
+                     *         "paymentId": "pay_06h1bs0tqwyn4pa6k2prfpmny6497ma1g98m",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796260187007,
-                     *         "createdAt": 1795655387007,
+                     *         "evidenceDueBy": 1796268410319,
+                     *         "createdAt": 1795663610319,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9513,33 +9590,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg",
+                     *             "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *             "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1asqehwz68tgcfgjparwte4xtsd51e0kr",
+                     *             "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795655397007,
-                     *             "currentPeriodEnd": 1798247397007,
+                     *             "currentPeriodStart": 1795663620319,
+                     *             "currentPeriodEnd": 1798255620319,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795655397007,
-                     *             "updatedAt": 1795655397007,
+                     *             "createdAt": 1795663620319,
+                     *             "updatedAt": 1795663620319,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1asqehwtsg7w3czw09ahy0xh5zsv3s51r",
+                     *               "id": "inv_06h1bs38vw72zwew56t6jw975h6fg58vg14w",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1asqehwknd7frkawgqv7nt9db3816w3ng",
-                     *               "periodStart": 1795655397007,
-                     *               "periodEnd": 1798247397007,
-                     *               "paidAt": 1795655397007,
-                     *               "createdAt": 1795655397007
+                     *               "paymentId": "pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm",
+                     *               "periodStart": 1795663620319,
+                     *               "periodEnd": 1798255620319,
+                     *               "paidAt": 1795663620319,
+                     *               "createdAt": 1795663620319
                      *             }
                      *           }
                      *         ],
@@ -9703,7 +9780,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg */
+                /** @example sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -9723,33 +9800,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg",
+                     *         "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1asqehwz68tgcfgjparwte4xtsd51e0kr",
+                     *         "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795655397007,
-                     *         "currentPeriodEnd": 1798247397007,
+                     *         "currentPeriodStart": 1795663620319,
+                     *         "currentPeriodEnd": 1798255620319,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795655397007,
-                     *         "updatedAt": 1795655397007,
+                     *         "createdAt": 1795663620319,
+                     *         "updatedAt": 1795663620319,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1asqehwtsg7w3czw09ahy0xh5zsv3s51r",
+                     *           "id": "inv_06h1bs38vw72zwew56t6jw975h6fg58vg14w",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1asqehwknd7frkawgqv7nt9db3816w3ng",
-                     *           "periodStart": 1795655397007,
-                     *           "periodEnd": 1798247397007,
-                     *           "paidAt": 1795655397007,
-                     *           "createdAt": 1795655397007
+                     *           "paymentId": "pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm",
+                     *           "periodStart": 1795663620319,
+                     *           "periodEnd": 1798255620319,
+                     *           "paidAt": 1795663620319,
+                     *           "createdAt": 1795663620319
                      *         }
                      *       }
                      *     }
@@ -9922,7 +9999,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg */
+                /** @example sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -9948,34 +10025,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg",
+                     *         "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1asqehwz68tgcfgjparwte4xtsd51e0kr",
+                     *         "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795655402007,
-                     *         "currentPeriodEnd": 1798247402007,
+                     *         "currentPeriodStart": 1795663625319,
+                     *         "currentPeriodEnd": 1798255625319,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795655397007,
-                     *         "updatedAt": 1795655407007,
-                     *         "canceledAt": 1795655407007,
+                     *         "createdAt": 1795663620319,
+                     *         "updatedAt": 1795663630319,
+                     *         "canceledAt": 1795663630319,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1asr22wn4z445qjdmczx4m0810zrez7am",
+                     *           "id": "inv_06h1bs3wcwcgg2mv8xnwkas881yvn3g1pftr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1asr22wvrjeqeg37rm28dfrbfq7em7j9g",
-                     *           "periodStart": 1795655402007,
-                     *           "periodEnd": 1798247402007,
-                     *           "paidAt": 1795655402007,
-                     *           "createdAt": 1795655402007
+                     *           "paymentId": "pay_06h1bs3wcw4nc9pe9m1vy3wq9ejqc8mm62n8",
+                     *           "periodStart": 1795663625319,
+                     *           "periodEnd": 1798255625319,
+                     *           "paidAt": 1795663625319,
+                     *           "createdAt": 1795663625319
                      *         }
                      *       }
                      *     }
@@ -10190,7 +10267,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg */
+                /** @example sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10216,33 +10293,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg",
+                     *         "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1asqehwz68tgcfgjparwte4xtsd51e0kr",
+                     *         "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795655402007,
-                     *         "currentPeriodEnd": 1798247402007,
+                     *         "currentPeriodStart": 1795663625319,
+                     *         "currentPeriodEnd": 1798255625319,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795655397007,
-                     *         "updatedAt": 1795655402007,
+                     *         "createdAt": 1795663620319,
+                     *         "updatedAt": 1795663625319,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1asr22wn4z445qjdmczx4m0810zrez7am",
+                     *           "id": "inv_06h1bs3wcwcgg2mv8xnwkas881yvn3g1pftr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1asr22wvrjeqeg37rm28dfrbfq7em7j9g",
-                     *           "periodStart": 1795655402007,
-                     *           "periodEnd": 1798247402007,
-                     *           "paidAt": 1795655402007,
-                     *           "createdAt": 1795655402007
+                     *           "paymentId": "pay_06h1bs3wcw4nc9pe9m1vy3wq9ejqc8mm62n8",
+                     *           "periodStart": 1795663625319,
+                     *           "periodEnd": 1798255625319,
+                     *           "paidAt": 1795663625319,
+                     *           "createdAt": 1795663625319
                      *         }
                      *       }
                      *     }
@@ -10483,31 +10560,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1asqehw2hc25kseswgp2f07bc1ph02zm0",
-                     *           "createdAt": 1795655397007,
-                     *           "subscriptionId": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg",
+                     *           "id": "ent_06h1bs38vwm1et2pbbssnee8r3yhdrndtfh0",
+                     *           "createdAt": 1795663620319,
+                     *           "subscriptionId": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
-                     *           "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
-                     *           "startPeriod": 1795655397007,
-                     *           "endPeriod": 1795655402007,
-                     *           "idempotencyKey": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg-1795655397007-1795655402007",
-                     *           "updatedAt": 1795655402007,
-                     *           "invoiceId": "inv_06h1asqehwtsg7w3czw09ahy0xh5zsv3s51r"
+                     *           "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "startPeriod": 1795663620319,
+                     *           "endPeriod": 1795663625319,
+                     *           "idempotencyKey": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758-1795663620319-1795663625319",
+                     *           "updatedAt": 1795663625319,
+                     *           "invoiceId": "inv_06h1bs38vw72zwew56t6jw975h6fg58vg14w"
                      *         },
                      *         {
-                     *           "id": "ent_06h1asr22w1ztprpjcef83w5zbxycbfv84j8",
-                     *           "createdAt": 1795655402007,
-                     *           "subscriptionId": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg",
+                     *           "id": "ent_06h1bs3wcwnaqvmmmq8jn6srrhnw310ezxgc",
+                     *           "createdAt": 1795663625319,
+                     *           "subscriptionId": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
-                     *           "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
-                     *           "startPeriod": 1795655402007,
-                     *           "endPeriod": 1798247402007,
-                     *           "idempotencyKey": "sub_06h1asqehwghaw1zgmtqv1mnf9jphax436sg-1795655402007-1798247402007",
-                     *           "invoiceId": "inv_06h1asr22wn4z445qjdmczx4m0810zrez7am"
+                     *           "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "startPeriod": 1795663625319,
+                     *           "endPeriod": 1798255625319,
+                     *           "idempotencyKey": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758-1795663625319-1798255625319",
+                     *           "invoiceId": "inv_06h1bs3wcwcgg2mv8xnwkas881yvn3g1pftr"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -10643,18 +10720,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1ashyrw2ws0ty93mdgebfnv39yx8bfm6c",
-                     *             "customerId": "cus_06h1ashyrw2327ngpr817g4y27psepa7jt10",
+                     *             "verificationId": "kyc_06h1brxs2wna77wgp8m8sj0x6d971zf2xrp4",
+                     *             "customerId": "cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1ashyrw2ws0ty93mdgebfnv39yx8bfm6c_data",
+                     *             "providerCheckId": "check_kyc_06h1brxs2wna77wgp8m8sj0x6d971zf2xrp4_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795655352007
+                     *             "createdAt": 1795663575319
                      *           }
                      *         ]
                      *       }
@@ -10759,7 +10836,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1ashyrw2327ngpr817g4y27psepa7jt10 */
+                /** @example cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw */
                 customerId: string;
             };
             cookie?: never;
@@ -10794,7 +10871,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1ashyrw2327ngpr817g4y27psepa7jt10",
+                     *         "customerId": "cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -10957,14 +11034,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795655352007
+                     *           "createdAt": 1795663575319
                      *         }
                      *       ]
                      *     }
@@ -11083,14 +11160,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1ashyrwy3jvfatg0zdcbk3hy8e7a88x5r_vUbC6hU3a3eYZsSKhyo_F3lqN569X-BEllTVgsrofZY",
+                     *         "apiKey": "sk_06h1brxs2w2bkr7qakxkg4phmhgebjwd0v08_6PyvJc_TbVnxvlVvNNF6htjoe2yTTRfg05Txl2FWSTs",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "E1IW_rFyAaS9ZqEC1_EekAnu"
+                     *           "password": "AaEmR18q17LUUBGAJa8k3wMF"
                      *         }
                      *       }
                      *     }
@@ -11209,7 +11286,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11227,14 +11304,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795655352007
+                     *         "createdAt": 1795663575319
                      *       }
                      *     }
                      */
@@ -11332,7 +11409,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11356,14 +11433,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795655352007,
+                     *         "createdAt": 1795663575319,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11500,7 +11577,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11532,14 +11609,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795655352007
+                     *         "createdAt": 1795663575319
                      *       }
                      *     }
                      */
@@ -11666,7 +11743,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11685,18 +11762,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1ashyrwgvwt8ppkd5wnz3a1r1hthg0bpg",
-                     *           "name": "reporting",
-                     *           "last4": "fDuY",
-                     *           "createdAt": 1795655352007,
+                     *           "id": "key_06h1brxs2w2bkr7qakxkg4phmhgebjwd0v08",
+                     *           "name": "Default key",
+                     *           "last4": "WSTs",
+                     *           "createdAt": 1795663575319,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1ashyrwy3jvfatg0zdcbk3hy8e7a88x5r",
-                     *           "name": "Default key",
-                     *           "last4": "ofZY",
-                     *           "createdAt": 1795655352007,
+                     *           "id": "key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4",
+                     *           "name": "reporting",
+                     *           "last4": "Mty8",
+                     *           "createdAt": 1795663575319,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -11793,7 +11870,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11823,10 +11900,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1ashyrwgvwt8ppkd5wnz3a1r1hthg0bpg",
+                     *         "id": "key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1ashyrwgvwt8ppkd5wnz3a1r1hthg0bpg_31F5N339ujQwhpaHF2zW2RFrvm3KhdC11bB40GwfDuY",
-                     *         "createdAt": 1795655352007
+                     *         "apiKey": "sk_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4_NXee19V7uftyeM9AxeV2gcnkkfVisD0ruQlR3plMty8",
+                     *         "createdAt": 1795663575319
                      *       }
                      *     }
                      */
@@ -11953,9 +12030,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
-                /** @example key_06h1ashyrwgvwt8ppkd5wnz3a1r1hthg0bpg */
+                /** @example key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4 */
                 keyId: string;
             };
             cookie?: never;
@@ -11979,7 +12056,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1ashyrwgvwt8ppkd5wnz3a1r1hthg0bpg",
+                     *         "id": "key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12100,7 +12177,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12119,10 +12196,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1ashyrwvmda4nfcw28eqqrt814na1m2h0",
-                     *           "key": "_e33v_CcmlKh78jML5mzw55CZpAmMSaL6ilfcb49Nb8",
+                     *           "id": "pii_06h1brxs2www9vd4zg0nb9stzfycj4nvbn20",
+                     *           "key": "-W7lQs11f9_3zbb1OpJnzpvSEQCn5qKgIb6N3E02fso",
                      *           "active": true,
-                     *           "createdAt": 1795655352007
+                     *           "createdAt": 1795663575319
                      *         }
                      *       ]
                      *     }
@@ -12215,7 +12292,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12240,16 +12317,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1ashyrwvmda4nfcw28eqqrt814na1m2h0",
-                     *           "key": "_e33v_CcmlKh78jML5mzw55CZpAmMSaL6ilfcb49Nb8",
+                     *           "id": "pii_06h1brxs2www9vd4zg0nb9stzfycj4nvbn20",
+                     *           "key": "-W7lQs11f9_3zbb1OpJnzpvSEQCn5qKgIb6N3E02fso",
                      *           "active": false,
-                     *           "createdAt": 1795655352007
+                     *           "createdAt": 1795663575319
                      *         },
                      *         {
-                     *           "id": "pii_06h1ashyrws82kz3bentg57nrtrkk4hxbgmm",
-                     *           "key": "0EkOQ2ZCUro33P_niR-XyJPtwxf2Pa7plK89Wt6uw1w",
+                     *           "id": "pii_06h1brxs2wmt5tynqk6b1zsevt86y1tfcx54",
+                     *           "key": "CfAg0jR-Od1UPhPntD02xAzdok0bd7X4pGomSkgjCws",
                      *           "active": true,
-                     *           "createdAt": 1795655352007
+                     *           "createdAt": 1795663575319
                      *         }
                      *       ]
                      *     }
@@ -12377,7 +12454,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g */
+                /** @example cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0 */
                 customerId: string;
             };
             cookie?: never;
@@ -12410,29 +12487,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1ashyrw23farba7apvby2tz3jkkykmx6g",
+                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795568952007,
-                     *         "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *         "signupAt": 1795577175319,
+                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795655352007,
-                     *         "updatedAt": 1795655352007,
+                     *         "createdAt": 1795663575319,
+                     *         "updatedAt": 1795663575319,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..rPb36GPLrlJXwF4U.ippO.S3v3NyK-IgxS6ai6g8dIyA",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..amJItLsJlAGhFJ_v.W-l4ffXyqUA.Hof40P9I4mSLpC-SB6LFPg",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..vXtJ3dJ3SwCeFlel.YrBoGIOFGlTi9w.LazTf6sCW49HjSkQHqC8uQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..9BGSyECDxkhDAm2g.X8yrsl09G-10XOmI.8b8gkFghOhrDeYl1YH8kLg",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..4s4K-OT2YzH517K9.p3jL.lt7r0sJ5Iky9MPch0CUyVA",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..BiMD9m5MAtTHF5mA.yEKPT_9BHpA.n2q--er7pqc8s2PuU-6G0w",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..OklSfcGLvhyzXCLA.NMLPGYaD_QVyYg.F8EIcAgyZzK-iWc_Sf3qEg",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..lfZkLz_btK-11gWj.CBmo9Oy6ai_yT3cp.lug7Sv8BCEXDLdLZLF9yOA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..N0Fz8XTdRho4XIe1.by4OXQC5rbG3vQw.uq_L4N0Je0Sy5cxAIZRpog",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..lZY_CYROr7GHWysC.GFXfr5QlENmwB3hZ8w.3OoCULiKUTHZUdUrB0bZmg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..8VHcxcEd6yUNsqYu.aJQ.8XcprllySCJnF1Q1YyemKw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..cMJfPRvvpGa6ry64.PbMVBdc.4EMNPPOhAf_LM582sGlHCA",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFhc2h5cndzODJrejNiZW50ZzU3bnJ0cmtrNGh4YmdtbSJ9..uBLPYn5vPoOzzDLE.sfo.L8LwfsnGMIZvPjRh8MWHoA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..iDHFKzsJSQ2X-a3Z.8RIDWFaU2nw7E9g.FMZe2_KOiHNyIi3AftTlpQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..0LOs8MkCJYu1miFC.DOtpcq1Bf-cftLAv9A.UNHNn8yzagSEjrNe0AG6cQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..6hdIAzBc2Low8GW0.45Y.F657EwqENy_zLWQyiVY7Aw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..5JP3pI1Xn34vBvAH.SCyMJxg.6vdoFdUL0nP6iWRlDIoq-w",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..hR78PgCCbY6Ufs1T.a9c.KYKLDPX8KRHVEYMThrv3Eg"
                      *         }
                      *       }
                      *     }
@@ -12555,7 +12632,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12712,7 +12789,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg */
+                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13092,19 +13169,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1asksbw7jhaycfe7ctpb4ksakfmrgnvrg",
-                     *             "merchantId": "mer_06h1ashyrwakba7y7hfak7ejysftpbq6yewg",
+                     *             "id": "eml_06h1bs38vw9ywen1zsjrtngz20hneywymwpg",
+                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
-                     *             "subject": "Your payout of 100.00 USDC has been sent",
-                     *             "text": "Hi Ada,\n\nYour payout of 100.00 USDC from Acme Payouts has been paid to the destination you chose.\n\nView your payout: http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm\n\n— Sent by Paysail on behalf of the merchant",
-                     *             "html": "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Your payout of 100.00 USDC has been sent</title></head><body style=\"font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5\"><p>Hi Ada,</p>\n<p>Your payout of 100.00 USDC from Acme Payouts has been paid to the destination you chose.</p>\n<p><a href=\"http://paysail.test/payout-page/payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm\" style=\"display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;border-radius:6px;text-decoration:none\">View your payout</a></p>\n<p style=\"color:#475569;font-size:13px\">Sent by Paysail on behalf of the merchant.</p></body></html>",
-                     *             "template": "payout_page_processed",
-                     *             "relatedId": "payout_page_06h1asjj9wtrha3k6njygcncyebpnf1t5ahm",
+                     *             "subject": "Your receipt from Acme Payouts",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 3:27 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 3:27 AM UTC\nPayment ID: pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 3:27 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 3:27 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "template": "payment_receipt",
+                     *             "relatedId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795655367007,
+                     *             "createdAt": 1795663620319,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13221,14 +13298,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1asrnkwbj1b6yn0x1ce5ygzmkq33n0q24",
+                     *           "id": "fim_06h1bs4fxwrcbzk14w2r33234dx8as7c8mt4",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795655407007
+                     *           "createdAt": 1795663630319
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],

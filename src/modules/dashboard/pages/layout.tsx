@@ -79,8 +79,9 @@ header.top a { color: #fff; }
 .account form { margin: 0; }
 .account button { width: auto; margin: 0; padding: 0.3rem 0.8rem; background: #334155; font-size: 0.9rem; }
 nav.sections { background: #fff; border-bottom: 1px solid var(--line); }
-nav.sections ul { display: flex; flex-wrap: wrap; gap: 0.25rem; list-style: none; margin: 0 auto; padding: 0.4rem 1rem; max-width: 76rem; }
-nav.sections a { display: block; padding: 0.35rem 0.6rem; border-radius: 6px; color: var(--ink); text-decoration: none; font-weight: 500; }
+nav.sections ul { display: flex; flex-wrap: wrap; gap: 0.15rem; list-style: none; margin: 0 auto; padding: 0.4rem 1rem; max-width: 76rem; }
+nav.sections a { display: block; padding: 0.35rem 0.5rem; border-radius: 6px; color: var(--ink); text-decoration: none; font-weight: 500; font-size: 0.92rem; white-space: nowrap; }
+@media (min-width: 80rem) { nav.sections ul { flex-wrap: nowrap; justify-content: space-between; } }
 nav.sections a[aria-current="page"] { background: #dbeafe; color: #1e3a8a; font-weight: 700; }
 .sandbox-banner { background: #fef3c7; color: #78350f; text-align: center; font-size: 0.9rem; padding: 0.3rem 1rem; margin: 0.6rem -1rem -0.6rem; }
 a { color: var(--accent); }
@@ -90,7 +91,7 @@ form.compact button { width: auto; padding: 0.55rem 1.4rem; }
 form.inline button, .toolbar button, .toolbar .button { width: auto; margin: 0.25rem 0.25rem 0.25rem 0; padding: 0.45rem 0.9rem; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-end; margin: 0.5rem 0 1rem; }
 .toolbar label { margin: 0 0 0.2rem; font-size: 0.9rem; }
-.toolbar > div { flex: 1 1 12rem; }
+.toolbar > div { flex: 0 1 18rem; min-width: 10rem; }
 .toolbar > div.buttons { flex: 0 0 auto; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 10px; background: #fff; }
 .table-wrap:focus { outline: 3px solid #93c5fd; }

@@ -137,6 +137,12 @@ export function PaymentPageDetailPage(props: {
           <dd>
             <a href={modePath(frame.mode, `/customers/${page.customer.id}`)}>{page.customer.referenceId}</a> <span class="muted">{page.customer.email}</span>
           </dd>
+          {page.description !== undefined ? (
+            <>
+              <dt>Description</dt>
+              <dd>{page.description}</dd>
+            </>
+          ) : null}
           <dt>Checkout address</dt>
           <dd>
             <a href={page.url}>{page.url}</a>
@@ -198,6 +204,25 @@ export function PaymentPageDetailPage(props: {
           ))}
         </dl>
       </div>
+      {page.lineItems !== undefined ? (
+        <>
+          <h2>Line items</h2>
+          <DataTable label="Line items" headers={['Item', 'Quantity', 'Unit price', 'Amount']}>
+            {page.lineItems.map((item) => (
+              <tr>
+                <td>{item.name}</td>
+                <td>{item.quantity}</td>
+                <td>
+                  <Money amount={item.unitAmount} currency={page.currency} />
+                </td>
+                <td>
+                  <Money amount={item.quantity * item.unitAmount} currency={page.currency} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </>
+      ) : null}
       <h2>Card payments</h2>
       {attempts.length === 0 ? (
         <EmptyState title="No card payment was attempted on this page yet.">

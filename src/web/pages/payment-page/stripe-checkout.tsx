@@ -2,6 +2,7 @@ import { Layout } from '../../layout.tsx';
 import type { ExtraSources } from '../../security.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
 import { formatAmount } from './views.tsx';
+import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
 
 /** The live checkout's Stripe settings (from the operator's configuration). */
 export interface StripeCheckoutSettings {
@@ -108,7 +109,7 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
     <Layout
       title={`Pay ${amount} to ${props.merchantName}`}
       nonce={props.nonce}
-      styles={styles}
+      styles={styles + orderSummaryStyles}
       externalScript={settings.jsUrl}
       script={checkoutScript({ publishableKey: settings.publishableKey, clientSecret: props.clientSecret, returnPath: `/payment-page/${page.id}/complete`, payLabel })}
     >
@@ -116,6 +117,7 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
       <h1>
         Pay <span class="amount">{amount}</span>
       </h1>
+      <OrderSummary page={page} format={formatAmount} />
       {page.livemode ? null : <p class="sandbox">Sandbox: no money moves. Use a Stripe test card such as 4242 4242 4242 4242.</p>}
       <div class="card">
         {props.problem ? (

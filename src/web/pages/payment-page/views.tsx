@@ -1,6 +1,8 @@
 import { Layout } from '../../layout.tsx';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
 import { schemeHints } from '../../../modules/card-processor/bin-table.ts';
+import { cardSchemeNames as schemeNames } from '../../../modules/payments/index.ts';
+import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
 
 export type CheckoutField = 'cardNumber' | 'expiry' | 'cvc' | 'cardholderName';
 
@@ -13,16 +15,6 @@ export interface CheckoutFormState {
   values: { expiry?: string; cardholderName?: string };
 }
 
-const schemeNames: Record<string, string> = {
-  VISA: 'Visa',
-  MASTERCARD: 'Mastercard',
-  AMEX: 'American Express',
-  DISCOVER: 'Discover',
-  JCB: 'JCB',
-  DINERS: 'Diners Club',
-  UNIONPAY: 'UnionPay',
-  UNKNOWN: 'Card',
-};
 
 export function formatAmount(amount: number, currency: string): string {
   return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount / 100);
@@ -101,11 +93,12 @@ export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; 
   const errorEntries = Object.entries(state.errors) as Array<[CheckoutField, string]>;
   const invalid = (field: CheckoutField) => (state.errors[field] ? 'true' : undefined);
   return (
-    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={checkoutStyles} script={props.cardPaymentsAvailable ? schemeScript() : undefined}>
+    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? schemeScript() : undefined}>
       <p class="merchant">{props.merchantName}</p>
       <h1>
         Pay <span class="amount">{amount}</span>
       </h1>
+      <OrderSummary page={page} format={formatAmount} />
       {page.livemode ? null : <p class="sandbox">Sandbox: no money moves. Use a test card such as 4242 4242 4242 4242.</p>}
       {!props.cardPaymentsAvailable ? (
         <div class="card" role="alert">
@@ -214,11 +207,12 @@ export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merc
   const { page } = props;
   const details = page.payinDetails;
   return (
-    <Layout title="Payment complete" nonce={props.nonce}>
+    <Layout title="Payment complete" nonce={props.nonce} styles={orderSummaryStyles}>
       <p class="merchant">{props.merchantName}</p>
       <h1 id="done">Payment complete</h1>
       <div class="card" role="status">
         <p class="success">Thank you. Your payment of {formatAmount(page.amount, page.currency)} was successful.</p>
+        <OrderSummary page={page} format={formatAmount} />
         {details ? (
           <dl>
             <dt>Card</dt>
@@ -229,6 +223,7 @@ export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merc
             <dd>{page.paymentId ?? ''}</dd>
           </dl>
         ) : null}
+        {page.customer.email !== '' ? <p class="muted">A receipt is on its way to your e-mail address.</p> : null}
       </div>
       {page.successReturnUrl ? (
         <a class="button" href={page.successReturnUrl}>
