@@ -1,12 +1,12 @@
 /**
  * `npm run generate -w @paysail/sdk`: writes `openapi.json` from the real app, then
- * `src/generated/*` from it. `--from-file` skips the app and regenerates the code from the committed
- * document only.
+ * `src/generated/*` from it (openapi-typescript for the types, scripts/sources.ts). `--from-file`
+ * skips the app and regenerates the code from the committed document only.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderGeneratedSources, type OpenApiDocument } from './codegen.ts';
+import { renderGeneratedSources, type OpenApiDocument } from './sources.ts';
 import { buildOpenApiDocument, serializeDocument } from './openapi-document.ts';
 import { documentPath, generatedDirectory } from './paths.ts';
 
@@ -19,8 +19,10 @@ async function generate(fromFile: boolean): Promise<void> {
     document = await buildOpenApiDocument();
     fs.writeFileSync(documentPath, serializeDocument(document));
   }
+  const sources = await renderGeneratedSources(document);
+  fs.rmSync(generatedDirectory, { recursive: true, force: true });
   fs.mkdirSync(generatedDirectory, { recursive: true });
-  for (const [name, text] of renderGeneratedSources(document)) {
+  for (const [name, text] of sources) {
     fs.writeFileSync(path.join(generatedDirectory, name), text);
   }
   const wrote = fromFile ? [] : [path.relative(process.cwd(), documentPath)];

@@ -1,4 +1,4 @@
-import type { OperationKey } from './generated/openapi.ts';
+import type { OperationKey } from './types.ts';
 import { pii } from './pii.ts';
 import {
   BalanceResource,

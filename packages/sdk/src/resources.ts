@@ -1,4 +1,5 @@
-import type { Customer, Dispute, ErasedCustomer, Event, FraudReport, OperationKey, Operations, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { Customer, Dispute, ErasedCustomer, Event, FraudReport, PaymentPage, PayoutPage, Refund, WebhookDelivery } from './generated/openapi.ts';
+import type { OperationKey, Operations } from './types.ts';
 import { paginate } from './paging.ts';
 import type { RequestOptions, Result, Transport } from './transport.ts';
 

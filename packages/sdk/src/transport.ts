@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { operations, type OperationKey, type Operations } from './generated/openapi.ts';
+import { operations } from './generated/operations.ts';
+import type { BodyMode, OperationKey, Operations, OperationSpec } from './types.ts';
 import { PaysailConnectionError, PaysailError, errorFromResponse, parseRetryAfterMs, type PaysailErrorDetails } from './errors.ts';
 
 export const sdkVersion = '0.1.0';
@@ -45,12 +46,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-type Spec<K extends OperationKey> = (typeof operations)[K];
-
 /** Arguments of one operation: path parameters (when it has any), query and body as the document types them. */
 export type CallArguments<K extends OperationKey> = (Operations[K]['pathParams'] extends Record<string, never>
   ? { pathParams?: Record<string, never> }
-  : { pathParams: Operations[K]['pathParams'] }) & { query?: Operations[K]['query'] } & (Spec<K>['body'] extends 'required'
+  : { pathParams: Operations[K]['pathParams'] }) & { query?: Operations[K]['query'] } & (BodyMode<K> extends 'required'
     ? { body: Operations[K]['body'] }
     : { body?: Operations[K]['body'] });
 
@@ -134,7 +133,7 @@ export class Transport {
 
   /** Builds the URL of an operation: path parameters encoded, `livemode` added when the operation takes it. */
   url<K extends OperationKey>(key: K, args: CallArguments<K>, options: RequestOptions = {}): string {
-    const spec: (typeof operations)[OperationKey] = operations[key];
+    const spec: OperationSpec = operations[key];
     const pathParams = (args.pathParams ?? {}) as Record<string, string>;
     const path = spec.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
       const value = pathParams[name];
@@ -159,7 +158,7 @@ export class Transport {
   }
 
   async callWithResponse<K extends OperationKey>(key: K, args: CallArguments<K>, options: RequestOptions = {}): Promise<ApiResponse<Result<K>>> {
-    const spec: (typeof operations)[OperationKey] = operations[key];
+    const spec: OperationSpec = operations[key];
     const url = this.url(key, args, options);
     const headers: Record<string, string> = {
       accept: 'application/json',

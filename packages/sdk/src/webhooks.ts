@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Event } from './generated/openapi.ts';
 import { canonicalJson } from './canonical-json.ts';
+import type { WebhookEvent } from './types.ts';
+
+export type { WebhookEvent } from './types.ts';
 
 /** Thrown by `webhooks.verify`; the message says which check failed. */
 export class WebhookVerificationError extends Error {
@@ -10,8 +12,14 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** A verified delivery: the event as sent, with its body `signature`. */
-export type WebhookEvent = Event & { signature: string };
+/** What the body `signature` covers: an event without its `signature`. */
+export interface UnsignedEvent {
+  id: string;
+  type: string;
+  createdAt: number;
+  livemode: boolean;
+  data: unknown;
+}
 
 export interface VerifyWebhookOptions {
   /** How far `webhook-timestamp` may be from now, in seconds (default 300). */
@@ -51,7 +59,7 @@ function equalText(left: string, right: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function isEvent(value: unknown): value is WebhookEvent {
+function isEvent(value: unknown): value is UnsignedEvent & { signature: string } {
   if (typeof value !== 'object' || value === null) {
     return false;
   }
@@ -73,13 +81,15 @@ export function headerSignature(webhookId: string, timestampSeconds: number, bod
 }
 
 /** The body `signature`: base64 HMAC-SHA256 of the RFC 8785 canonical JSON of the event without `signature`. */
-export function bodySignature(event: Omit<WebhookEvent, 'signature'>, secret: string): string {
+export function bodySignature(event: UnsignedEvent, secret: string): string {
   const { id, type, createdAt, livemode, data } = event;
   return createHmac('sha256', secretKey(secret)).update(canonicalJson({ id, type, createdAt, livemode, data })).digest('base64');
 }
 
 /**
- * Verifies a Paysail webhook delivery and returns its event; throws `WebhookVerificationError`.
+ * Verifies a Paysail webhook delivery and returns its event, typed from the document's `webhooks`
+ * section as a union discriminated by `type` (`switch (event.type)` narrows `data`); throws
+ * `WebhookVerificationError`.
  *
  * 1. `webhook-timestamp` is within `toleranceSeconds` of now (an old request replayed fails);
  * 2. one `v1,` entry of `webhook-signature` is the Standard Webhooks HMAC of the raw body (what
@@ -143,7 +153,9 @@ export function verify(headers: WebhookHeaders, rawBody: string | Uint8Array, se
   if (!secrets.some((candidate) => equalText(signed.signature, bodySignature(signed, candidate)))) {
     throw new WebhookVerificationError('The body signature does not match the event with this secret');
   }
-  return event;
+  // Signed by the server with this secret: the body is the event its `type` names in the document
+  // (an event type newer than this SDK also passes: handle the `default` of a switch).
+  return event as WebhookEvent;
 }
 
 /** `webhooks.verify(headers, rawBody, secret)`, plus the two signature functions it is built from. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Paysail, operations, sdkVersion, type OperationKey } from '@paysail/sdk';
-import { listOperations, renderGeneratedSources, type OpenApiDocument } from '../scripts/codegen.ts';
+import { Paysail, operations, sdkVersion, webhookEventTypes, type OperationKey, type Operations, type Query, type WebhookEvent, type WebhookEventType } from '@paysail/sdk';
+import { listOperations, renderGeneratedSources, type OpenApiDocument } from '../scripts/sources.ts';
 import { documentPath, generatedDirectory, packageRoot } from '../scripts/paths.ts';
 
 const regenerate = 'run `npm run generate -w @paysail/sdk` and commit the result';
@@ -12,8 +12,8 @@ function committedDocument(): OpenApiDocument {
   return JSON.parse(fs.readFileSync(documentPath, 'utf8')) as OpenApiDocument;
 }
 
-test('the generated code is exactly what the generator makes of the committed document', () => {
-  const expected = renderGeneratedSources(committedDocument());
+test('the generated code is exactly what openapi-typescript and the operation table make of the committed document', async () => {
+  const expected = await renderGeneratedSources(committedDocument());
   const present = fs.readdirSync(generatedDirectory).sort();
   assert.deepEqual(present, [...expected.keys()].sort(), `unexpected files in src/generated; ${regenerate}`);
   for (const [name, text] of expected) {
@@ -110,6 +110,116 @@ test('every /v1 operation of the document is reachable from the client, with its
   }
 });
 
+/** The lists that page (their answer has `hasMore`): each must have an iterator, by type and at run time. */
+type PagedOperationKey = { [K in OperationKey]: K extends `GET ${string}` ? (Operations[K]['result'] extends { hasMore: boolean } ? K : never) : never }[OperationKey];
+
+interface IteratorCase {
+  walk: (client: Paysail) => AsyncIterable<unknown>;
+  /** The page's array of items. */
+  items: string;
+  /** What the first page says about the next one. */
+  more: Record<string, unknown>;
+  /** The query parameter the second request must carry, and its value. */
+  follows: [string, string];
+  /** That parameter on the first request (default: absent). */
+  starts?: string;
+}
+
+const byCursor = (items: string): Omit<IteratorCase, 'walk'> => ({ items, more: { nextCursor: 'cursor_1' }, follows: ['startingAfter', 'cursor_1'] });
+
+const iteratorsByList: Record<PagedOperationKey, IteratorCase> = {
+  'GET /v1/customers': { walk: (client) => client.customers.iterate({ kycStatus: 'APPROVED' }), ...byCursor('customers') },
+  'GET /v1/payout_pages': { walk: (client) => client.payoutPages.iterate({ status: 'CREATED' }), ...byCursor('payoutPages') },
+  'GET /v1/payment_pages': { walk: (client) => client.paymentPages.iterate({ status: 'PAID' }), ...byCursor('paymentPages') },
+  'GET /v1/subscriptions': { walk: (client) => client.subscriptions.iterate({ status: 'ACTIVE' }), ...byCursor('subscriptions') },
+  'GET /v1/events': { walk: (client) => client.events.iterate({ type: 'PAYMENT_SUCCEEDED' }), ...byCursor('events') },
+  'GET /v1/refunds': { walk: (client) => client.refunds.iterate({ paymentPageId: 'page_1' }), ...byCursor('refunds') },
+  'GET /v1/disputes': { walk: (client) => client.disputes.iterate({ paymentPageId: 'page_1' }), ...byCursor('disputes') },
+  'GET /v1/webhook_deliveries': { walk: (client) => client.webhookDeliveries.iterate({ status: 'FAILED' }), ...byCursor('deliveries') },
+  'GET /v1/entitlements': { walk: (client) => client.entitlements.iterate({ isActive: true }), items: 'entitlements', more: { nextPageToken: 'token_1' }, follows: ['cursorToken', 'token_1'] },
+  'GET /v1/fraud_reports': { walk: (client) => client.fraudReports.iterate({ pagination: { limit: 1 } }), items: 'checkoutFraudReports', more: { count: 2 }, follows: ['pagination[offset]', '1'], starts: '0' },
+};
+
+test('every list that pages has an iterator that follows its cursor to the last page', async () => {
+  const paged = listOperations(committedDocument()).filter(({ method, operation }) => {
+    const body = operation.responses?.['200']?.content?.['application/json']?.schema;
+    const page = body?.properties?.data?.properties ?? body?.properties;
+    return method === 'GET' && page !== undefined && 'hasMore' in page;
+  });
+  assert.deepEqual(Object.keys(iteratorsByList).sort(), paged.map(({ key }) => key).sort());
+  assert.ok(paged.length >= 10, `only ${paged.length} paged lists`);
+
+  for (const [key, { walk, items, more, follows, starts }] of Object.entries(iteratorsByList) as Array<[PagedOperationKey, IteratorCase]>) {
+    const seen: URL[] = [];
+    const client = new Paysail({
+      apiKey: 'sk_test',
+      baseUrl: 'http://sdk.invalid',
+      fetch: async (input) => {
+        seen.push(new URL(String(input)));
+        const first = seen.length === 1;
+        const page = { [items]: [{ id: first ? 'item_1' : 'item_2' }], hasMore: first, ...(first ? more : {}) };
+        const body = operations[key].envelope ? { status: 'SUCCEEDED', data: page } : page;
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const walked: unknown[] = [];
+    for await (const item of walk(client)) {
+      walked.push(item);
+    }
+    assert.deepEqual(walked, [{ id: 'item_1' }, { id: 'item_2' }], key);
+    assert.equal(seen.length, 2, `${key} stops after the page without hasMore`);
+    assert.equal(seen[1]?.searchParams.get(follows[0]), follows[1], `${key} asks for the next page with ${follows[0]}`);
+    assert.equal(seen[0]?.searchParams.get(follows[0]), starts ?? null, `${key} starts at the first page`);
+  }
+});
+
+/** Every event type of the document, by type: a new one fails type-checking here until it is listed. */
+const everyEventType: Record<WebhookEventType, true> = {
+  PAYOUT_PAGE_UPDATED: true,
+  PAYMENT_SUCCEEDED: true,
+  PAYMENT_EXPIRED: true,
+  FRAUD_REPORTED: true,
+  ENTITLEMENT_CREATED: true,
+  PAYMENT_REFUNDED: true,
+  REFUND_FAILED: true,
+  DISPUTE_CREATED: true,
+  DISPUTE_CLOSED: true,
+  CUSTOMER_ERASED: true,
+};
+
+test('the webhook event types are the webhooks section of the document', () => {
+  const documented = Object.keys(committedDocument().webhooks ?? {});
+  assert.deepEqual([...webhookEventTypes].sort(), documented.sort());
+  assert.deepEqual(Object.keys(everyEventType).sort(), documented.sort());
+});
+
+/** `webhooks.verify` answers a union discriminated by `type`: each branch's `data` is that event's payload. Compile-time only. */
+export function webhookEventsAreTyped(event: WebhookEvent): string | number {
+  switch (event.type) {
+    case 'FRAUD_REPORTED':
+      return event.data.fraudReportId;
+    case 'PAYMENT_SUCCEEDED':
+      // @ts-expect-error a payment carries no fraud report id
+      void event.data.fraudReportId;
+      return event.data.amount;
+    case 'CUSTOMER_ERASED':
+      return event.data.erasedAt;
+    default:
+      return event.id;
+  }
+}
+
+/** Bracket-named query parameters nest, typed as the document types them. Compile-time only. */
+export function nestedQueriesAreTyped(): Array<Query<'GET /v1/fraud_reports'>> {
+  return [
+    { pagination: { offset: 0, limit: 10 }, filters: { fraudIssueDateRange: { start: '2026-11-01 00:00:00' } } },
+    // @ts-expect-error offset is a number
+    { pagination: { offset: 'first' } },
+    // @ts-expect-error no such filter
+    { filters: { amount: 1 } },
+  ];
+}
+
 test('the User-Agent version is the package version', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string };
   assert.equal(sdkVersion, manifest.version);
@@ -136,4 +246,8 @@ export function rejectedByTheTypes(client: Paysail): void {
   void client.request('GET /v1/payouts', {});
   // @ts-expect-error path parameters are required
   void client.request('GET /v1/customers/{customerId}', {});
+  // @ts-expect-error an optional body is omitted, not null
+  void client.request('POST /v1/events/{eventId}/redeliver', { pathParams: { eventId: 'evt_1' }, body: null });
+  // @ts-expect-error a GET takes no body
+  void client.request('GET /v1/balance', { body: {} });
 }

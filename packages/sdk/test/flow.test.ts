@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -17,8 +16,7 @@ import {
 } from '@paysail/sdk';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../../test/helpers/context.ts';
 import { WebhookReceiver } from '../../../test/helpers/webhook-receiver.ts';
-import { openApiDocumentOf, serializeDocument } from '../scripts/openapi-document.ts';
-import { documentPath } from '../scripts/paths.ts';
+import { assertSdkMatchesServedDocument } from './served-document.ts';
 
 /**
  * The SDK against the real app listening on loopback (real HTTP, real database, the test clock for
@@ -81,34 +79,9 @@ async function settle(paysail: Paysail, payoutPageId: string): Promise<PayoutPag
   return page;
 }
 
-/** The first JSON path where two values differ, for a readable failure instead of a 300 KB diff. */
-function firstDifference(left: unknown, right: unknown, at = '$'): string | undefined {
-  if (typeof left !== typeof right || Array.isArray(left) !== Array.isArray(right) || (left === null) !== (right === null)) {
-    return at;
-  }
-  if (typeof left !== 'object' || left === null) {
-    return left === right ? undefined : at;
-  }
-  const a = left as Record<string, unknown>;
-  const b = right as Record<string, unknown>;
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const found = firstDifference(a[key], b[key], `${at}.${key}`);
-    if (found) {
-      return found;
-    }
-  }
-  return undefined;
-}
-
 // Here rather than in drift.test.ts so the suite boots one app fewer: this server is the live app.
-test('the committed openapi.json is exactly what this server serves (the SDK cannot drift from the app)', () => {
-  const regenerate = 'run `npm run generate -w @paysail/sdk` and commit the result';
-  const live = openApiDocumentOf(context.app);
-  const committedText = fs.readFileSync(documentPath, 'utf8');
-  const difference = firstDifference(live, JSON.parse(committedText));
-  assert.equal(difference, undefined, `packages/sdk/openapi.json differs from the app's document at ${difference}; ${regenerate}`);
-  // Member order too: the committed file is byte for byte the serialized live document.
-  assert.ok(serializeDocument(live) === committedText, `packages/sdk/openapi.json is not the serialized live document; ${regenerate}`);
+test('the committed openapi.json and src/generated/ are what this server serves, through openapi-typescript (the SDK cannot drift from the app)', async () => {
+  await assertSdkMatchesServedDocument(baseUrl);
 });
 
 test('full flow: customer → payout page → confirm via helper → PROCESSED; payment page → pay → fraud report; signed webhooks', async () => {
