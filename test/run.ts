@@ -1,6 +1,6 @@
 /**
  * `npm test`: every `*.test.ts` file under test/, src/ and packages/, through node:test, a few files
- * per process (decision 0020).
+ * per process (decision 0007).
  *
  * `node --test` on Node 20 runs each file in its own process, and each process pays the same fixed
  * cost before its first test: loading the server's modules through tsx, an embedded database from

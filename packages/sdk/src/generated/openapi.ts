@@ -1119,6 +1119,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the retention settings
+         * @description How long Paysail keeps KYC details after a customer's last activity, e-mail bodies, webhook delivery logs and idempotency records. The environment (RETENTION_*) gives the defaults; an override set here wins over it until it is cleared with `null`. The hourly `retention.purge` job removes what is past its time; `paysail retention status` shows what is due.
+         */
+        get: operations["adminRetention_retrieve"];
+        put?: never;
+        /**
+         * Change the retention settings
+         * @description How long Paysail keeps KYC details after a customer's last activity, e-mail bodies, webhook delivery logs and idempotency records. The environment (RETENTION_*) gives the defaults; an override set here wins over it until it is cleared with `null`. The hourly `retention.purge` job removes what is past its time; `paysail retention status` shows what is due. Every field is optional; what is left out is unchanged. A value out of bounds → 400 WRONG_PARAMETER naming the field, and nothing is changed.
+         */
+        post: operations["adminRetention_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     PAYOUT_PAGE_UPDATED: {
@@ -2055,53 +2079,53 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *             "id": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
+                     *             "referenceId": "user-43",
+                     *             "signupAt": 1795577872744,
+                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "livemode": false,
+                     *             "kycStatus": "PENDING",
+                     *             "createdAt": 1795664272744,
+                     *             "updatedAt": 1795664277744,
+                     *             "email": "grace@example.com",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..AXcdApL4hMiyu-Cl.9nxy7cs.w6bvBOt3Zorl_SUC1MlqMg",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..E5NOcnJkNWzfS5-_.Nabh1Qh_.R_fJZVAPIeOS3Y7lnaPAMw",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..WbXUCsq9B1rgkYUc.QHeSE6DJyVKz-w.EUJJhc4_kGmcSCTMjTKLdQ",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..3shPe-ppzxK0yFLm.66QKw-WRbocHu6HT.aaDqR6FJ6IBAV9ZzkhibUA",
+                     *             "address": {
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..eD5DDs3VapJLvNPv.W7ox4CYNhjFoHUg.-mbLPFPMPmUukCm0MJRqWA",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..mbeZGgADcCUnPhHX.kg7oBXbJGMzo-yA-3Q.DJ4ewH8XWPD4mZBvkRwPjw",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..ZlKYyk1e8Ply57cs.MnM.vAV99jJE78UDljVRd-0bCg",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..D-yUenbR3DWfjCza.0p4YNfc.8dTiNxRBSqen-d79dMJanA",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..XpZN90Jk8iVTJEVy.q7M.T2aY7qeVWs6dJZLQKoSttQ"
+                     *             },
+                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
+                     *           },
+                     *           {
+                     *             "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795577175319,
-                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *             "signupAt": 1795577872744,
+                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795663575319,
-                     *             "updatedAt": 1795663580319,
+                     *             "createdAt": 1795664272744,
+                     *             "updatedAt": 1795664277744,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..lXJiFLvw-nQHlR5_.AlSo.X1kQ6aZxgH7XN2z6sJGMSw",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..hQOJW_ezZDSeVeC0.JLTNQa5RO80.A5o4UUow2APrC78CMtsBtA",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..E5Yin7X6K7Kk0gZ3.YU_zeV4nggUCgw.KG4dJAI_k6iV_iZ5C9VM8g",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..GN_vyqdZMq-kSqJM.57MaoXdDEy1Gn2HH.H4iKedHTuZNaCcqwWZQDrQ",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..yziEn4uJfe_RcvsX.bD-x.69ia7DpySEgxCQh9ZDkfqQ",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..m2R3-HEUAf89LT3Y.lo6I6CUxlTI.Xv6vafgpbywZaX31IBjVUA",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..D8pTpwoWHmvMqm9b.3j4_WQoHdrIhHg.e8xSjHXOolE2d_7tllxtCA",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..l6olay4Sh-iEYi6D.pa2Y0YNm3p29bjBX.w4WGqLj_pWmiBfeeZ0-8JQ",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..udtNgKriZXeh5vcX.nfW9oISNKcOXBWU.hjCGlS6FvARvOrfN14v9HA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..VzjoFTHl2g677lzi.BnFUF5-EL33Yhgw63g.EScGyzuR2ZqokAuNtP0l4g",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..L8IUABGd11pHps2G.zpo.zKaRZlrFAm2pfI217f3bhQ",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..u0BBGLPIVkJbZb-J.BhRvCy0.RAOj3afqf_aA0wMzcm5vzQ",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..oK7TZEgPTgg9UGqb.L-A.uBmMHlHXVzoHW4jQUZOCnw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..-0-Qgr7WfcRPUIiu.s6Mr1NY3ItjHbPg.8oe7PiTffQL938osmA74cg",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7ZG1FXJOrvxi8QZ9.i8jGYJ-K-YwLvKFfHw.Er94Uv1nwbtebAU7bugSYg",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..e_VYUnk66suhnd6_.noo.pZJAtnhpM-QCdP8KKOe6yA",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7phvI490A-i_0GP8.nHd_PMY.G4qMxMU3QlvREughTjH0Ig",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..IPTPYzzU0WegJseo.eOM.Ft22adpfD4kcsmGUGaM3cw"
                      *             }
-                     *           },
-                     *           {
-                     *             "id": "cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw",
-                     *             "referenceId": "user-43",
-                     *             "signupAt": 1795577175319,
-                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
-                     *             "livemode": false,
-                     *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795663575319,
-                     *             "updatedAt": 1795663580319,
-                     *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Y0-QTG-beJO7oYl-.AteRXbw.28Nha7-EaY5BAjq1LerV5g",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Z9QPfB5bn0I7k5rl.qk1L0tW9.pUE9vFxFB71W60p_7obXkw",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..now-LvjHmgK0FQjO.EfUHQBNRpVtqaA.ySq44kD-ffF4reSAxM623g",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..2OjLOHdQXoGJd0OE.3GcyUru0r8LD5DRm.26Pi9YZBWFwrjuiLeBSg2g",
-                     *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..wLWlhP1L3vL87Hwi.f97cKXZQ3QzudhU.1A6weLW8BdDjyB_UfXKW7w",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..1HFCtAIoGN9SpUy8.GuO1nakP-1qYDtP1qg.d9hjulApDi5OFCaCc15W-g",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..4WV7FKwEQc7arsNS.eZI.8TVoMEVAW0Q7Zj4V1IMkFw",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..TWu2h4ryn6aqaBRJ.n4hbBmY.GzRMacU28F2k8Kuh20ZHdw",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..L8JYoAm9vnbS-Ia9.GiA.9ggMjbWekmtrlJTbLAeawQ"
-                     *             },
-                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -2218,7 +2242,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795577175319,
+                 *       "signupAt": 1795577872744,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2277,25 +2301,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577175319,
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "signupAt": 1795577872744,
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795663575319,
-                     *         "updatedAt": 1795663575319,
+                     *         "createdAt": 1795664272744,
+                     *         "updatedAt": 1795664272744,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..pj9qEhhdgPl29Lj8.S32g.lWEkI2sQBX0FSy-dk9eKww",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..ktcSBR0KtIVxLp_V.0cF4JtU8OLQ.CuygcrO9IQvCcPX0KwF5tQ",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..LVjMiUB7TVLowp-L.OH_RRr9DjvuR5Q.2u6STvyEScsud6e2sURBnQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..QrXgYYVpQh8pgAIE.k2rbfZ6ngaolepxR.ZSEqvlF3qd4SzeE05UAXyw",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..gz9aU8LUlj9Cfgzv.P7EI.vkd5iU67TIA-PqcBCPEE_A",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LYT0egzBmbwzLqZe.NLhHVezKyQ8.H4XM-LdG0fNb1MyUen16Ag",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..meqEXxKi3oFLQKlr.fo9oC6Uq4wymBA.ffPA8Ez2oX8W-Y917Tuaxg",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..VGB6-dy-hFRzLiR7.hkgD6y1zOLXdRp4F.Ff_WS_MymE4J2j11Cnf6mQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..tGDt57jTOM5gNJp3.rRupqnRS1IrRcEg.MoStrq0m6YpEYutF1U5rRw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..PH6rA1_26sVO12hP.D47sZkTP4MSErL6Kxw.mmZ-BfE-Et3i1Boy5MLpkg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..27fBK-T_pAV59yRa.3Y0.eZDjQeEB9VFS2F6eBV-eYw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Ymh3nPSq1BRCBkrz.U47nUhY.DYyEJJojoHFFQMm0ZQWi5A",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..CIqSGZ1ZuM8fgVYw.L5o.is_uqjfrOpmH1UU1j3OsXQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..TUP5pBzLvXUjAymL.dqtWuiOOajbviWI.GG8326Xtpw70SbLqnw9akw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..zUO5J3cfTmzLqGmV.y2RT8Sv3smW8g2OwGw.KzyTpqJqwueoWgQJ0iRjYQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..jelz9yaZFz2giydw.39g.QygCKjZkVd6ZjRGSfm-EFg",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..DHblJWhacgFgFAzV.m_FTO7M.XFdtJh50DWq6QFf5pWLkQw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LMZgPhiZGpD_mCGq.6uo.oMPzY3ifuUBtxqMCqJuPAA"
                      *         }
                      *       }
                      *     }
@@ -2432,7 +2456,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0 */
+                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
                 customerId: string;
             };
             cookie?: never;
@@ -2452,25 +2476,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577175319,
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "signupAt": 1795577872744,
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795663575319,
-                     *         "updatedAt": 1795663575319,
+                     *         "createdAt": 1795664272744,
+                     *         "updatedAt": 1795664272744,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..1Ui7WdqhO7iMz0GY.UNo-.aKTBwWM90t8uL4VIeySI4w",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..2kSCxcptzOsXtVCT.bFLBHhx0hok.S132OiTJlAfJbI-vnZ35fw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..-TFw86NA_zPuQdGf.lbymgoirR6yZWQ.4yoP90TpJzstFey_n0BKUw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..BE2nBrooSEqW9Oz6.kJ7AxDdyBjkeIdYp.BrYQYxJ7Q9bnMWjgtKt8qA",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..N0HwwU--R38Pljca.XWbH.FRwAtqpANFndQAq1f1W_ag",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..g0PyUiU_UJNdIkkZ.lZIGtPPFPk0.rLvkGBhmZm7RrH86FQBd2Q",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LOZQA40HMmZ1lKv0.NkCjY55ZweIL2w.JhS-XhESDtfAB5pw-_w58A",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..cc-2I8a0tqBPjz54.-OSi2I-FyGg_aH46.9jL3iI6Qh9ZNN0Lmjh3jAQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..Td0DMmz19XCic-lE.L_yWVwZPUfuw5hU._OlKIg7LI04W6B--okB6Xw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..njuCuiCV-Q_fbrZZ.6ZI9yN0E03_MS2bJQg.3tVQ7M3RnIY3QVtg4aGVuQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..i2NcdqtkAZqokiLd.KLM.Jf2h-1NYDfs1NvLY8_Nsvw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..GwWyERiFkYFq7Odi.GavkXYI.Te_5lH55bjTKhB0odzASsA",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..uNIuDk5heBAwyhD8.BxI.8o5Jd4Mzj5x8vX0G3GMI1g"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..cLzsnR1jG_yVw3xs.QAyKBd_75fBid90.09c9pz7YKp-d596GCTj98A",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..QHne07il8k-8_c08.NaiymIutk8-7vukO_w.1w-CriLknywQONiZ89mcJw",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Fowb-JLNQ9MaSimk.wD4.GaPZVnjUgDMiieWOfqdLiw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..fi_RdGqdovWX3QDz.AoMTtb8.wp140AI_fGV-IBeUe9QS6g",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..kSDOdGbR0_Ds1K3W.awk.ZSEZRUpGQ27238WhxwUpsA"
                      *         }
                      *       }
                      *     }
@@ -2584,7 +2608,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0 */
+                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
                 customerId: string;
             };
             cookie?: never;
@@ -2657,25 +2681,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577175319,
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "signupAt": 1795577872744,
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795663575319,
-                     *         "updatedAt": 1795663575319,
+                     *         "createdAt": 1795664272744,
+                     *         "updatedAt": 1795664272744,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..3TtvS8Og7uA1gnHU.uY0I.z64QQfseDVwTi2_LOhJtrw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..-xgrUlSOrpNMSWTx.rHfKY72qsxw.JH4sxcX7y3V6x4h88SmJAw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..US852_x02AGpN9ZN.rTHOuryfyobb-Q.kLb8k2CA_FiDxOIilhMhUA",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..TFMfAtmW5Ieo2JUg.oqzFmBbeypB-1dnD.jaQUtLREt8mF2NNWhBXi2w",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..1BGvBmusZby-ZiEt.4xGk.3zX9XRg_jpsy9WHeusqRag",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..EyOPz7kPDbJhlNWS.epRUdOFdddM.UCYiBHy3YqOtFlGM1BDuJw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Z4aO3tp56dErBs2M.TtL4ntHPpPPsBA.71CxrNoCDTLwjMuZRjuL8w",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7GdZBmd7Csn6djdK.EBO5H-97Jmj7eASE.I9GmW6CWPEb4N5triVW3Dw",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..n_dCBeBCNZDZ_hgp.hfQH62FK3KJf5JU.eWr1hleCgyIZPO4J5uFSuQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..pxPRrRxx9NlFLuyO.k2-h1cjv0vcCGx_u3Q.wd1vcjA5QzoyxSUK_RNSWw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..wPNcActrhIReU1k1.-z4.9n0PO2OX2LUy3w-xTSMZ0w",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..WWDaj35Vt2Y5A0Ao.RKkVWkM.4TgXgW4rQHbi30WnULP9MA",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..iuVRBysvPNK1otd9.NQg.gitIx0t5-f6fC82gdhcMUQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..fBonY3CAJebx6pnK.xLZG8d0BUvMPXyQ.kjtGnF_Cf7GEvRXSAhG_Kw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Q5xIg-sgHC7vujIJ.64ULNghicDiLCF9A6A.TUPuUSfq9kJJ-eAycFEMfA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..K0oORe6vk3c96H5L.m1w.lcup07T-TXMKU-BgyYmQ5w",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..m6sNLlDQ0SrCMg-d.yLD7qXo.uIUaE7i78rqc5phEh2hqPg",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..096GWaFiz9gLMPLt.V0A.6omdfs-j9EIhWuojHY_ozg"
                      *         }
                      *       }
                      *     }
@@ -2831,7 +2855,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c */
+                /** @example cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r */
                 customerId: string;
             };
             cookie?: never;
@@ -2857,12 +2881,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c",
+                     *         "id": "cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
-                     *         "erasedAt": 1795663580319,
-                     *         "createdAt": 1795663580319
+                     *         "erasedAt": 1795664277744,
+                     *         "createdAt": 1795664277744
                      *       }
                      *     }
                      */
@@ -3011,7 +3035,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c */
+                /** @example cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r */
                 customerId: string;
             };
             cookie?: never;
@@ -3031,16 +3055,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795663580319,
+                     *         "exportedAt": 1795664277744,
                      *         "customer": {
-                     *           "id": "cus_06h1bryckwar66j4vmkcbvy3htg678skbb2c",
+                     *           "id": "cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795577180319,
-                     *           "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "signupAt": 1795577877744,
+                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795663580319,
-                     *           "updatedAt": 1795663580319,
+                     *           "createdAt": 1795664277744,
+                     *           "updatedAt": 1795664277744,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3498,7 +3522,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *             "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3506,22 +3530,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *               "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *               "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796268380319,
-                     *             "createdAt": 1795663580319,
-                     *             "updatedAt": 1795663585319,
-                     *             "customerConfirmedAt": 1795663580319,
+                     *             "expiresAt": 1796269077744,
+                     *             "createdAt": 1795664277744,
+                     *             "updatedAt": 1795664282744,
+                     *             "customerConfirmedAt": 1795664277744,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3704,7 +3728,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3712,21 +3736,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796268380319,
-                     *         "createdAt": 1795663580319,
-                     *         "updatedAt": 1795663580319
+                     *         "expiresAt": 1796269077744,
+                     *         "createdAt": 1795664277744,
+                     *         "updatedAt": 1795664277744
                      *       }
                      *     }
                      */
@@ -3862,7 +3886,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr */
+                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -3882,7 +3906,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -3890,22 +3914,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796268380319,
-                     *         "createdAt": 1795663580319,
-                     *         "updatedAt": 1795663585319,
-                     *         "customerConfirmedAt": 1795663580319,
+                     *         "expiresAt": 1796269077744,
+                     *         "createdAt": 1795664277744,
+                     *         "updatedAt": 1795664282744,
+                     *         "customerConfirmedAt": 1795664277744,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4023,7 +4047,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr */
+                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4049,7 +4073,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4057,22 +4081,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796268380319,
-                     *         "createdAt": 1795663580319,
-                     *         "updatedAt": 1795663585319,
-                     *         "customerConfirmedAt": 1795663580319,
+                     *         "expiresAt": 1796269077744,
+                     *         "createdAt": 1795664277744,
+                     *         "updatedAt": 1795664282744,
+                     *         "customerConfirmedAt": 1795664277744,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4232,7 +4256,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28 */
+                /** @example payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4258,7 +4282,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
+                     *         "id": "payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4266,19 +4290,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
                      *         "metadata": {},
-                     *         "expiresAt": 1796268385319,
-                     *         "createdAt": 1795663585319,
-                     *         "updatedAt": 1795663585319
+                     *         "expiresAt": 1796269082744,
+                     *         "createdAt": 1795664282744,
+                     *         "updatedAt": 1795664282744
                      *       }
                      *     }
                      */
@@ -4433,7 +4457,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr */
+                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4512,7 +4536,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4520,22 +4544,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796268380319,
-                     *         "createdAt": 1795663580319,
-                     *         "updatedAt": 1795663580319,
-                     *         "customerConfirmedAt": 1795663580319,
+                     *         "expiresAt": 1796269077744,
+                     *         "createdAt": 1795664277744,
+                     *         "updatedAt": 1795664277744,
+                     *         "customerConfirmedAt": 1795664277744,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4695,7 +4719,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1brz04w7emr25a3k1bjnnmeqpwdtjacfc */
+                /** @example payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4721,7 +4745,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1brz04w7emr25a3k1bjnnmeqpwdtjacfc",
+                     *         "id": "payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -4729,19 +4753,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1brz04w7emr25a3k1bjnnmeqpwdtjacfc",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8",
                      *         "metadata": {},
-                     *         "expiresAt": 1796268385319,
-                     *         "createdAt": 1795663585319,
-                     *         "updatedAt": 1795663585319
+                     *         "expiresAt": 1796269082744,
+                     *         "createdAt": 1795664282744,
+                     *         "updatedAt": 1795664282744
                      *       }
                      *     }
                      */
@@ -4918,29 +4942,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
+                     *             "id": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795663590319,
+                     *             "createdAt": 1795664287744,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *               "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *                 "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *                 "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795663580319,
-                     *               "expiresAt": 1796268380319,
-                     *               "updatedAt": 1795663590319,
+                     *               "createdAt": 1795664277744,
+                     *               "expiresAt": 1796269077744,
+                     *               "updatedAt": 1795664287744,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -4952,31 +4976,31 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795663580319
+                     *               "customerConfirmedAt": 1795664277744
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1brz04wgz50sqb4bfzt8r02kmcm9be950",
+                     *             "id": "evt_06h1bvm4f0znaqgrqn5eay64m11k58efxkfw",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795663585319,
+                     *             "createdAt": 1795664282744,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1brz04w6y3am8y50qzmzx2z4s1pn8kd28",
+                     *               "id": "payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
                      *               "amount": 10000,
                      *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *                 "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *                 "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {},
-                     *               "createdAt": 1795663585319,
-                     *               "expiresAt": 1796268385319,
-                     *               "updatedAt": 1795663585319,
+                     *               "createdAt": 1795664282744,
+                     *               "expiresAt": 1796269082744,
+                     *               "updatedAt": 1795664282744,
                      *               "sub-status": "MERCHANT_CANCELED",
                      *               "releaseMethod": "MANUAL",
                      *               "previousStatus": "CREATED",
@@ -4987,7 +5011,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NjM1ODUzMTksImV2dF8wNmgxYnJ6MDR3Z3o1MHNxYjRiZnp0OHIwMmttY205YmU5NTAiXQ.AVgTugqLQhOaQWtbhVVZng"
+                     *         "nextCursor": "WzE3OTU2NjQyODI3NDQsImV2dF8wNmgxYnZtNGYwem5hcWdycW41ZWF5NjRtMTFrNThlZnhrZnciXQ.WksbIu7T5hRJJF2RCzsWvA"
                      *       }
                      *     }
                      */
@@ -5088,7 +5112,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw */
+                /** @example evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr */
                 eventId: string;
             };
             cookie?: never;
@@ -5108,29 +5132,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
+                     *         "id": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795663590319,
+                     *         "createdAt": 1795664287744,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1bryckw78q1a0h9dts1ngykmaprdz52mr",
+                     *           "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *             "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *             "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795663580319,
-                     *           "expiresAt": 1796268380319,
-                     *           "updatedAt": 1795663590319,
+                     *           "createdAt": 1795664277744,
+                     *           "expiresAt": 1796269077744,
+                     *           "updatedAt": 1795664287744,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5142,7 +5166,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795663580319
+                     *           "customerConfirmedAt": 1795664277744
                      *         }
                      *       }
                      *     }
@@ -5256,7 +5280,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw */
+                /** @example evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr */
                 eventId: string;
             };
             cookie?: never;
@@ -5266,7 +5290,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc"
+                 *       "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc"
                  *     }
                  */
                 "application/json": {
@@ -5292,19 +5316,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1brzknwwz404jjj3k29cbw0p59r7ccge8",
-                     *             "eventId": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
-                     *             "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *             "id": "whd_06h1bvmr00cwwtc7tpjy2pk5zyj27qnwqa04",
+                     *             "eventId": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
+                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795663590319,
+                     *             "nextAttemptAt": 1795664287744,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795663590319,
-                     *             "updatedAt": 1795663590319,
+                     *             "createdAt": 1795664287744,
+                     *             "updatedAt": 1795664287744,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5478,15 +5502,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *             "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795663590319,
-                     *             "updatedAt": 1795663590319,
+                     *             "createdAt": 1795664287744,
+                     *             "updatedAt": 1795664287744,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5629,16 +5653,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795663590319,
-                     *         "updatedAt": 1795663590319,
-                     *         "secret": "whsec_e93bUUQ6tZFr+y46Az3WvaAonrhOvpg5",
+                     *         "createdAt": 1795664287744,
+                     *         "updatedAt": 1795664287744,
+                     *         "secret": "whsec_WrDV0CaIMuTi3U1GsiCZp0d1jzOs3C45",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5775,7 +5799,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
+                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
                 endpointId: string;
             };
             cookie?: never;
@@ -5795,15 +5819,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795663590319,
-                     *         "updatedAt": 1795663590319,
+                     *         "createdAt": 1795664287744,
+                     *         "updatedAt": 1795664287744,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5917,7 +5941,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
+                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
                 endpointId: string;
             };
             cookie?: never;
@@ -5955,15 +5979,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795663590319,
-                     *         "updatedAt": 1795663590319,
+                     *         "createdAt": 1795664287744,
+                     *         "updatedAt": 1795664287744,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6113,7 +6137,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
+                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6133,7 +6157,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6251,7 +6275,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
+                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6285,18 +6309,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795663590319,
-                     *         "updatedAt": 1795663590319,
-                     *         "secret": "whsec_cL7E0LInLKvVLMCqSgBZ6D08vCgHC7PW",
+                     *         "createdAt": 1795664287744,
+                     *         "updatedAt": 1795664287744,
+                     *         "secret": "whsec_fzPcl1pz/7H/Yh5kU9d81v6/Fh7eC3zo",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795667190319
+                     *         "previousSecretExpiresAt": 1795667887744
                      *       }
                      *     }
                      */
@@ -6451,7 +6475,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc */
+                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6488,9 +6512,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
+                     *           "id": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795663590319,
+                     *           "createdAt": 1795664287744,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6515,19 +6539,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4",
-                     *           "eventId": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
-                     *           "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *           "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
+                     *           "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
+                     *           "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795663590319,
+                     *           "nextAttemptAt": 1795664287744,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795663590319,
-                     *           "updatedAt": 1795663590319,
+                     *           "createdAt": 1795664287744,
+                     *           "updatedAt": 1795664287744,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -6708,66 +6732,56 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4",
-                     *             "eventId": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
-                     *             "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *             "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
+                     *             "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
+                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795663906481,
-                     *             "lastAttemptAt": 1795663595319,
+                     *             "attemptCount": 1,
+                     *             "nextAttemptAt": 1795664292893,
+                     *             "lastAttemptAt": 1795664287744,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795663590319,
-                     *             "updatedAt": 1795663595319,
+                     *             "createdAt": 1795664287744,
+                     *             "updatedAt": 1795664287744,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795663590319,
+                     *                 "attemptedAt": 1795664287744,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 25,
-                     *                 "responseBody": null,
-                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *               },
-                     *               {
-                     *                 "number": 2,
-                     *                 "attemptedAt": 1795663595319,
-                     *                 "url": "https://hooks.acme.example/paysail",
-                     *                 "outcome": "FAILED",
-                     *                 "statusCode": null,
-                     *                 "latencyMs": 2,
+                     *                 "latencyMs": 91,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1brzknwwz404jjj3k29cbw0p59r7ccge8",
-                     *             "eventId": "evt_06h1brzknwf47xwvaz64myd58rkqyh4s75fw",
-                     *             "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *             "id": "whd_06h1bvmr00cwwtc7tpjy2pk5zyj27qnwqa04",
+                     *             "eventId": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
+                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795663595498,
-                     *             "lastAttemptAt": 1795663590319,
+                     *             "nextAttemptAt": 1795664292993,
+                     *             "lastAttemptAt": 1795664287744,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795663590319,
-                     *             "updatedAt": 1795663590319,
+                     *             "createdAt": 1795664287744,
+                     *             "updatedAt": 1795664287744,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795663590319,
+                     *                 "attemptedAt": 1795664287744,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 21,
+                     *                 "latencyMs": 69,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -6873,7 +6887,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4 */
+                /** @example whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6893,38 +6907,28 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1brzknwzy6rfxryk2v38sgvtjmmecvrj4",
-                     *         "eventId": "evt_test_06h1brzknwqsnxpp6fkt76vmgn65g7ktbzxc",
-                     *         "endpointId": "we_06h1brzknwbajrbgnt4rx89stcn6jja7zrkc",
+                     *         "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
+                     *         "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
+                     *         "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
                      *         "eventType": "PAYMENT_SUCCEEDED",
                      *         "livemode": false,
                      *         "status": "PENDING",
-                     *         "attemptCount": 2,
-                     *         "nextAttemptAt": 1795663906481,
-                     *         "lastAttemptAt": 1795663595319,
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": 1795664292893,
+                     *         "lastAttemptAt": 1795664287744,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795663590319,
-                     *         "updatedAt": 1795663595319,
+                     *         "createdAt": 1795664287744,
+                     *         "updatedAt": 1795664287744,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795663590319,
+                     *             "attemptedAt": 1795664287744,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 25,
-                     *             "responseBody": null,
-                     *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *           },
-                     *           {
-                     *             "number": 2,
-                     *             "attemptedAt": 1795663595319,
-                     *             "url": "https://hooks.acme.example/paysail",
-                     *             "outcome": "FAILED",
-                     *             "statusCode": null,
-                     *             "latencyMs": 2,
+                     *             "latencyMs": 91,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7071,26 +7075,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *             "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *               "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *             "expiresAt": 1795749995319,
-                     *             "createdAt": 1795663595319,
+                     *             "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *             "expiresAt": 1795750692744,
+                     *             "createdAt": 1795664292744,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795663595319,
-                     *             "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *             "paidAt": 1795664292744,
+                     *             "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7316,19 +7320,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *         "expiresAt": 1795749995319,
-                     *         "createdAt": 1795663595319,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "expiresAt": 1795750692744,
+                     *         "createdAt": 1795664292744,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7482,7 +7486,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg */
+                /** @example page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8 */
                 pageId: string;
             };
             cookie?: never;
@@ -7502,26 +7506,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *         "expiresAt": 1795749995319,
-                     *         "createdAt": 1795663595319,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "expiresAt": 1795750692744,
+                     *         "createdAt": 1795664292744,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795663595319,
-                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *         "paidAt": 1795664292744,
+                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7657,7 +7661,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1bs076wqpx10nsp660bks1c6vfz48e8pg */
+                /** @example page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238 */
                 pageId: string;
             };
             cookie?: never;
@@ -7683,23 +7687,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bs076wqpx10nsp660bks1c6vfz48e8pg",
+                     *         "id": "page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wqpx10nsp660bks1c6vfz48e8pg",
-                     *         "expiresAt": 1795749995319,
-                     *         "createdAt": 1795663595319,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238",
+                     *         "expiresAt": 1795750692744,
+                     *         "createdAt": 1795664292744,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795663595319
+                     *         "expiredAt": 1795664292744
                      *       }
                      *     }
                      */
@@ -7854,7 +7858,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg */
+                /** @example page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8 */
                 pageId: string;
             };
             cookie?: never;
@@ -7897,26 +7901,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *         "expiresAt": 1795749995319,
-                     *         "createdAt": 1795663595319,
+                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "expiresAt": 1795750692744,
+                     *         "createdAt": 1795664292744,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795663595319,
-                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *         "paidAt": 1795664292744,
+                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8129,14 +8133,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0",
-                     *             "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *             "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *             "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
+                     *             "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *             "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795663595319,
+                     *             "createdAt": 1795664292744,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8253,7 +8257,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
+                 *       "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8286,14 +8290,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0",
-                     *         "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *         "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
+                     *         "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795663595319,
+                     *         "createdAt": 1795664292744,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8443,7 +8447,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0 */
+                /** @example re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr */
                 refundId: string;
             };
             cookie?: never;
@@ -8463,14 +8467,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1bs076wpeq52nhq6ze44ggvcc3jxnqbs0",
-                     *         "paymentPageId": "page_06h1bs076wkg5hsyeprxcmpc5tzp8ygzdeeg",
-                     *         "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *         "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
+                     *         "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795663595319,
+                     *         "createdAt": 1795664292744,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8606,12 +8610,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *             "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 03:26:40",
-                     *             "transactionDate": "2026-11-26 03:26:35",
+                     *             "fraudIssueDate": "2026-11-26 03:38:17",
+                     *             "transactionDate": "2026-11-26 03:38:12",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -8723,7 +8727,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr */
+                /** @example pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w */
                 id: string;
             };
             cookie?: never;
@@ -8744,12 +8748,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *           "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 03:26:40",
-                     *           "transactionDate": "2026-11-26 03:26:35",
+                     *           "fraudIssueDate": "2026-11-26 03:38:17",
+                     *           "transactionDate": "2026-11-26 03:38:12",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -8878,7 +8882,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                 *       "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -8907,12 +8911,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1bs076wb224qwv4ayzp46n3f9njw0ktsr",
+                     *           "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 03:26:40",
-                     *           "transactionDate": "2026-11-26 03:26:35",
+                     *           "fraudIssueDate": "2026-11-26 03:38:17",
+                     *           "transactionDate": "2026-11-26 03:38:12",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9099,15 +9103,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr",
-                     *             "paymentPageId": "page_06h1bs0tqwmwte1jzfbrsw424fn7tq7xa2er",
-                     *             "paymentId": "pay_06h1bs0tqwyn4pa6k2prfpmny6497ma1g98m",
+                     *             "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
+                     *             "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
+                     *             "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796268410319,
-                     *             "createdAt": 1795663610319,
+                     *             "evidenceDueBy": 1796269107744,
+                     *             "createdAt": 1795664307744,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9224,7 +9228,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr */
+                /** @example dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm */
                 disputeId: string;
             };
             cookie?: never;
@@ -9244,15 +9248,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr",
-                     *         "paymentPageId": "page_06h1bs0tqwmwte1jzfbrsw424fn7tq7xa2er",
-                     *         "paymentId": "pay_06h1bs0tqwyn4pa6k2prfpmny6497ma1g98m",
+                     *         "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
+                     *         "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
+                     *         "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796268410319,
-                     *         "createdAt": 1795663610319,
+                     *         "evidenceDueBy": 1796269107744,
+                     *         "createdAt": 1795664307744,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9366,7 +9370,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr */
+                /** @example dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm */
                 disputeId: string;
             };
             cookie?: never;
@@ -9402,15 +9406,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1bs21sw5cebqq9khgypbfaxtbyt3ntvhr",
-                     *         "paymentPageId": "page_06h1bs0tqwmwte1jzfbrsw424fn7tq7xa2er",
-                     *         "paymentId": "pay_06h1bs0tqwyn4pa6k2prfpmny6497ma1g98m",
+                     *         "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
+                     *         "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
+                     *         "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796268410319,
-                     *         "createdAt": 1795663610319,
+                     *         "evidenceDueBy": 1796269107744,
+                     *         "createdAt": 1795664307744,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9590,33 +9594,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
+                     *             "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *             "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
+                     *             "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795663620319,
-                     *             "currentPeriodEnd": 1798255620319,
+                     *             "currentPeriodStart": 1795664317744,
+                     *             "currentPeriodEnd": 1798256317744,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795663620319,
-                     *             "updatedAt": 1795663620319,
+                     *             "createdAt": 1795664317744,
+                     *             "updatedAt": 1795664317744,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1bs38vw72zwew56t6jw975h6fg58vg14w",
+                     *               "id": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm",
-                     *               "periodStart": 1795663620319,
-                     *               "periodEnd": 1798255620319,
-                     *               "paidAt": 1795663620319,
-                     *               "createdAt": 1795663620319
+                     *               "paymentId": "pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98",
+                     *               "periodStart": 1795664317744,
+                     *               "periodEnd": 1798256317744,
+                     *               "paidAt": 1795664317744,
+                     *               "createdAt": 1795664317744
                      *             }
                      *           }
                      *         ],
@@ -9780,7 +9784,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758 */
+                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -9800,33 +9804,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
+                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
+                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795663620319,
-                     *         "currentPeriodEnd": 1798255620319,
+                     *         "currentPeriodStart": 1795664317744,
+                     *         "currentPeriodEnd": 1798256317744,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795663620319,
-                     *         "updatedAt": 1795663620319,
+                     *         "createdAt": 1795664317744,
+                     *         "updatedAt": 1795664317744,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bs38vw72zwew56t6jw975h6fg58vg14w",
+                     *           "id": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm",
-                     *           "periodStart": 1795663620319,
-                     *           "periodEnd": 1798255620319,
-                     *           "paidAt": 1795663620319,
-                     *           "createdAt": 1795663620319
+                     *           "paymentId": "pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98",
+                     *           "periodStart": 1795664317744,
+                     *           "periodEnd": 1798256317744,
+                     *           "paidAt": 1795664317744,
+                     *           "createdAt": 1795664317744
                      *         }
                      *       }
                      *     }
@@ -9999,7 +10003,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758 */
+                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10025,34 +10029,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
+                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
+                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795663625319,
-                     *         "currentPeriodEnd": 1798255625319,
+                     *         "currentPeriodStart": 1795664322744,
+                     *         "currentPeriodEnd": 1798256322744,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795663620319,
-                     *         "updatedAt": 1795663630319,
-                     *         "canceledAt": 1795663630319,
+                     *         "createdAt": 1795664317744,
+                     *         "updatedAt": 1795664327744,
+                     *         "canceledAt": 1795664327744,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bs3wcwcgg2mv8xnwkas881yvn3g1pftr",
+                     *           "id": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bs3wcw4nc9pe9m1vy3wq9ejqc8mm62n8",
-                     *           "periodStart": 1795663625319,
-                     *           "periodEnd": 1798255625319,
-                     *           "paidAt": 1795663625319,
-                     *           "createdAt": 1795663625319
+                     *           "paymentId": "pay_06h1bvs0q0pry84bjf43m8g697bt524xt8sc",
+                     *           "periodStart": 1795664322744,
+                     *           "periodEnd": 1798256322744,
+                     *           "paidAt": 1795664322744,
+                     *           "createdAt": 1795664322744
                      *         }
                      *       }
                      *     }
@@ -10267,7 +10271,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758 */
+                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10293,33 +10297,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
+                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
+                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795663625319,
-                     *         "currentPeriodEnd": 1798255625319,
+                     *         "currentPeriodStart": 1795664322744,
+                     *         "currentPeriodEnd": 1798256322744,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795663620319,
-                     *         "updatedAt": 1795663625319,
+                     *         "createdAt": 1795664317744,
+                     *         "updatedAt": 1795664322744,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bs3wcwcgg2mv8xnwkas881yvn3g1pftr",
+                     *           "id": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bs3wcw4nc9pe9m1vy3wq9ejqc8mm62n8",
-                     *           "periodStart": 1795663625319,
-                     *           "periodEnd": 1798255625319,
-                     *           "paidAt": 1795663625319,
-                     *           "createdAt": 1795663625319
+                     *           "paymentId": "pay_06h1bvs0q0pry84bjf43m8g697bt524xt8sc",
+                     *           "periodStart": 1795664322744,
+                     *           "periodEnd": 1798256322744,
+                     *           "paidAt": 1795664322744,
+                     *           "createdAt": 1795664322744
                      *         }
                      *       }
                      *     }
@@ -10560,31 +10564,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1bs38vwm1et2pbbssnee8r3yhdrndtfh0",
-                     *           "createdAt": 1795663620319,
-                     *           "subscriptionId": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
+                     *           "id": "ent_06h1bvrd60zhtfzsy5m1cge8fhmbsbtc8pdm",
+                     *           "createdAt": 1795664317744,
+                     *           "subscriptionId": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
-                     *           "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
-                     *           "startPeriod": 1795663620319,
-                     *           "endPeriod": 1795663625319,
-                     *           "idempotencyKey": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758-1795663620319-1795663625319",
-                     *           "updatedAt": 1795663625319,
-                     *           "invoiceId": "inv_06h1bs38vw72zwew56t6jw975h6fg58vg14w"
+                     *           "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "startPeriod": 1795664317744,
+                     *           "endPeriod": 1795664322744,
+                     *           "idempotencyKey": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar-1795664317744-1795664322744",
+                     *           "updatedAt": 1795664322744,
+                     *           "invoiceId": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g"
                      *         },
                      *         {
-                     *           "id": "ent_06h1bs3wcwnaqvmmmq8jn6srrhnw310ezxgc",
-                     *           "createdAt": 1795663625319,
-                     *           "subscriptionId": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758",
+                     *           "id": "ent_06h1bvs0q0a7518ed5mhz88qswf082az6nd0",
+                     *           "createdAt": 1795664322744,
+                     *           "subscriptionId": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
-                     *           "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
-                     *           "startPeriod": 1795663625319,
-                     *           "endPeriod": 1798255625319,
-                     *           "idempotencyKey": "sub_06h1bs38vwh3s18g4vcxxnnzzb2k4gdvk758-1795663625319-1798255625319",
-                     *           "invoiceId": "inv_06h1bs3wcwcgg2mv8xnwkas881yvn3g1pftr"
+                     *           "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "startPeriod": 1795664322744,
+                     *           "endPeriod": 1798256322744,
+                     *           "idempotencyKey": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar-1795664322744-1798256322744",
+                     *           "invoiceId": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -10720,18 +10724,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1brxs2wna77wgp8m8sj0x6d971zf2xrp4",
-                     *             "customerId": "cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw",
+                     *             "verificationId": "kyc_06h1bvjxd0656bvr4qg5mk2bexa94ykm959m",
+                     *             "customerId": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1brxs2wna77wgp8m8sj0x6d971zf2xrp4_data",
+                     *             "providerCheckId": "check_kyc_06h1bvjxd0656bvr4qg5mk2bexa94ykm959m_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795663575319
+                     *             "createdAt": 1795664272744
                      *           }
                      *         ]
                      *       }
@@ -10836,7 +10840,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw */
+                /** @example cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54 */
                 customerId: string;
             };
             cookie?: never;
@@ -10871,7 +10875,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1brxs2w9pvhdzvxpehq1y32p8s34vm4nw",
+                     *         "customerId": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11034,14 +11038,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795663575319
+                     *           "createdAt": 1795664272744
                      *         }
                      *       ]
                      *     }
@@ -11160,14 +11164,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1brxs2w2bkr7qakxkg4phmhgebjwd0v08_6PyvJc_TbVnxvlVvNNF6htjoe2yTTRfg05Txl2FWSTs",
+                     *         "apiKey": "sk_06h1bvjxd0a7bxkebemd6cg5setq1gkevcx4_O8xupB1rtTxfdcKLGMHN7PuDU2ek_OBSuAuuKkH7aUM",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "AaEmR18q17LUUBGAJa8k3wMF"
+                     *           "password": "vDkQZgVyeSsn5kXFr3NY5UAz"
                      *         }
                      *       }
                      *     }
@@ -11286,7 +11290,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -11304,14 +11308,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795663575319
+                     *         "createdAt": 1795664272744
                      *       }
                      *     }
                      */
@@ -11409,7 +11413,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -11433,14 +11437,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795663575319,
+                     *         "createdAt": 1795664272744,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11577,7 +11581,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -11609,14 +11613,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795663575319
+                     *         "createdAt": 1795664272744
                      *       }
                      *     }
                      */
@@ -11743,7 +11747,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -11762,18 +11766,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1brxs2w2bkr7qakxkg4phmhgebjwd0v08",
-                     *           "name": "Default key",
-                     *           "last4": "WSTs",
-                     *           "createdAt": 1795663575319,
+                     *           "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
+                     *           "name": "reporting",
+                     *           "last4": "Yo90",
+                     *           "createdAt": 1795664272744,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4",
-                     *           "name": "reporting",
-                     *           "last4": "Mty8",
-                     *           "createdAt": 1795663575319,
+                     *           "id": "key_06h1bvjxd0a7bxkebemd6cg5setq1gkevcx4",
+                     *           "name": "Default key",
+                     *           "last4": "7aUM",
+                     *           "createdAt": 1795664272744,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -11870,7 +11874,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -11900,10 +11904,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4",
+                     *         "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4_NXee19V7uftyeM9AxeV2gcnkkfVisD0ruQlR3plMty8",
-                     *         "createdAt": 1795663575319
+                     *         "apiKey": "sk_06h1bvjxd05h8xw6r88nd833dt02va2y7k40_LsE8E7ZygCbfCFwTCnqfha_awLP3R6PN30nAfi2Yo90",
+                     *         "createdAt": 1795664272744
                      *       }
                      *     }
                      */
@@ -12030,9 +12034,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
-                /** @example key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4 */
+                /** @example key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40 */
                 keyId: string;
             };
             cookie?: never;
@@ -12056,7 +12060,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1brxs2wyq2w36ty3d87jhrf28rbs3gay4",
+                     *         "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12177,7 +12181,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -12196,10 +12200,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1brxs2www9vd4zg0nb9stzfycj4nvbn20",
-                     *           "key": "-W7lQs11f9_3zbb1OpJnzpvSEQCn5qKgIb6N3E02fso",
+                     *           "id": "pii_06h1bvjxd0jkgxx6va2pne3mjg8cw56chjtc",
+                     *           "key": "MRNKODvULteJN2ozqiIVnpDEuHayHKKD5h3BO8fq2ZI",
                      *           "active": true,
-                     *           "createdAt": 1795663575319
+                     *           "createdAt": 1795664272744
                      *         }
                      *       ]
                      *     }
@@ -12292,7 +12296,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -12317,16 +12321,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1brxs2www9vd4zg0nb9stzfycj4nvbn20",
-                     *           "key": "-W7lQs11f9_3zbb1OpJnzpvSEQCn5qKgIb6N3E02fso",
+                     *           "id": "pii_06h1bvjxd0jkgxx6va2pne3mjg8cw56chjtc",
+                     *           "key": "MRNKODvULteJN2ozqiIVnpDEuHayHKKD5h3BO8fq2ZI",
                      *           "active": false,
-                     *           "createdAt": 1795663575319
+                     *           "createdAt": 1795664272744
                      *         },
                      *         {
-                     *           "id": "pii_06h1brxs2wmt5tynqk6b1zsevt86y1tfcx54",
-                     *           "key": "CfAg0jR-Od1UPhPntD02xAzdok0bd7X4pGomSkgjCws",
+                     *           "id": "pii_06h1bvjxd0h7ryrg2vfpx41mq6gwxshf3az0",
+                     *           "key": "TRcR2-rCWAvc_WF94g3J9_fXbWOg0yqeWtx6NWT7bN8",
                      *           "active": true,
-                     *           "createdAt": 1795663575319
+                     *           "createdAt": 1795664272744
                      *         }
                      *       ]
                      *     }
@@ -12454,7 +12458,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0 */
+                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
                 customerId: string;
             };
             cookie?: never;
@@ -12487,29 +12491,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1brxs2wkt41cmzpqnwjbnn8h1nm8zpgb0",
+                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577175319,
-                     *         "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *         "signupAt": 1795577872744,
+                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795663575319,
-                     *         "updatedAt": 1795663575319,
+                     *         "createdAt": 1795664272744,
+                     *         "updatedAt": 1795664272744,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..4s4K-OT2YzH517K9.p3jL.lt7r0sJ5Iky9MPch0CUyVA",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..BiMD9m5MAtTHF5mA.yEKPT_9BHpA.n2q--er7pqc8s2PuU-6G0w",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..OklSfcGLvhyzXCLA.NMLPGYaD_QVyYg.F8EIcAgyZzK-iWc_Sf3qEg",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..lfZkLz_btK-11gWj.CBmo9Oy6ai_yT3cp.lug7Sv8BCEXDLdLZLF9yOA",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..MdtHGPSmoIaNz9Jd.Cg1t.C7SEGxvKuqw5GILulSMY9g",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..poEeGa1rkJpnfG75.AHEgAxzdwG0.CKHRtH6y2MN7_scaJ_NkOQ",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..WwrmMi0qrmZC6ib2.q9_70rKE7j3BXA.4UROpSWPxk8VkUziqDqR9A",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..OIM-xL7ofhSX2Mwk._Ymt4t1TDWSOpJfa.2gYYQTzyOHrPyhSzSMVw0Q",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..iDHFKzsJSQ2X-a3Z.8RIDWFaU2nw7E9g.FMZe2_KOiHNyIi3AftTlpQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..0LOs8MkCJYu1miFC.DOtpcq1Bf-cftLAv9A.UNHNn8yzagSEjrNe0AG6cQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..6hdIAzBc2Low8GW0.45Y.F657EwqENy_zLWQyiVY7Aw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..5JP3pI1Xn34vBvAH.SCyMJxg.6vdoFdUL0nP6iWRlDIoq-w",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFicnhzMndtdDV0eW5xazZiMXpzZXZ0ODZ5MXRmY3g1NCJ9..hR78PgCCbY6Ufs1T.a9c.KYKLDPX8KRHVEYMThrv3Eg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..tXYfo6ScIJgC8woY.W-2LzcyIvEuQVp0.NXoLVLL3SbDbeTbcQcg1zQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..h7wMh5_0QRSX0t6a.A4qaXO_idWGsjef-JQ.xVHtmYruabshq3kdHjX3LQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..A2XePQSmPf8yLN6Y.luE.4RU6QkVQt_xUQUayglHq0w",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..B5mqJt29I1vcUXxT.CsBVlR8.DXoT9PzAsZOQtdg8AOjMcw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..hrUbi4GuS2eKf3z2.OcQ.nOXypHVl_zLnanqgW783KA"
                      *         }
                      *       }
                      *     }
@@ -12632,7 +12636,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -12789,7 +12793,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0 */
+                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
                 merchantId: string;
             };
             cookie?: never;
@@ -13169,19 +13173,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1bs38vw9ywen1zsjrtngz20hneywymwpg",
-                     *             "merchantId": "mer_06h1brxs2wvb40whw4d75z0z1pcr9f585zk0",
+                     *             "id": "eml_06h1bvrd60czdwnfzqynftyk6r2bw6mhjv2w",
+                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
                      *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 3:27 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 3:27 AM UTC\nPayment ID: pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 3:27 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 3:27 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1bs38vwbf5w8gn5x0es9dm66jw0rk2jfm</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 3:38 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 3:38 AM UTC\nPayment ID: pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 3:38 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 3:38 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1bs38vwchxjgy00p1gh8dh25s4c7mmb8m",
+                     *             "relatedId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795663620319,
+                     *             "createdAt": 1795664317744,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13298,14 +13302,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1bs4fxwrcbzk14w2r33234dx8as7c8mt4",
+                     *           "id": "fim_06h1bvsm80bt9mgkjg97wp3b5hwxc80xgk8w",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795663630319
+                     *           "createdAt": 1795664327744
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -13356,6 +13360,382 @@ export interface operations {
                                 transactionAmount?: number;
                                 transactionCurrency?: string;
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: DUPLICATE_REFERENCE_ID, DUPLICATE_CLIENT_REFERENCE_ID, INVALID_STATE, INSUFFICIENT_FUNDS, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_RESPONSE_LOST. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRetention_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "kycDetailsDays": {
+                     *           "value": 1825,
+                     *           "unit": "days",
+                     *           "defaultValue": 1825,
+                     *           "source": "environment",
+                     *           "minimum": 1,
+                     *           "maximum": 36500
+                     *         },
+                     *         "emailBodiesDays": {
+                     *           "value": 14,
+                     *           "unit": "days",
+                     *           "defaultValue": 30,
+                     *           "source": "override",
+                     *           "minimum": 1,
+                     *           "maximum": 3650
+                     *         },
+                     *         "webhookDeliveryLogsDays": {
+                     *           "value": 30,
+                     *           "unit": "days",
+                     *           "defaultValue": 30,
+                     *           "source": "environment",
+                     *           "minimum": 1,
+                     *           "maximum": 30
+                     *         },
+                     *         "idempotencyRecordsHours": {
+                     *           "value": 48,
+                     *           "unit": "hours",
+                     *           "defaultValue": 24,
+                     *           "source": "override",
+                     *           "minimum": 24,
+                     *           "maximum": 720
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            kycDetailsDays: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                            emailBodiesDays: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                            webhookDeliveryLogsDays: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                            idempotencyRecordsHours: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRetention_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: for 24 h per merchant, mode and key, the same request replays the first answer (below 500) byte for byte with `Idempotent-Replayed: true`; another request with the key → 409 IDEMPOTENCY_KEY_REUSED; while the first still runs → 409 IDEMPOTENCY_KEY_IN_USE.
+                 * @example order-42-payout
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emailBodiesDays": 14,
+                 *       "idempotencyRecordsHours": 48
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Days a customer's identity details (names, date of birth, phone, address) are kept after their last activity; then they are removed (the e-mail and the KYC outcome stay) and the KYC provider is asked to delete its applicant. Default: 5 years, the anti-money-laundering record period. Integer 1–36500 (days); null returns to RETENTION_KYC_DETAILS_DAYS. */
+                    kycDetailsDays?: number | null;
+                    /** @description Days the recipient, subject and bodies of a sent (or failed, or sandbox-stored) e-mail are kept; the record that it was sent stays. Integer 1–3650 (days); null returns to RETENTION_EMAIL_BODIES_DAYS. */
+                    emailBodiesDays?: number | null;
+                    /** @description Days each webhook delivery attempt (URL, status code, first 1 KiB of the answer, error) is kept; at most 30, when the event and its deliveries leave. Integer 1–30 (days); null returns to RETENTION_WEBHOOK_LOGS_DAYS. */
+                    webhookDeliveryLogsDays?: number | null;
+                    /** @description Hours a stored idempotent request and its answer are kept; at least 24, the replay window docs/API.md §5 promises (a key is never replayed after 24 hours, however long it is kept). Integer 24–720 (hours); null returns to RETENTION_IDEMPOTENCY_HOURS. */
+                    idempotencyRecordsHours?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "kycDetailsDays": {
+                     *           "value": 1825,
+                     *           "unit": "days",
+                     *           "defaultValue": 1825,
+                     *           "source": "environment",
+                     *           "minimum": 1,
+                     *           "maximum": 36500
+                     *         },
+                     *         "emailBodiesDays": {
+                     *           "value": 14,
+                     *           "unit": "days",
+                     *           "defaultValue": 30,
+                     *           "source": "override",
+                     *           "minimum": 1,
+                     *           "maximum": 3650
+                     *         },
+                     *         "webhookDeliveryLogsDays": {
+                     *           "value": 30,
+                     *           "unit": "days",
+                     *           "defaultValue": 30,
+                     *           "source": "environment",
+                     *           "minimum": 1,
+                     *           "maximum": 30
+                     *         },
+                     *         "idempotencyRecordsHours": {
+                     *           "value": 48,
+                     *           "unit": "hours",
+                     *           "defaultValue": 24,
+                     *           "source": "override",
+                     *           "minimum": 24,
+                     *           "maximum": 720
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            kycDetailsDays: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                            emailBodiesDays: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                            webhookDeliveryLogsDays: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
+                            idempotencyRecordsHours: {
+                                /** @description What applies now: the override, else the environment default. */
+                                value: number;
+                                unit: "days" | "hours";
+                                /** @description The environment value (RETENTION_*), or the built-in default. */
+                                defaultValue: number;
+                                source: "environment" | "override";
+                                minimum: number;
+                                maximum: number;
+                            };
                         };
                     };
                 };
