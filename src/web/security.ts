@@ -55,6 +55,19 @@ function policyFor(scriptAndStyleSource: string, formActions: readonly string[],
   ].join('; ');
 }
 
+/**
+ * An e-mail's HTML part, framed by the dashboard's inbox: as a mail client shows it, but with no
+ * script, no network (images only as data: URLs), no forms, and a unique origin (`sandbox`). Only
+ * our own pages may frame it.
+ */
+export function setEmailPreviewHeaders(reply: FastifyReply): void {
+  reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'; sandbox");
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('X-Frame-Options', 'SAMEORIGIN');
+  reply.header('Referrer-Policy', 'no-referrer');
+  reply.header('Cache-Control', 'no-store');
+}
+
 /** Every page's headers but the CSP and caching: no sniffing, no framing (for browsers without frame-ancestors), no referrer. */
 export function setFrameHeaders(reply: FastifyReply): void {
   reply.header('X-Content-Type-Options', 'nosniff');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import type { Csrf } from '../../web/security.ts';
+import type { Csrf, ExtraSources } from '../../web/security.ts';
 import type { WebTools } from '../../web/scope.ts';
 import { AppError } from '../../http/errors.ts';
 import type { DashboardSession } from './session.ts';
@@ -107,7 +107,7 @@ export interface ScreenRequest {
   mode: Mode;
   livemode: boolean;
   /** Renders a signed-in page in the dashboard frame. */
-  page(render: (frame: Frame) => JSX.Element, options?: { status?: number }): Promise<FastifyReply>;
+  page(render: (frame: Frame) => JSX.Element, options?: { status?: number; sources?: ExtraSources }): Promise<FastifyReply>;
 }
 
 /** Resolves session and mode, and prepares the frame renderer of one request. */
@@ -124,7 +124,7 @@ export function screen(tools: ScreenTools, request: FastifyRequest, reply: Fasti
         reply,
         (nonce) =>
           render({ nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: tools.sections }),
-        options.status ? { status: options.status } : {},
+        { ...(options.status ? { status: options.status } : {}), ...(options.sources ? { sources: options.sources } : {}) },
       );
     },
   };

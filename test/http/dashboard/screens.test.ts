@@ -115,6 +115,7 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
       `/dashboard/sandbox/payment-pages/${payment.id}`,
       `/dashboard/sandbox/fraud-reports/${paymentId}`,
       `/dashboard/sandbox/inbox/${email.id}`,
+      `/dashboard/sandbox/inbox/${email.id}/html`,
       `/dashboard/sandbox/developers/events/${event.id}`,
       `/dashboard/sandbox/subscriptions/${subscriptionId}`,
       `/dashboard/sandbox/developers/webhooks/${endpoint.id}`,
@@ -126,6 +127,15 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
       assert.match(textOf(foreign.body), /Not found/);
       assert.doesNotMatch(foreign.body, new RegExp(acme.id));
     }
+    // The inbox renders the HTML part in a sandboxed frame: no script, no network, only we may frame it.
+    const message = await acmeClient.get(`/dashboard/sandbox/inbox/${email.id}`);
+    assert.match(message.body, new RegExp(`<iframe class="email-preview" src="/dashboard/sandbox/inbox/${email.id}/html" sandbox="" referrerpolicy="no-referrer"`));
+    assert.match(String(message.headers['content-security-policy']), /frame-src 'self'/);
+    const framed = await acmeClient.get(`/dashboard/sandbox/inbox/${email.id}/html`);
+    assert.equal(framed.headers['content-type'], 'text/html; charset=utf-8');
+    assert.match(framed.body, /^<!doctype html>/);
+    assert.equal(framed.headers['content-security-policy'], "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'; sandbox");
+    assert.equal(framed.headers['x-frame-options'], 'SAMEORIGIN');
     await otherClient.get('/dashboard/sandbox');
     const endpointPath = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
     const actions: Array<[string, Record<string, string>]> = [

@@ -46,7 +46,7 @@ export function InboxPage(props: { frame: Frame; result: PageOf<InboxRowView> | 
   );
 }
 
-export function InboxMessagePage(props: { frame: Frame; email: InboxMessageView; relatedPath: string | null }) {
+export function InboxMessagePage(props: { frame: Frame; email: InboxMessageView; relatedPath: string | null; htmlPath: string }) {
   const { frame, email } = props;
   return (
     <DashboardPage frame={frame} section="inbox" title={email.subject}>
@@ -91,6 +91,15 @@ export function InboxMessagePage(props: { frame: Frame; email: InboxMessageView;
           ) : null}
         </dl>
       </div>
+      <h2>As the customer sees it</h2>
+      <iframe
+        class="email-preview"
+        src={props.htmlPath}
+        sandbox=""
+        referrerpolicy="no-referrer"
+        loading="lazy"
+        title="The HTML part, rendered without scripts or network access"
+      ></iframe>
       <h2>Text</h2>
       <pre tabindex={0} aria-label="Text part" id="email-text">
         {email.text}

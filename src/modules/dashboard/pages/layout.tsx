@@ -111,6 +111,7 @@ td.num, .nowrap { white-space: nowrap; }
 .grid .card { margin: 0; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; background: #f1f5f9; padding: 0.5rem; border-radius: 6px; word-break: break-all; display: block; }
 pre { background: #0f172a; color: #e2e8f0; padding: 1rem; border-radius: 8px; overflow-x: auto; font-size: 0.85rem; }
+.email-preview { display: block; width: 100%; max-width: 40rem; height: 34rem; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
 pre:focus { outline: 3px solid #93c5fd; }
 .code { font-size: 1.6rem; font-weight: 700; letter-spacing: 0.2em; font-family: ui-monospace, Menlo, monospace; }
 .chart svg { width: 100%; height: auto; display: block; }

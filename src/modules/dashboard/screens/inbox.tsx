@@ -1,4 +1,5 @@
 import type { Api } from '../../../http/types.ts';
+import { setEmailPreviewHeaders } from '../../../web/security.ts';
 import { field, notFoundPage, param, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
@@ -42,6 +43,17 @@ export function registerInboxScreens(web: Api, tools: ScreenTools, deps: { prese
     if (!email) {
       throw notFoundPage('e-mail');
     }
-    return view.page((frame) => InboxMessagePage({ frame, email, relatedPath: relatedPath(view.mode, email.relatedId, tools.sections) }));
+    return view.page((frame) => InboxMessagePage({ frame, email, relatedPath: relatedPath(view.mode, email.relatedId, tools.sections), htmlPath: modePath(view.mode, `/inbox/${email.id}/html`) }), { sources: { frame: ["'self'"] } });
+  });
+
+  // The HTML part alone, for the message page's sandboxed frame (no script, no network).
+  web.get('/:mode/inbox/:emailId/html', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const email = view.livemode && deps.smtpConfigured ? null : await presenter.message(view.session.merchant.id, view.livemode, param(request, 'emailId'));
+    if (!email) {
+      throw notFoundPage('e-mail');
+    }
+    setEmailPreviewHeaders(reply);
+    return reply.type('text/html; charset=utf-8').send(email.html);
   });
 }
