@@ -12,6 +12,9 @@ import { eventFanoutQueue } from '../events/record.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry.ts';
 import { subscribes } from './rules.ts';
+import { afterCircuit, attemptTimeoutMs, circuitState, DeliveryGate, spread, type FairnessLimits } from './fairness.ts';
+import { claimProbe, parkDelivery, parkNewDeliveries, updateCircuit, type DeferredDelivery } from './deferral.ts';
+import { createUnparkJob } from './unpark.ts';
 import { buildSignedRequest } from './signing.ts';
 
 export const deliverQueue = 'webhooks.deliver';
@@ -24,8 +27,11 @@ export const failureDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
 /** Fan-out jobs in flight per worker (each one event's first attempts), and claimed per round trip. */
 export const fanoutConcurrency = 256;
 export const fanoutBatchSize = 64;
-/** Retries and redeliveries in flight per worker. */
-export const deliverConcurrency = 32;
+/**
+ * Retries, redeliveries and deferred first attempts in flight per worker: twice a merchant's cap
+ * (fairness.ts), so one merchant's slow receivers leave at least half of it to the others.
+ */
+export const deliverConcurrency = 128;
 /** A fan-out batch writes what has answered by then, and the rest when it has answered too. */
 export const fanoutFlushAfterMs = 250;
 /** Decrypted endpoint secrets kept per process. */
@@ -37,6 +43,8 @@ export interface DeliverPayload {
   generation: number;
   /** 1-based attempt within this generation; picks the retry step. */
   attempt: number;
+  /** The endpoint's half-open probe, claimed for this attempt by its unpark job (unpark.ts). */
+  probe?: boolean;
 }
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -75,6 +83,10 @@ export interface DeliveryJobsDeps {
   logger: Logger;
   client: WebhookHttpClient;
   publicUrl: string;
+  /** The configured attempt timeout (WEBHOOK_TIMEOUT_MS); endpoints that timed out get a shorter one. */
+  timeoutMs: number;
+  /** In-flight caps of this process (fairness.ts); default `defaultFairnessLimits`. */
+  fairness?: FairnessLimits;
   random?: () => number;
 }
 
@@ -96,9 +108,12 @@ export interface DeliveryJobsDeps {
  * updates the endpoint's health, and completes the job. Delivery is at least once; every copy
  * carries the same `webhook-id` (the event id).
  */
-export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinition<{ eventId: string }>; deliver: JobDefinition<DeliverPayload> } {
+export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinition<{ eventId: string }>; deliver: JobDefinition<DeliverPayload>; unpark: JobDefinition<{ endpointId: string }> } {
   const { database, clock, wallClock, keyRing, logger, client } = deps;
   const random = deps.random ?? Math.random;
+  const gate = new DeliveryGate(deps.fairness);
+  /** When a deferred attempt is tried again: after the attempts in flight had time to answer. */
+  const retryGateAt = (now: Date) => spread(now, 2_000, Math.max(3_000, deps.timeoutMs), random);
 
   async function notifyMerchant(tx: Executor, endpoint: EndpointRow, merchantEmail: string, now: Date, kind: 'failing' | 'disabled', detail: string): Promise<void> {
     const mode = endpoint.livemode ? 'live' : 'sandbox';
@@ -209,7 +224,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       { id: event.id, type: event.type, createdAt: event.createdAt.getTime(), livemode: event.livemode, data: event.data as Record<string, unknown> },
       { bodySecret: previous ?? secret, headerSecrets: previous ? [secret, previous] : [secret], timestampSeconds: Math.floor(wallClock.now().getTime() / 1000) },
     );
-    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, livemode: event.livemode });
+    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, livemode: event.livemode, timeoutMs: attemptTimeoutMs(endpoint, deps.timeoutMs) });
   }
 
   /** What an attempt's result means: the delivery's next status and, when failing, the next attempt. */
@@ -230,6 +245,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       });
     }
     await updateEndpointHealth(tx, target.endpoint, target.merchantEmail, result, plan.attemptedAt);
+    await updateCircuit(tx, target.endpoint, result, plan.attemptedAt);
   }
 
   /**
@@ -365,7 +381,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
     for (const { target, result, plan } of planned) {
       if (insertedIds.has(target.deliveryId)) {
         // A success to a healthy endpoint needs nothing more (followUp would find nothing to do).
-        if (!(result.ok && !target.endpoint.failingSince)) {
+        if (!(result.ok && !target.endpoint.failingSince && target.endpoint.consecutiveTimeouts === 0)) {
           await followUp(tx, target, result, plan, true);
         }
         continue;
@@ -378,6 +394,14 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
         await recordAttempt(tx, { ...target, deliveryId: existing.id }, result);
       }
     }
+  }
+
+  function deferredRow(target: AttemptTarget, wakeAt: Date | undefined): DeferredDelivery[] {
+    if (!wakeAt) {
+      return [];
+    }
+    const { event, endpoint } = target;
+    return [{ deliveryId: target.deliveryId, eventId: event.id, endpointId: endpoint.id, merchantId: event.merchantId, livemode: event.livemode, eventType: event.type, wakeAt }];
   }
 
   /**
@@ -430,19 +454,41 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       );
     }
     // First attempts in parallel; the deliveries are written with them, and each job completes in
-    // the same transaction (a crash before then runs it all again: at least once).
+    // the same transaction (a crash before then runs it all again: at least once). An endpoint whose
+    // circuit is not closed, or that has too many slow attempts (fairness.ts), gets no attempt now:
+    // its delivery is deferred to the retry lane, so the job does not wait on it.
     const results = new Map<AttemptTarget, AttemptResult>();
-    const sent = Promise.all([...targetsByJob.values()].flat().map(async (target) => results.set(target, await send(target))));
-    const ready = (job: BatchJob<{ eventId: string }>) => (targetsByJob.get(job.id) ?? []).every((target) => results.has(target));
+    const deferred = new Map<AttemptTarget, Date>();
+    const attemptOrDefer = async (target: AttemptTarget): Promise<void> => {
+      const circuit = circuitState(target.endpoint, now);
+      if (circuit !== 'closed') {
+        deferred.set(target, afterCircuit(target.endpoint, now, random));
+        return;
+      }
+      const slot = await gate.acquire(target.endpoint.id, target.event.merchantId);
+      if (!slot) {
+        deferred.set(target, retryGateAt(clock.now()));
+        return;
+      }
+      try {
+        results.set(target, await send(target));
+      } finally {
+        slot.release();
+      }
+    };
+    const sent = Promise.all([...targetsByJob.values()].flat().map(attemptOrDefer));
+    const ready = (job: BatchJob<{ eventId: string }>) => (targetsByJob.get(job.id) ?? []).every((target) => results.has(target) || deferred.has(target));
     const flush = async (batch: BatchJob<{ eventId: string }>[]) =>
       context.transaction(batch, async (tx, held) => {
-        const attempts = held.flatMap((job) => (targetsByJob.get(job.id) ?? []).flatMap((target) => {
+        const targets = held.flatMap((job) => targetsByJob.get(job.id) ?? []);
+        const attempts = targets.flatMap((target) => {
           const result = results.get(target);
           return result ? [{ target, result }] : [];
-        }));
+        });
         if (attempts.length > 0) {
           await recordFirstAttempts(tx, attempts, now);
         }
+        await parkNewDeliveries(tx, targets.flatMap((target) => deferredRow(target, deferred.get(target))), now);
       });
     let timer: NodeJS.Timeout | undefined;
     const allSent = await Promise.race([sent.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), fanoutFlushAfterMs)))]);
@@ -504,11 +550,39 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
         });
         return;
       }
+      // Fairness (fairness.ts): an open circuit waits; a half-open one lets one worker probe; an
+      // endpoint or merchant with too many slow attempts waits without holding a slot. A first
+      // attempt waits parked (no job of its own); a retry keeps its job, rescheduled.
+      const now = clock.now();
+      const wait = async (wakeAt: Date) => {
+        if (payload.attempt !== 1) {
+          return { rescheduleAt: wakeAt };
+        }
+        await context.transaction((tx) => parkDelivery(tx, { id: delivery.id, generation: payload.generation, endpointId: endpoint.id }, wakeAt, now));
+        return undefined;
+      };
+      const circuit = payload.probe ? 'closed' : circuitState(endpoint, now);
+      if (circuit === 'open') {
+        return wait(afterCircuit(endpoint, now, random));
+      }
+      if (circuit === 'half-open' && !(await claimProbe(database.db, endpoint.id, now, attemptTimeoutMs(endpoint, deps.timeoutMs) + 5_000))) {
+        return wait(afterCircuit(endpoint, now, random));
+      }
+      const slot = await gate.acquire(endpoint.id, endpoint.merchantId);
+      if (!slot) {
+        return wait(retryGateAt(clock.now()));
+      }
       const target: AttemptTarget = { deliveryId: delivery.id, generation: payload.generation, attempt: payload.attempt, endpoint, event, merchantEmail };
-      const result = await send(target);
+      let result: AttemptResult;
+      try {
+        result = await send(target);
+      } finally {
+        slot.release();
+      }
       await context.transaction((tx) => recordAttempt(tx, target, result));
     },
   };
 
-  return { fanout, deliver };
+  const unpark = createUnparkJob({ database, clock, gate, random, retryGateAt, probeMs: (endpoint) => attemptTimeoutMs(endpoint, deps.timeoutMs) + 5_000, deliverQueue });
+  return { fanout, deliver, unpark };
 }
