@@ -6,8 +6,6 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { BatchContext, BatchJob, Clock, JobDefinition } from '../../jobs/worker.ts';
-import { enqueueEmail } from '../email/enqueue.ts';
-import { renderEmail } from '../email/templates.ts';
 import { eventFanoutQueue } from '../events/record.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry.ts';
@@ -15,14 +13,12 @@ import { subscribes } from './rules.ts';
 import { afterCircuit, attemptTimeoutMs, circuitState, DeliveryGate, spread, type FairnessLimits } from './fairness.ts';
 import { claimProbe, parkDelivery, parkNewDeliveries, updateCircuit, type DeferredDelivery } from './deferral.ts';
 import { createUnparkJob } from './unpark.ts';
+import { createEndpointHealth } from './health.ts';
 import { buildSignedRequest } from './signing.ts';
 
 export const deliverQueue = 'webhooks.deliver';
 
-/** An endpoint failing this long gets a warning e-mail … */
-export const failureWarningAfterMs = 3 * 24 * 60 * 60 * 1000;
-/** … and is disabled (with another e-mail) once it has failed this long without a success. */
-export const failureDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
+export { failureDisableAfterMs, failureWarningAfterMs } from './health.ts';
 
 /** Fan-out jobs in flight per worker (each one event's first attempts), and claimed per round trip. */
 export const fanoutConcurrency = 256;
@@ -114,81 +110,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
   const gate = new DeliveryGate(deps.fairness);
   /** When a deferred attempt is tried again: after the attempts in flight had time to answer. */
   const retryGateAt = (now: Date) => spread(now, 2_000, Math.max(3_000, deps.timeoutMs), random);
-
-  async function notifyMerchant(tx: Executor, endpoint: EndpointRow, merchantEmail: string, now: Date, kind: 'failing' | 'disabled', detail: string): Promise<void> {
-    const mode = endpoint.livemode ? 'live' : 'sandbox';
-    const since = endpoint.failingSince ? endpoint.failingSince.toISOString() : now.toISOString();
-    const content =
-      kind === 'failing'
-        ? renderEmail({
-            subject: `Your ${mode} webhook endpoint is failing`,
-            paragraphs: [
-              `Deliveries to your ${mode} webhook endpoint ${endpoint.url} (${endpoint.id}) have failed since ${since}.`,
-              `Last answer: ${detail}.`,
-              `If no delivery succeeds by ${new Date((endpoint.failingSince ?? now).getTime() + failureDisableAfterMs).toISOString()}, the endpoint will be disabled. Failed deliveries are retried for about a day; you can redeliver any event later with POST /v1/events/:id/redeliver.`,
-            ],
-            action: { label: 'Open the dashboard', url: `${deps.publicUrl}/dashboard` },
-          })
-        : renderEmail({
-            subject: `Your ${mode} webhook endpoint was disabled`,
-            paragraphs: [
-              `We disabled your ${mode} webhook endpoint ${endpoint.url} (${endpoint.id}): ${detail}.`,
-              'No further events are sent to it. Once it works again, enable it with POST /v1/webhook_endpoints/:id {"status":"ENABLED"} (or in the dashboard) and redeliver the events you missed.',
-            ],
-            action: { label: 'Open the dashboard', url: `${deps.publicUrl}/dashboard` },
-          });
-    await enqueueEmail(tx, now, keyRing, {
-      merchantId: endpoint.merchantId,
-      livemode: endpoint.livemode,
-      to: merchantEmail,
-      template: kind === 'failing' ? 'webhook_endpoint_failing' : 'webhook_endpoint_disabled',
-      relatedId: endpoint.id,
-      ...content,
-    });
-  }
-
-  async function disableEndpoint(tx: Executor, endpoint: EndpointRow, merchantEmail: string, reason: 'GONE' | 'FAILING', now: Date): Promise<void> {
-    const disabled = await tx
-      .update(webhookEndpoints)
-      .set({ status: 'DISABLED', disabledReason: reason, disabledAt: now, updatedAt: now })
-      .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.status, 'ENABLED')))
-      .returning({ id: webhookEndpoints.id });
-    if (disabled.length === 1) {
-      logger.warn({ endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
-      await notifyMerchant(tx, endpoint, merchantEmail, now, 'disabled', reason === 'GONE' ? 'it answered 410 Gone' : 'every delivery failed for 5 days');
-    }
-  }
-
-  /** Success clears the failure streak; failures start it, warn after 3 days, disable after 5 (or at once on 410). */
-  async function updateEndpointHealth(tx: Executor, endpoint: EndpointRow, merchantEmail: string, result: AttemptResult, now: Date): Promise<void> {
-    if (result.ok) {
-      if (endpoint.failingSince) {
-        await tx.update(webhookEndpoints).set({ failingSince: null, failureWarningSentAt: null, updatedAt: now }).where(eq(webhookEndpoints.id, endpoint.id));
-      }
-      return;
-    }
-    if (result.statusCode === 410) {
-      await disableEndpoint(tx, endpoint, merchantEmail, 'GONE', now);
-      return;
-    }
-    if (!endpoint.failingSince) {
-      await tx.update(webhookEndpoints).set({ failingSince: now, updatedAt: now }).where(and(eq(webhookEndpoints.id, endpoint.id), isNull(webhookEndpoints.failingSince)));
-      return;
-    }
-    const failingFor = now.getTime() - endpoint.failingSince.getTime();
-    if (failingFor >= failureDisableAfterMs) {
-      await disableEndpoint(tx, endpoint, merchantEmail, 'FAILING', now);
-    } else if (failingFor >= failureWarningAfterMs && !endpoint.failureWarningSentAt) {
-      const claimed = await tx
-        .update(webhookEndpoints)
-        .set({ failureWarningSentAt: now })
-        .where(and(eq(webhookEndpoints.id, endpoint.id), isNull(webhookEndpoints.failureWarningSentAt), eq(webhookEndpoints.status, 'ENABLED')))
-        .returning({ id: webhookEndpoints.id });
-      if (claimed.length === 1) {
-        await notifyMerchant(tx, endpoint, merchantEmail, now, 'failing', result.error ?? `HTTP ${result.statusCode ?? '?'}`);
-      }
-    }
-  }
+  const { updateEndpointHealth } = createEndpointHealth({ keyRing, logger, publicUrl: deps.publicUrl });
 
   /**
    * Decrypted signing secrets, by endpoint and ciphertext (a rotation changes the ciphertext, so a

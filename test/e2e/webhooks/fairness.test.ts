@@ -19,17 +19,25 @@ class WallClock extends TestClock {
   }
 }
 
-/** A receiver that never answers (until closed): every request it gets stays in flight. */
-async function startHangingReceiver(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+/** A receiver that never answers (until closed, or told to `recover`): every request it gets stays in flight. */
+async function startHangingReceiver(): Promise<{ url: string; received: () => number; recover: () => void; close: () => Promise<void> }> {
   let received = 0;
-  const server = http.createServer(() => {
+  let healthy = false;
+  const server = http.createServer((request, response) => {
     received += 1;
+    if (healthy) {
+      request.resume();
+      response.end('ok');
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received: () => received,
+    recover: () => {
+      healthy = true;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -159,11 +167,22 @@ describe('circuit breaker: an endpoint that keeps timing out stops being tried u
     assert.equal(after?.consecutiveTimeouts, circuitThreshold + 1);
     assert.ok((after?.circuitOpenUntil?.getTime() ?? 0) - context.clock.now().getTime() > 30_000, 'open for longer');
 
-    // A new URL (the merchant fixed it) closes the circuit.
+    // A new URL (the merchant fixed it) closes the circuit; the parked delivery is handed back by the
+    // endpoint's unpark job and delivered, as are the retries.
+    receiver.recover();
     const updated = await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpoint.id}`, apiKey: merchant.apiKey, body: { url: `${receiver.url}?fixed=1` } });
     assert.equal(updated.statusCode, 200, updated.body);
     const [reset] = await context.database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
     assert.equal(reset?.consecutiveTimeouts, 0);
     assert.equal(reset?.circuitOpenUntil, null);
+    for (let round = 0; round < 6; round += 1) {
+      context.clock.advance(5 * 60_000);
+      await context.drainJobs();
+    }
+    const [delivered] = await context.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, waiting.id));
+    assert.equal(delivered?.status, 'SUCCEEDED', 'the parked delivery went out once the endpoint was healthy');
+    assert.equal(delivered?.parkedAt, null);
+    const all = await context.database.db.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id));
+    assert.deepEqual(all.map((row) => row.status), all.map(() => 'SUCCEEDED'));
   });
 });
