@@ -4,6 +4,7 @@ import { missingKycFields, type KycData } from '../customers/rules.ts';
 import type { Merchant } from '../merchants/service.ts';
 import { InsufficientFundsError } from '../ledger/service.ts';
 import { createPayoutPageAccess } from './access.ts';
+import type { PayoutPageLock } from './lock.ts';
 import { maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
 import { verificationCodeEmail } from './emails.ts';
 import { payoutPagesRepository as repository, type PayoutPageRow } from './repository.ts';
@@ -20,7 +21,7 @@ export function isRetryable(page: Pick<PayoutPageRow, 'status' | 'subStatus'>): 
  * The customer's side: the hosted page (verification code, confirmation, KYC, decline) and the
  * sandbox test helpers that do the same through the same code; and the KYC decision's hook.
  */
-export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: PayoutTransitions) {
+export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: PayoutTransitions, lock: Pick<PayoutPageLock, 'countWrongCode'>) {
   const { database, clock, keyRing, customers } = deps;
   const { act, requirePage, requireScoped, sealDestination, emailContext, sendEmail, toResponse } = transitions;
 
@@ -116,6 +117,7 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       const context = await emailContext(tx, page);
       await sendEmail(tx, page, verificationCodeEmail({ merchantName: context.merchantName, firstName: context.firstName, code, minutes: 10 }), now);
     },
+    countWrongCode: lock.countWrongCode,
   });
   return {
     access,
