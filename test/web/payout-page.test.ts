@@ -193,6 +193,18 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.ok(visibleText(bad.body).includes('Routing number: Must be a valid 9-digit ABA routing number'));
     assert.ok(bad.body.includes('aria-invalid="true"'));
     assert.ok(bad.body.includes('value="Ada Lovelace"'), 'entered values are kept');
+    // Every problem at once: a bad routing number and a bad account number are both listed and marked.
+    const both = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000022', accountNumber: '12', accountType: 'CHECKING' });
+    assert.equal(both.statusCode, 400);
+    const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(both.body)?.[0] ?? '';
+    assert.deepEqual(
+      [...summary.matchAll(/<a href="#(\w+)">/g)].map((match) => match[1]),
+      ['routingNumber', 'accountNumber'],
+      'both problems, in form order',
+    );
+    assert.match(both.body, /id="routingNumber"[^>]*aria-invalid="true"/);
+    assert.match(both.body, /id="accountNumber"[^>]*aria-invalid="true"/);
+    assert.ok(visibleText(both.body).includes('Account number: Must be 4 to 17 digits'));
 
     const review = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountType: 'SAVINGS' });
     assert.equal(review.statusCode, 200, review.body);

@@ -5,7 +5,7 @@ import type { Merchant } from '../merchants/service.ts';
 import { InsufficientFundsError } from '../ledger/service.ts';
 import { createPayoutPageAccess } from './access.ts';
 import type { PayoutPageLock } from './lock.ts';
-import { maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
+import { destinationProblems, maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
 import { verificationCodeEmail } from './emails.ts';
 import { payoutPagesRepository as repository, type PayoutPageRow } from './repository.ts';
 import type { KycInput, PayoutPageResponse } from './schemas.ts';
@@ -131,9 +131,9 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       return { page, merchantName: await repository.merchantName(database.db, page.merchantId), supportedMethods: supported };
     },
 
-    /** Validates a destination without storing it (the hosted page's review step). */
-    validateDestination(input: PayoutMethodInput): PayoutDestination {
-      return validateDestination(input);
+    /** Validates a destination without storing it (the hosted page's review step): the destination, or every problem at once. */
+    checkDestination(input: PayoutMethodInput): ReturnType<typeof destinationProblems> {
+      return destinationProblems(input);
     },
 
     async confirm(payoutPageId: string, method: PayoutMethodInput): Promise<PayoutPageRow> {

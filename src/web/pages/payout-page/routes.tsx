@@ -117,14 +117,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
     if (!method || !loaded.supportedMethods.includes(method)) {
       return reply.redirect(`/payout-page/${id}`, 303);
     }
-    let destination;
-    try {
-      destination = payoutPages.validateDestination(input);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
-        return ctx.renderDestination(request, reply, loaded, method, values, destinationErrors(error), 400);
-      }
-      throw error;
+    const { destination, problems } = payoutPages.checkDestination(input);
+    if (!destination) {
+      return ctx.renderDestination(request, reply, loaded, method, values, destinationErrors(...problems), 400);
     }
     const display = reviewDisplay(destination);
     const normalized: DestinationValues = Object.fromEntries(Object.entries(destination).filter(([name]) => name !== 'type').map(([name, value]) => [name, String(value)]));
