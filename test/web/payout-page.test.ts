@@ -224,6 +224,17 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.equal(invalid.statusCode, 400);
     assert.ok(visibleText(invalid.body).includes('Phone number: Must be a valid phone number'), visibleText(invalid.body).slice(0, 600));
     assert.ok(invalid.body.includes('value="1 Market St"'));
+    // Every problem at once: a birth date in the future, a short phone number and four empty required fields.
+    const many = await client.post(`/payout-page/${page.id}/kyc`, { dateOfBirth: '2999-01-01', phoneNumber: '12' });
+    assert.equal(many.statusCode, 400);
+    const manySummary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(many.body)?.[0] ?? '';
+    assert.deepEqual(
+      [...manySummary.matchAll(/<a href="#([^"]+)">/g)].map((match) => match[1]),
+      ['lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.state', 'address.postalCode'],
+      visibleText(manySummary),
+    );
+    assert.ok(visibleText(manySummary).includes('Must be in the past'), visibleText(manySummary));
+    assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'KYC_REQUIRED', 'nothing submitted');
     const submitted = await client.post(`/payout-page/${page.id}/kyc`, { lastName: 'Lovelace', dateOfBirth: '1990-12-10', phoneNumber: '(415) 555-0123', 'address.line1': '1 Market St', 'address.state': 'CA', 'address.postalCode': '94105' });
     assert.equal(submitted.statusCode, 303);
     assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'KYC_IN_REVIEW');

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/client.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
+import { identityProblems } from '../customers/identity.ts';
 import type { Merchant } from '../merchants/service.ts';
 import { InsufficientFundsError } from '../ledger/service.ts';
 import { createPayoutPageAccess } from './access.ts';
@@ -140,6 +141,15 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       const destination = validateDestination(method);
       const now = clock.now();
       return database.transaction((tx) => confirmIn(tx, payoutPageId, destination, now, true));
+    },
+
+    /** Every problem of the hosted KYC form at once (with what the customer record already holds), before `submitKyc`. */
+    async kycProblems(payoutPageId: string, input: KycInput): Promise<AppError[]> {
+      const page = await requirePage(database.db, payoutPageId);
+      if (page.status !== 'PENDING' || page.subStatus !== 'KYC_REQUIRED') {
+        return []; // `submitKyc` answers the state
+      }
+      return identityProblems(input, await customers.readKycData(database.db, page.customerId), clock.now());
     },
 
     async submitKyc(payoutPageId: string, input: KycInput): Promise<PayoutPageRow> {

@@ -152,6 +152,10 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
       return reply.redirect(redirect, 303);
     }
     const { values, input } = kycInput(body);
+    const problems = await payoutPages.kycProblems(id, input);
+    if (problems.length > 0) {
+      return ctx.renderKyc(request, reply, await load(id), values, kycErrors(...problems), 400);
+    }
     try {
       await payoutPages.submitKyc(id, input);
     } catch (error) {
