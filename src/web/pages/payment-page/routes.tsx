@@ -10,6 +10,7 @@ import type { Clock } from '../../../jobs/worker.ts';
 import { CheckoutPage, ExpiredPage, InProgressPage, PaidPage, declineMessage, type CheckoutField, type CheckoutFormState } from './views.tsx';
 import { StripeCheckoutPage, stripeSources, type StripeCheckoutSettings } from './stripe-checkout.tsx';
 import { cardProblems, type CardProblem } from '../../../modules/payments/index.ts';
+import { checkoutMessages } from './checkout-messages.ts';
 
 const PageParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
@@ -23,18 +24,18 @@ const fieldOfApiError: Record<CardProblem['field'], CheckoutField> = {
 
 /** What the customer reads for each problem the card check finds (the API's wording is for developers). */
 const problemMessages: Record<CardProblem['field'], Partial<Record<CardProblem['rule'], string>>> = {
-  cardNumber: { invalid: 'This card number is not valid. Check it and try again.' },
-  expMonth: { month: 'That is not a valid month: enter a month from 01 to 12.' },
-  expYear: { year: 'Check the expiry year: it is too far in the future.', expired: 'This card has expired. Check the date, or use another card.' },
-  cvc: { invalid: 'Enter the 3-digit security code (4 digits on the front for American Express).' },
-  cardholderName: { invalid: 'Enter the name as it appears on the card.' },
+  cardNumber: { invalid: checkoutMessages.cardNumberInvalid },
+  expMonth: { month: checkoutMessages.expiryMonth },
+  expYear: { year: checkoutMessages.expiryYear, expired: checkoutMessages.expiryPast },
+  cvc: { invalid: checkoutMessages.cvcInvalid },
+  cardholderName: { invalid: checkoutMessages.nameInvalid },
 };
 
 const missingMessages: Record<CheckoutField, string> = {
-  cardNumber: 'Enter your card number.',
-  expiry: 'Enter the expiry date (MM / YY).',
-  cvc: 'Enter the security code.',
-  cardholderName: 'Enter the name on the card.',
+  cardNumber: checkoutMessages.cardNumberMissing,
+  expiry: checkoutMessages.expiryMissing,
+  cvc: checkoutMessages.cvcMissing,
+  cardholderName: checkoutMessages.nameMissing,
 };
 
 function messageOf(problem: CardProblem): string {
@@ -54,7 +55,7 @@ export function checkoutErrors(body: { cardNumber: string; expiry: string; cvc: 
     errors[formField] ??= messageOf(problem);
   }
   if (body.expiry.trim() !== '' && !expiry) {
-    errors.expiry = 'Enter the expiry date as MM / YY, for example 04 / 28.';
+    errors.expiry = checkoutMessages.expiryUnreadable;
   }
   for (const formField of ['cardNumber', 'expiry', 'cvc', 'cardholderName'] as const) {
     if (body[formField].trim() === '') {
@@ -137,7 +138,7 @@ export function registerPaymentPageWebRoutes(
       return renderProcessorFields(reply, loaded, settings, state.problem, status);
     }
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
-    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM' }), options);
+    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM', now: clock.now() }), options);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { Layout } from '../../layout.tsx';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
-import { schemeHints } from '../../../modules/card-processor/bin-table.ts';
 import { cardSchemeNames as schemeNames } from '../../../modules/payments/index.ts';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
+import { checkoutScript } from './checkout-script.ts';
 
 export type CheckoutField = 'cardNumber' | 'expiry' | 'cvc' | 'cardholderName';
 
@@ -54,38 +54,10 @@ export function SandboxNote(props: { page: PaymentPageResponse; children?: strin
 const checkoutStyles = `
 .hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; min-height: 1.2rem; }
 .field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
+#cardNumber-scheme:not(:empty) { display: inline-block; padding: 0.05rem 0.5rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; color: var(--ink); font-weight: 700; font-size: 0.8rem; letter-spacing: 0.03em; }
 input[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
 .links { margin-top: 1rem; text-align: center; }
 `;
-
-/**
- * Shows the card scheme while the customer types. The page works without it: the server checks
- * everything again.
- */
-function schemeScript(): string {
-  const hints = JSON.stringify(schemeHints());
-  return `(function () {
-  var hints = ${hints};
-  var names = ${JSON.stringify(schemeNames)};
-  var input = document.getElementById('cardNumber');
-  var output = document.getElementById('cardNumber-scheme');
-  if (!input || !output) { return; }
-  function schemeOf(digits) {
-    var best = null;
-    for (var i = 0; i < hints.length; i++) {
-      var h = hints[i];
-      var head = digits.slice(0, h.low.length);
-      if (head.length === h.low.length && head >= h.low && head <= h.high && (!best || h.low.length > best.low.length)) { best = h; }
-    }
-    return best ? best.scheme : null;
-  }
-  input.addEventListener('input', function () {
-    var digits = input.value.replace(/[^0-9]/g, '');
-    var scheme = digits.length > 0 ? schemeOf(digits) : null;
-    output.textContent = scheme ? names[scheme] || '' : '';
-  });
-})();`;
-}
 
 function FieldError(props: { id: string; message: string | undefined }) {
   return props.message ? (
@@ -100,13 +72,13 @@ function describedBy(...ids: Array<string | null>): string | undefined {
   return present.length > 0 ? present.join(' ') : undefined;
 }
 
-export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean }) {
+export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean; now: Date }) {
   const { page, state } = props;
   const amount = formatAmount(page.amount, page.currency);
   const errorEntries = Object.entries(state.errors) as Array<[CheckoutField, string]>;
   const invalid = (field: CheckoutField) => (state.errors[field] ? 'true' : undefined);
   return (
-    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={stateStyles + checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? schemeScript() : undefined}>
+    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={stateStyles + checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? checkoutScript(props.now) : undefined}>
       <p class="merchant">{props.merchantName}</p>
       <h1>
         Pay <span class="amount">{amount}</span>
