@@ -119,7 +119,7 @@ describe('hosted payment page in a real browser (chromium)', { skip: onEmbeddedR
     assert.match((await number.getAttribute('aria-describedby')) ?? '', /cardNumber-error/);
     await page.getByRole('button', { name: 'Pay $20.00' }).click();
     assert.equal(await page.locator('#cardholderName-error').innerText(), 'Enter the name on the card.', 'the empty name is caught at submit');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'cardNumber', 'the first problem gets the focus');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id), 'cardNumber', 'the first problem gets the focus');
     assert.deepEqual(posts, [], 'no round trip while anything is wrong');
     await page.screenshot({ path: path.join(artifacts, 'payment-page-typing-errors.png'), fullPage: true });
 
