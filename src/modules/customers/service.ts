@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { createCoalescedWakeup, jobInsertStatement, notifyInsertedJobs } from '../../jobs/queue.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
@@ -334,6 +334,21 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
       const { email: _email, ...identity } = openRecord(keyRing, location(row), row.pii);
       return identity as KycData;
+    },
+
+    /** Names and e-mail addresses of some of a merchant's customers, decrypted for display on one dashboard list page only. */
+    async displayContacts(executor: Executor, merchantId: string, customerIds: readonly string[]): Promise<Map<string, { name: string | null; email: string | null }>> {
+      const contacts = new Map<string, { name: string | null; email: string | null }>();
+      if (customerIds.length === 0) {
+        return contacts;
+      }
+      const rows = await executor.select().from(customers).where(and(eq(customers.merchantId, merchantId), inArray(customers.id, [...customerIds])));
+      for (const row of rows) {
+        const plain = openRecord(keyRing, location(row), row.pii);
+        const name = [plain.firstName, plain.middleName, plain.lastName].filter((part) => part !== undefined && part !== '').join(' ');
+        contacts.set(row.id, { name: name === '' ? null : name, email: plain.email ?? null });
+      }
+      return contacts;
     },
 
     /** The customer's plaintext e-mail address and first name, for e-mails only. */

@@ -1,6 +1,7 @@
 import { kycStatuses } from '../../../db/schema/index.ts';
 import { modePath } from '../paths.ts';
-import type { CustomerDetailView, CustomerFilters, CustomerRowView } from '../presenters/customers.ts';
+import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '../presenters/customers.ts';
+import { CustomerStory } from './customer-story.tsx';
 import type { PageOf } from '../presenters/pagination.ts';
 import { Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -14,7 +15,7 @@ const kycExplanations: Record<string, string> = {
   REJECTED: 'The KYC provider rejected the identity data; payouts to this customer fail.',
 };
 
-export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerRowView>; inReview: KycReviewItem[] }) {
+export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerListRowView>; inReview: KycReviewItem[] }) {
   const { frame, filters, result } = props;
   const path = modePath(frame.mode, '/customers');
   const filtered = Boolean(filters.reference || filters.kycStatus);
@@ -62,12 +63,14 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
           </EmptyState>
         )
       ) : (
-        <DataTable label="Customers" headers={['Reference ID', 'KYC status', 'Created', 'ID']}>
+        <DataTable label="Customers" headers={['Reference ID', 'Name', 'E-mail', 'KYC status', 'Created', 'ID']}>
           {result.items.map((customer) => (
             <tr>
               <td>
                 <a href={modePath(frame.mode, `/customers/${customer.id}`)}>{customer.referenceId}</a>
               </td>
+              <td>{customer.name ?? <span class="muted">—</span>}</td>
+              <td>{customer.email ?? <span class="muted">—</span>}</td>
               <td>
                 <Badge value={customer.kycStatus} />
               </td>
@@ -163,6 +166,7 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
           ))}
         </DataTable>
       )}
+      <CustomerStory frame={frame} story={customer.story} />
     </DashboardPage>
   );
 }
