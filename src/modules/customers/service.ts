@@ -10,13 +10,13 @@ import type { Clock } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { kycVerifyQueue, type KycService } from '../kyc/service.ts';
 import type { Merchant, MerchantsService, PiiKey } from '../merchants/service.ts';
-import { addressFields, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
+import { addressFields, isEmailAddress, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
 import type { CustomerCreateInput, CustomerOrErasedResponse, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
 import { createCustomerList } from './list.ts';
 import { addressToFields, fieldsToAddress, location, normalizeIdentity } from './identity.ts';
 
 export { normalizeIdentity };
-import { createCustomerReencryption, emailLookupOf } from './sealing.ts';
+import { createCustomerReencryption, emailLookupCandidates, emailLookupOf } from './sealing.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -334,6 +334,11 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
       const { email: _email, ...identity } = openRecord(keyRing, location(row), row.pii);
       return identity as KycData;
+    },
+
+    /** The keyed hashes an exact e-mail search matches (every key of the ring: rows not yet re-keyed are found too); the plain address is never stored. */
+    emailLookupsFor(merchantId: string, email: string): string[] {
+      return emailLookupCandidates(keyRing, merchantId, email.trim().toLowerCase());
     },
 
     /** Names and e-mail addresses of some of a merchant's customers, decrypted for display on one dashboard list page only. */

@@ -1,12 +1,14 @@
-import { and, desc, eq, like, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { customers, kycStatuses, kycVerifications, paymentPages, payoutPages, refunds, subscriptions, type KycStatus } from '../../../db/schema/index.ts';
 import type { CustomersService } from '../../customers/service.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface CustomerFilters {
-  /** Prefix of the referenceId (case-sensitive, as referenceIds are). */
+  /** Prefix of the referenceId (case-sensitive, as referenceIds are), or a customer id (`cus_…`) exactly. */
   reference?: string;
+  /** The exact e-mail address, matched through the keyed lookup hash (never the plain address). */
+  email?: string;
   kycStatus?: KycStatus;
 }
 
@@ -92,7 +94,12 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
     async list(merchantId: string, livemode: boolean, filters: CustomerFilters, page: number): Promise<PageOf<CustomerListRowView>> {
       const conditions: SQL[] = [eq(customers.merchantId, merchantId), eq(customers.livemode, livemode)];
       if (filters.reference) {
-        conditions.push(like(customers.referenceId, `${escapeLike(filters.reference)}%`));
+        const byReference = like(customers.referenceId, `${escapeLike(filters.reference)}%`);
+        conditions.push(filters.reference.startsWith('cus_') ? (or(byReference, eq(customers.id, filters.reference)) as SQL) : byReference);
+      }
+      if (filters.email !== undefined) {
+        const lookups = deps.customers.emailLookupsFor(merchantId, filters.email);
+        conditions.push(lookups.length > 0 ? inArray(customers.emailLookup, lookups) : sql`false`);
       }
       if (filters.kycStatus) {
         conditions.push(eq(customers.kycStatus, filters.kycStatus));
