@@ -336,9 +336,13 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       return identity as KycData;
     },
 
-    /** The keyed hashes an exact e-mail search matches (every key of the ring: rows not yet re-keyed are found too); the plain address is never stored. */
+    /**
+     * The keyed hashes an exact e-mail search matches, as `GET /v1/customers?email=` computes them
+     * (every key of the ring); none for something that is not an e-mail address.
+     */
     emailLookupsFor(merchantId: string, email: string): string[] {
-      return emailLookupCandidates(keyRing, merchantId, email.trim().toLowerCase());
+      const trimmed = email.trim();
+      return trimmed.length <= 254 && isEmailAddress(trimmed) ? emailLookupCandidates(keyRing, merchantId, normalizeEmail('email', trimmed)) : [];
     },
 
     /** Names and e-mail addresses of some of a merchant's customers, decrypted for display on one dashboard list page only. */
