@@ -181,6 +181,9 @@ try {
   await call('GET', '/admin/v1/emails?limit=1', { admin: true });
   const csv = `transaction_id,card_bin,card_last4,transaction_date,transaction_amount,transaction_currency,fraud_type,fraud_reported_date,fraud_amount,fraud_currency\n,424242,4242,${day},25.00,USD,6,${day},,\n`;
   await call('POST', '/admin/v1/fraud_imports', { admin: true, body: { network: 'visa', csv, livemode: false } });
+  // The audit log of everything above (rows are written just after each answer).
+  await context.platform.services.audit.flush();
+  await call('GET', `/admin/v1/audit_events?merchantId=${merchantId}&action=payoutPages_release&limit=2`, { admin: true });
 
   const missing = operations.map((operation) => (operation.operation as { operationId?: string }).operationId ?? '').filter((id) => !recorded[id]);
   if (missing.length > 0) {

@@ -1143,6 +1143,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every state-changing action of an API key, a dashboard user or the operator, and the reads that reveal secrets (PII keys, customer exports), newest first: who (actorType, actorId), when, from which address, on what (target) and how it ended (outcome, statusCode, errorCode). Append-only. Filter by `merchantId`, `actorType`, `action`, `livemode` and `createdFrom`/`createdTo`; page with `limit` and `startingAfter`.
+         */
+        get: operations["adminAuditEvents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     PAYOUT_PAGE_UPDATED: {
@@ -1861,6 +1881,40 @@ export interface components {
             createdAt: number;
             sentAt: number | null;
         };
+        AuditEvent: {
+            /** @description aud_… */
+            id: string;
+            /** @description The merchant acted on; null for operator actions on no merchant. */
+            merchantId: string | null;
+            /** @description The mode acted in; null when the request named none. */
+            livemode: boolean | null;
+            /**
+             * @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`).
+             * @enum {unknown}
+             */
+            actorType: "api_key" | "dashboard_user" | "operator";
+            /** @description The API key id, the dashboard user id, or `operator`. Never a secret. */
+            actorId: string;
+            /** @description The API operation (`payoutPages_release`, `adminMerchants_enableLive`, …) or the dashboard action named like it (`apiKeys_revoke`, …). */
+            action: string;
+            /** @description The id acted on (the last id of the address, or what a create created). */
+            target: string | null;
+            /** @description The client's address (its forwarded address behind a TRUST_PROXY proxy). */
+            address: string;
+            /**
+             * @description SUCCEEDED (answered below 400) or FAILED.
+             * @enum {unknown}
+             */
+            outcome: "SUCCEEDED" | "FAILED";
+            /** @description The HTTP status answered (303 for dashboard forms, which redirect). */
+            statusCode: number;
+            /** @description The errorCode of a failed action, when it had one. */
+            errorCode: string | null;
+            /** @description The Request-Id of the request. */
+            requestId: string;
+            /** @description Epoch milliseconds. */
+            createdAt: number;
+        };
     };
     responses: never;
     parameters: {
@@ -1909,6 +1963,7 @@ export type FraudReport = components['schemas']['FraudReport'];
 export type Dispute = components['schemas']['Dispute'];
 export type KycReviewItem = components['schemas']['KycReviewItem'];
 export type AdminEmail = components['schemas']['AdminEmail'];
+export type AuditEvent = components['schemas']['AuditEvent'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type HeaderRequestId = components['headers']['RequestId'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
@@ -2079,53 +2134,53 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
-                     *             "referenceId": "user-43",
-                     *             "signupAt": 1795577872744,
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
-                     *             "livemode": false,
-                     *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795664272744,
-                     *             "updatedAt": 1795664277744,
-                     *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..AXcdApL4hMiyu-Cl.9nxy7cs.w6bvBOt3Zorl_SUC1MlqMg",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..E5NOcnJkNWzfS5-_.Nabh1Qh_.R_fJZVAPIeOS3Y7lnaPAMw",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..WbXUCsq9B1rgkYUc.QHeSE6DJyVKz-w.EUJJhc4_kGmcSCTMjTKLdQ",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..3shPe-ppzxK0yFLm.66QKw-WRbocHu6HT.aaDqR6FJ6IBAV9ZzkhibUA",
-                     *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..eD5DDs3VapJLvNPv.W7ox4CYNhjFoHUg.-mbLPFPMPmUukCm0MJRqWA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..mbeZGgADcCUnPhHX.kg7oBXbJGMzo-yA-3Q.DJ4ewH8XWPD4mZBvkRwPjw",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..ZlKYyk1e8Ply57cs.MnM.vAV99jJE78UDljVRd-0bCg",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..D-yUenbR3DWfjCza.0p4YNfc.8dTiNxRBSqen-d79dMJanA",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..XpZN90Jk8iVTJEVy.q7M.T2aY7qeVWs6dJZLQKoSttQ"
-                     *             },
-                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
-                     *           },
-                     *           {
-                     *             "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *             "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795577872744,
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "signupAt": 1795579388903,
+                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795664272744,
-                     *             "updatedAt": 1795664277744,
+                     *             "createdAt": 1795665788903,
+                     *             "updatedAt": 1795665793903,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..yziEn4uJfe_RcvsX.bD-x.69ia7DpySEgxCQh9ZDkfqQ",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..m2R3-HEUAf89LT3Y.lo6I6CUxlTI.Xv6vafgpbywZaX31IBjVUA",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..D8pTpwoWHmvMqm9b.3j4_WQoHdrIhHg.e8xSjHXOolE2d_7tllxtCA",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..l6olay4Sh-iEYi6D.pa2Y0YNm3p29bjBX.w4WGqLj_pWmiBfeeZ0-8JQ",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..8SNmlKROzcT17460.I-dA.ILiN6fXHyUhF4VlJwfkJpA",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..bNQK44JuOFSyrfeL.OMZDwjPWpmg.EeXSxpCmYHep8e5UIxCE7A",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..lKCQ_2BonGWosWHp.KVq4wmKSFE0RyQ.42X0bXlmCqGvjvh5zGyqiQ",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..5WoljFmIXJlVs7eR.NHmpro2GQoGz6Zfz.GQKEQC9HWc3fj266T477qw",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..-0-Qgr7WfcRPUIiu.s6Mr1NY3ItjHbPg.8oe7PiTffQL938osmA74cg",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7ZG1FXJOrvxi8QZ9.i8jGYJ-K-YwLvKFfHw.Er94Uv1nwbtebAU7bugSYg",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..e_VYUnk66suhnd6_.noo.pZJAtnhpM-QCdP8KKOe6yA",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7phvI490A-i_0GP8.nHd_PMY.G4qMxMU3QlvREughTjH0Ig",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..IPTPYzzU0WegJseo.eOM.Ft22adpfD4kcsmGUGaM3cw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..ZeF22cDtuilHl46N.v5Rb37V_zqvI3Ec.qCQJnAPy40kMD1d7tcVwlw",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..T0-i4OcbxFfgbnPd.lpLRuwiXzxCeN0QpfA.p57iv4zS6Fn2ZjrVVDmn7Q",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..dIlMnnDifqSV1rak.XEw.ceLT1jKyz1MsXrlivlr-xA",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..nhvnvzplDdSd6nil.J7w42JA.o6j3EP4QidAQM4EPstgBWQ",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..8l0CXfvpU3v8g9pT.-W0.Vprk5ffp8xpmr9OGCjTCqw"
                      *             }
+                     *           },
+                     *           {
+                     *             "id": "cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4",
+                     *             "referenceId": "user-43",
+                     *             "signupAt": 1795579388903,
+                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "livemode": false,
+                     *             "kycStatus": "PENDING",
+                     *             "createdAt": 1795665788903,
+                     *             "updatedAt": 1795665793903,
+                     *             "email": "grace@example.com",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..Xe5AI74GX7YNsjHd.F8CGsyI.ndaNyUk0gKmQ0yRWP2qkWg",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..oah_gjR3yXT6nbFE.kNMa5Loe.GKXy6cJhAtfabbpSuz12kQ",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..SqTC12Eg4WH5WBv0.0iVxXDVTPbDTfw.-zDX9mGF8cBeKYWS5A9zTw",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..g5HIBpYrFUXPOiUW.SantdPEQGGuLe2te.OEL1ag9FFYl15nUmXlWkvg",
+                     *             "address": {
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..4WuWdI6mqRsZKWHo.E4LLRkoGpUN0ZXQ.Ge6wdBKDf2XtR3rn8wWKFg",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..DQ8mEziHR4DqFmuB.3aRb1SG57awN095lLw.etVuQuOQxWjKyak9RKADBw",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..hbUt8sKxEROC-TuU.YG4.femBaqJhySQS2pC97ZuNvg",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..EiDLKRmMhnTh8_yg.Ae841Vs.Dc8TjUAPmBXJT43IOh6urg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..XQkH0F7tkam5jbVa.XLw.jCw9cDrQAMsX9tsboAK7ig"
+                     *             },
+                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -2242,7 +2297,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795577872744,
+                 *       "signupAt": 1795579388903,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2301,25 +2356,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579388903,
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665788903,
+                     *         "updatedAt": 1795665788903,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..gz9aU8LUlj9Cfgzv.P7EI.vkd5iU67TIA-PqcBCPEE_A",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LYT0egzBmbwzLqZe.NLhHVezKyQ8.H4XM-LdG0fNb1MyUen16Ag",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..meqEXxKi3oFLQKlr.fo9oC6Uq4wymBA.ffPA8Ez2oX8W-Y917Tuaxg",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..VGB6-dy-hFRzLiR7.hkgD6y1zOLXdRp4F.Ff_WS_MymE4J2j11Cnf6mQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..w_tCBRfxijce5N5T.LhCB.cvTsf3u-n_0uS713vvmIIw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..7udv2YP4ePXrhOkU.tQdfE7g_jXw.Ec2g7-SDVOwLGFs6A01w5w",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..-wj74r5--NYWzW6Q.HzvqnfeKB8fC_Q.9TgH7L4waXx0Pyl_fAgCVQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..c_YodXvJoPVrzZlp.fpQnK_Uo0bHblsu9.4ZiIwP97ts3yYwPnL3QHNQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..TUP5pBzLvXUjAymL.dqtWuiOOajbviWI.GG8326Xtpw70SbLqnw9akw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..zUO5J3cfTmzLqGmV.y2RT8Sv3smW8g2OwGw.KzyTpqJqwueoWgQJ0iRjYQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..jelz9yaZFz2giydw.39g.QygCKjZkVd6ZjRGSfm-EFg",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..DHblJWhacgFgFAzV.m_FTO7M.XFdtJh50DWq6QFf5pWLkQw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LMZgPhiZGpD_mCGq.6uo.oMPzY3ifuUBtxqMCqJuPAA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..dYU8r4LdaE7Krppa.h8cp9F6ZZTCBJFc._4LvjgrSftvnIvn98opIZQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..UUIjny19BdAcpHPk.6JM1Ebmtovp1ywmWfQ.Ztz0Dl-r62CSWMMxOSBhyQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..jWPsjB3YHwXXnOjV.TJI.hxQIOEfBhOsw_Cvv4R47Mw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..xD1Vbbmw3VI-zzkK.xdH_q60.InOzdRvOE46lSVaK1O_n9g",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..BCQECdZhOd9zn2kM.xVE.Lkj3FXN2ruxmTR4UtXJtHg"
                      *         }
                      *       }
                      *     }
@@ -2456,7 +2511,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
+                /** @example cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter */
                 customerId: string;
             };
             cookie?: never;
@@ -2476,25 +2531,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579388903,
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665788903,
+                     *         "updatedAt": 1795665788903,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..N0HwwU--R38Pljca.XWbH.FRwAtqpANFndQAq1f1W_ag",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..g0PyUiU_UJNdIkkZ.lZIGtPPFPk0.rLvkGBhmZm7RrH86FQBd2Q",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LOZQA40HMmZ1lKv0.NkCjY55ZweIL2w.JhS-XhESDtfAB5pw-_w58A",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..cc-2I8a0tqBPjz54.-OSi2I-FyGg_aH46.9jL3iI6Qh9ZNN0Lmjh3jAQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..HuIHcv9Kkg9ee3P0.XVez.igU5Nqqh0m5RSkjdtdkqoA",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..B39bEfX0s_vVPCTW.f3iiu4oK8wU.L19ZQtna8IZ6UkiDMtiesA",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..SQM-0EPo7NWZvf9Q.ulSRaqj19TadWg.jKAJ5_1W_hl3MhfFuI32JA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..JsTxRfkPOrWkkU6j.QfFUmhH44HtToVOF.NPUh9yQt_KG06tOg6JOgtg",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..cLzsnR1jG_yVw3xs.QAyKBd_75fBid90.09c9pz7YKp-d596GCTj98A",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..QHne07il8k-8_c08.NaiymIutk8-7vukO_w.1w-CriLknywQONiZ89mcJw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Fowb-JLNQ9MaSimk.wD4.GaPZVnjUgDMiieWOfqdLiw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..fi_RdGqdovWX3QDz.AoMTtb8.wp140AI_fGV-IBeUe9QS6g",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..kSDOdGbR0_Ds1K3W.awk.ZSEZRUpGQ27238WhxwUpsA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..ue1LMB0vlF3Ivn9o.Thsi27rM4y-pjLY.IZTw5vtMzguwoCIuCqxPyg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..s74r3Pf0U5XQvlZj.jFoBkuOmNxvUzHP3nQ.34nDNRAT8jwGj6SYDuWugQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..qQbJbKiwzx4i94xL.oYE.2SKBxpNbghGubMT5ZK1u0Q",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..IUfc9CZ6jTYkS9uC.Dopvbp4.ZNxFKhLUVA77EF9mz8T0JQ",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9.._Zh1GzArP5jz-00G.xCw.MvA0ZbEi7T9oQvhoOwVmSg"
                      *         }
                      *       }
                      *     }
@@ -2608,7 +2663,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
+                /** @example cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter */
                 customerId: string;
             };
             cookie?: never;
@@ -2681,25 +2736,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579388903,
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665788903,
+                     *         "updatedAt": 1795665788903,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..1BGvBmusZby-ZiEt.4xGk.3zX9XRg_jpsy9WHeusqRag",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..EyOPz7kPDbJhlNWS.epRUdOFdddM.UCYiBHy3YqOtFlGM1BDuJw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Z4aO3tp56dErBs2M.TtL4ntHPpPPsBA.71CxrNoCDTLwjMuZRjuL8w",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7GdZBmd7Csn6djdK.EBO5H-97Jmj7eASE.I9GmW6CWPEb4N5triVW3Dw",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..rYG0M7QlqlxSF0J5.Uuir.NoMPehcsFfvxJq_0bk9WjA",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..4m1lFJkAnYw7S8_f.E3osOSJnM7s.0pP96JjAFmuYx3_vsguW1w",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..7wMjo7w5OtW-GqYb.1tdTTRcLMfxolg.EL7hqI5TvwSEcEVpw-94Rw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..pMugYnqyp6pY3z5B.KlvYrGBSmsAvX_cJ.49ochR7Mjk5MtqARtrNKsQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..fBonY3CAJebx6pnK.xLZG8d0BUvMPXyQ.kjtGnF_Cf7GEvRXSAhG_Kw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Q5xIg-sgHC7vujIJ.64ULNghicDiLCF9A6A.TUPuUSfq9kJJ-eAycFEMfA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..K0oORe6vk3c96H5L.m1w.lcup07T-TXMKU-BgyYmQ5w",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..m6sNLlDQ0SrCMg-d.yLD7qXo.uIUaE7i78rqc5phEh2hqPg",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..096GWaFiz9gLMPLt.V0A.6omdfs-j9EIhWuojHY_ozg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..VkW2f9GJbNBwqKMq.56ASG-Dr5GQQesA.CsdwxfWePR6S5gJM8Ixgcw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..PwYZll3lfhZX_zw3.LaVb07ZiYU5wEZm_mw.HuLQuna-is0MPyY8fzkOlg",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..ZNWnkrwgUFhyfqJC.ya0.t2N-m_GAcvUgON2nARdRsA",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..Zwi-hKecPq1_S_q_.vgwhAas.RgSh0Es5_anneLnSw0BVPg",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..kvm-QKPyoUDkz-LH.hQM.FkpGjczOgXei4VbflMV12g"
                      *         }
                      *       }
                      *     }
@@ -2855,7 +2910,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r */
+                /** @example cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc */
                 customerId: string;
             };
             cookie?: never;
@@ -2881,12 +2936,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r",
+                     *         "id": "cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
-                     *         "erasedAt": 1795664277744,
-                     *         "createdAt": 1795664277744
+                     *         "erasedAt": 1795665793903,
+                     *         "createdAt": 1795665793903
                      *       }
                      *     }
                      */
@@ -3035,7 +3090,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r */
+                /** @example cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc */
                 customerId: string;
             };
             cookie?: never;
@@ -3055,16 +3110,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795664277744,
+                     *         "exportedAt": 1795665793903,
                      *         "customer": {
-                     *           "id": "cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r",
+                     *           "id": "cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795577877744,
-                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "signupAt": 1795579393903,
+                     *           "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795664277744,
-                     *           "updatedAt": 1795664277744,
+                     *           "createdAt": 1795665793903,
+                     *           "updatedAt": 1795665793903,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3522,7 +3577,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *             "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3530,22 +3585,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *               "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *               "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796269077744,
-                     *             "createdAt": 1795664277744,
-                     *             "updatedAt": 1795664282744,
-                     *             "customerConfirmedAt": 1795664277744,
+                     *             "expiresAt": 1796270593903,
+                     *             "createdAt": 1795665793903,
+                     *             "updatedAt": 1795665798903,
+                     *             "customerConfirmedAt": 1795665793903,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3728,7 +3783,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3736,21 +3791,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664277744
+                     *         "expiresAt": 1796270593903,
+                     *         "createdAt": 1795665793903,
+                     *         "updatedAt": 1795665793903
                      *       }
                      *     }
                      */
@@ -3886,7 +3941,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
+                /** @example payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -3906,7 +3961,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -3914,22 +3969,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664282744,
-                     *         "customerConfirmedAt": 1795664277744,
+                     *         "expiresAt": 1796270593903,
+                     *         "createdAt": 1795665793903,
+                     *         "updatedAt": 1795665798903,
+                     *         "customerConfirmedAt": 1795665793903,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4047,7 +4102,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
+                /** @example payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4073,7 +4128,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4081,22 +4136,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664282744,
-                     *         "customerConfirmedAt": 1795664277744,
+                     *         "expiresAt": 1796270593903,
+                     *         "createdAt": 1795665793903,
+                     *         "updatedAt": 1795665798903,
+                     *         "customerConfirmedAt": 1795665793903,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4256,7 +4311,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc */
+                /** @example payout_page_06h1c1d6ywgn55579996k4jfdwnmg12qrjy8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4282,7 +4337,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *         "id": "payout_page_06h1c1d6ywgn55579996k4jfdwnmg12qrjy8",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4290,19 +4345,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1d6ywgn55579996k4jfdwnmg12qrjy8",
                      *         "metadata": {},
-                     *         "expiresAt": 1796269082744,
-                     *         "createdAt": 1795664282744,
-                     *         "updatedAt": 1795664282744
+                     *         "expiresAt": 1796270598903,
+                     *         "createdAt": 1795665798903,
+                     *         "updatedAt": 1795665798903
                      *       }
                      *     }
                      */
@@ -4457,7 +4512,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
+                /** @example payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4536,7 +4591,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4544,22 +4599,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664277744,
-                     *         "customerConfirmedAt": 1795664277744,
+                     *         "expiresAt": 1796270593903,
+                     *         "createdAt": 1795665793903,
+                     *         "updatedAt": 1795665793903,
+                     *         "customerConfirmedAt": 1795665793903,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4719,7 +4774,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8 */
+                /** @example payout_page_06h1c1d6ywa3q9y0dycvnyx1j416n494svsg */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4745,7 +4800,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8",
+                     *         "id": "payout_page_06h1c1d6ywa3q9y0dycvnyx1j416n494svsg",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -4753,19 +4808,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1d6ywa3q9y0dycvnyx1j416n494svsg",
                      *         "metadata": {},
-                     *         "expiresAt": 1796269082744,
-                     *         "createdAt": 1795664282744,
-                     *         "updatedAt": 1795664282744
+                     *         "expiresAt": 1796270598903,
+                     *         "createdAt": 1795665798903,
+                     *         "updatedAt": 1795665798903
                      *       }
                      *     }
                      */
@@ -4942,29 +4997,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
+                     *             "id": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795664287744,
+                     *             "createdAt": 1795665803903,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *               "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *                 "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *                 "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795664277744,
-                     *               "expiresAt": 1796269077744,
-                     *               "updatedAt": 1795664287744,
+                     *               "createdAt": 1795665793903,
+                     *               "expiresAt": 1796270593903,
+                     *               "updatedAt": 1795665803903,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -4976,42 +5031,50 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795664277744
+                     *               "customerConfirmedAt": 1795665793903
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1bvm4f0znaqgrqn5eay64m11k58efxkfw",
+                     *             "id": "evt_06h1c1d6ywn0tvehchsdjtfdqhk7w1msa88c",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795664282744,
+                     *             "createdAt": 1795665798903,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *               "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *               "amount": 10000,
-                     *               "status": "CANCELED",
+                     *               "status": "PROCESSING",
                      *               "customer": {
-                     *                 "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *                 "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *                 "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *                 "livemode": false
                      *               },
-                     *               "metadata": {},
-                     *               "createdAt": 1795664282744,
-                     *               "expiresAt": 1796269082744,
-                     *               "updatedAt": 1795664282744,
-                     *               "sub-status": "MERCHANT_CANCELED",
+                     *               "metadata": {
+                     *                 "invoice": "INV-1001"
+                     *               },
+                     *               "createdAt": 1795665793903,
+                     *               "expiresAt": 1796270593903,
+                     *               "updatedAt": 1795665798903,
+                     *               "sub-status": "SUBMITTED",
+                     *               "payoutMethod": {
+                     *                 "type": "BANK_TRANSFER",
+                     *                 "last4": "6789",
+                     *                 "routingNumber": "021000021"
+                     *               },
                      *               "releaseMethod": "MANUAL",
-                     *               "previousStatus": "CREATED",
+                     *               "previousStatus": "PENDING",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0002",
-                     *               "previousSubStatus": "AWAITING_CUSTOMER"
+                     *               "clientReferenceId": "payout-2026-0001",
+                     *               "previousSubStatus": "AWAITING_RELEASE",
+                     *               "customerConfirmedAt": 1795665793903
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NjQyODI3NDQsImV2dF8wNmgxYnZtNGYwem5hcWdycW41ZWF5NjRtMTFrNThlZnhrZnciXQ.WksbIu7T5hRJJF2RCzsWvA"
+                     *         "nextCursor": "WzE3OTU2NjU3OTg5MDMsImV2dF8wNmgxYzFkNnl3bjB0dmVoY2hzZGp0ZmRxaGs3dzFtc2E4OGMiXQ.w8C_V8DZVsfHUDIHF7c7QQ"
                      *       }
                      *     }
                      */
@@ -5112,7 +5175,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr */
+                /** @example evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw */
                 eventId: string;
             };
             cookie?: never;
@@ -5132,29 +5195,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
+                     *         "id": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795664287744,
+                     *         "createdAt": 1795665803903,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *           "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *             "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795664277744,
-                     *           "expiresAt": 1796269077744,
-                     *           "updatedAt": 1795664287744,
+                     *           "createdAt": 1795665793903,
+                     *           "expiresAt": 1796270593903,
+                     *           "updatedAt": 1795665803903,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5166,7 +5229,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795664277744
+                     *           "customerConfirmedAt": 1795665793903
                      *         }
                      *       }
                      *     }
@@ -5280,7 +5343,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr */
+                /** @example evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw */
                 eventId: string;
             };
             cookie?: never;
@@ -5290,7 +5353,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc"
+                 *       "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc"
                  *     }
                  */
                 "application/json": {
@@ -5316,19 +5379,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1bvmr00cwwtc7tpjy2pk5zyj27qnwqa04",
-                     *             "eventId": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
-                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *             "id": "whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8",
+                     *             "eventId": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
+                     *             "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795664287744,
+                     *             "nextAttemptAt": 1795665803903,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665803903,
+                     *             "updatedAt": 1795665803903,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5502,15 +5565,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *             "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665803903,
+                     *             "updatedAt": 1795665803903,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5653,16 +5716,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
-                     *         "secret": "whsec_WrDV0CaIMuTi3U1GsiCZp0d1jzOs3C45",
+                     *         "createdAt": 1795665803903,
+                     *         "updatedAt": 1795665803903,
+                     *         "secret": "whsec_wmHocH1JtI2p1ZzhaPaQeTIPRk9l4HdV",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5799,7 +5862,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
                 endpointId: string;
             };
             cookie?: never;
@@ -5819,15 +5882,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
+                     *         "createdAt": 1795665803903,
+                     *         "updatedAt": 1795665803903,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5941,7 +6004,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
                 endpointId: string;
             };
             cookie?: never;
@@ -5979,15 +6042,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
+                     *         "createdAt": 1795665803903,
+                     *         "updatedAt": 1795665803903,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6137,7 +6200,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6157,7 +6220,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6275,7 +6338,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6309,18 +6372,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
-                     *         "secret": "whsec_fzPcl1pz/7H/Yh5kU9d81v6/Fh7eC3zo",
+                     *         "createdAt": 1795665803903,
+                     *         "updatedAt": 1795665803903,
+                     *         "secret": "whsec_wev9S+GiuPsLCn8IjeO+MRbwXEe6hbCp",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795667887744
+                     *         "previousSecretExpiresAt": 1795669403903
                      *       }
                      *     }
                      */
@@ -6475,7 +6538,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
                 endpointId: string;
             };
             cookie?: never;
@@ -6512,9 +6575,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
+                     *           "id": "evt_test_06h1c1dtfwzwznkeb6yhm4q4e3n1fb85zjn0",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795664287744,
+                     *           "createdAt": 1795665803903,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6539,19 +6602,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
-                     *           "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
-                     *           "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *           "id": "whd_06h1c1dtfw4cq0ye3tc2kfy4brn2ejpkxbym",
+                     *           "eventId": "evt_test_06h1c1dtfwzwznkeb6yhm4q4e3n1fb85zjn0",
+                     *           "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795664287744,
+                     *           "nextAttemptAt": 1795665803903,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795664287744,
-                     *           "updatedAt": 1795664287744,
+                     *           "createdAt": 1795665803903,
+                     *           "updatedAt": 1795665803903,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -6732,56 +6795,66 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
-                     *             "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
-                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
-                     *             "eventType": "PAYMENT_SUCCEEDED",
+                     *             "id": "whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8",
+                     *             "eventId": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
+                     *             "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795664292893,
-                     *             "lastAttemptAt": 1795664287744,
+                     *             "attemptCount": 2,
+                     *             "nextAttemptAt": 1795666088548,
+                     *             "lastAttemptAt": 1795665808903,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665803903,
+                     *             "updatedAt": 1795665808903,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795664287744,
+                     *                 "attemptedAt": 1795665803903,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 91,
+                     *                 "latencyMs": 18,
+                     *                 "responseBody": null,
+                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *               },
+                     *               {
+                     *                 "number": 2,
+                     *                 "attemptedAt": 1795665808903,
+                     *                 "url": "https://hooks.acme.example/paysail",
+                     *                 "outcome": "FAILED",
+                     *                 "statusCode": null,
+                     *                 "latencyMs": 2,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1bvmr00cwwtc7tpjy2pk5zyj27qnwqa04",
-                     *             "eventId": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
-                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
-                     *             "eventType": "PAYOUT_PAGE_UPDATED",
+                     *             "id": "whd_06h1c1dtfw4cq0ye3tc2kfy4brn2ejpkxbym",
+                     *             "eventId": "evt_test_06h1c1dtfwzwznkeb6yhm4q4e3n1fb85zjn0",
+                     *             "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795664292993,
-                     *             "lastAttemptAt": 1795664287744,
+                     *             "nextAttemptAt": 1795665809297,
+                     *             "lastAttemptAt": 1795665803903,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665803903,
+                     *             "updatedAt": 1795665803903,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795664287744,
+                     *                 "attemptedAt": 1795665803903,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 69,
+                     *                 "latencyMs": 16,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -6887,7 +6960,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8 */
+                /** @example whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6907,28 +6980,38 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
-                     *         "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
-                     *         "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
-                     *         "eventType": "PAYMENT_SUCCEEDED",
+                     *         "id": "whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8",
+                     *         "eventId": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
+                     *         "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
-                     *         "attemptCount": 1,
-                     *         "nextAttemptAt": 1795664292893,
-                     *         "lastAttemptAt": 1795664287744,
+                     *         "attemptCount": 2,
+                     *         "nextAttemptAt": 1795666088548,
+                     *         "lastAttemptAt": 1795665808903,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
+                     *         "createdAt": 1795665803903,
+                     *         "updatedAt": 1795665808903,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795664287744,
+                     *             "attemptedAt": 1795665803903,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 91,
+                     *             "latencyMs": 18,
+                     *             "responseBody": null,
+                     *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "attemptedAt": 1795665808903,
+                     *             "url": "https://hooks.acme.example/paysail",
+                     *             "outcome": "FAILED",
+                     *             "statusCode": null,
+                     *             "latencyMs": 2,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7075,26 +7158,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *             "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *               "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *             "expiresAt": 1795750692744,
-                     *             "createdAt": 1795664292744,
+                     *             "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *             "expiresAt": 1795752208903,
+                     *             "createdAt": 1795665808903,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795664292744,
-                     *             "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *             "paidAt": 1795665808903,
+                     *             "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7320,19 +7403,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "expiresAt": 1795752208903,
+                     *         "createdAt": 1795665808903,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7486,7 +7569,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8 */
+                /** @example page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0 */
                 pageId: string;
             };
             cookie?: never;
@@ -7506,26 +7589,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "expiresAt": 1795752208903,
+                     *         "createdAt": 1795665808903,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795664292744,
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "paidAt": 1795665808903,
+                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7661,7 +7744,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238 */
+                /** @example page_06h1c1ee0wjhbcn9mww4tzyhe500hgksd8v0 */
                 pageId: string;
             };
             cookie?: never;
@@ -7687,23 +7770,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238",
+                     *         "id": "page_06h1c1ee0wjhbcn9mww4tzyhe500hgksd8v0",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0wjhbcn9mww4tzyhe500hgksd8v0",
+                     *         "expiresAt": 1795752208903,
+                     *         "createdAt": 1795665808903,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795664292744
+                     *         "expiredAt": 1795665808903
                      *       }
                      *     }
                      */
@@ -7858,7 +7941,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8 */
+                /** @example page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0 */
                 pageId: string;
             };
             cookie?: never;
@@ -7901,26 +7984,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "expiresAt": 1795752208903,
+                     *         "createdAt": 1795665808903,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795664292744,
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "paidAt": 1795665808903,
+                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8133,14 +8216,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
-                     *             "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *             "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *             "id": "re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4",
+                     *             "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *             "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795664292744,
+                     *             "createdAt": 1795665808903,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8257,7 +8340,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                 *       "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8290,14 +8373,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
-                     *         "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "id": "re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4",
+                     *         "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795664292744,
+                     *         "createdAt": 1795665808903,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8447,7 +8530,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr */
+                /** @example re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4 */
                 refundId: string;
             };
             cookie?: never;
@@ -8467,14 +8550,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
-                     *         "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "id": "re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4",
+                     *         "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795664292744,
+                     *         "createdAt": 1795665808903,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8610,12 +8693,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *             "checkoutPaymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 03:38:17",
-                     *             "transactionDate": "2026-11-26 03:38:12",
+                     *             "fraudIssueDate": "2026-11-26 04:03:33",
+                     *             "transactionDate": "2026-11-26 04:03:28",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -8727,7 +8810,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w */
+                /** @example pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm */
                 id: string;
             };
             cookie?: never;
@@ -8748,12 +8831,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *           "checkoutPaymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 03:38:17",
-                     *           "transactionDate": "2026-11-26 03:38:12",
+                     *           "fraudIssueDate": "2026-11-26 04:03:33",
+                     *           "transactionDate": "2026-11-26 04:03:28",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -8882,7 +8965,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                 *       "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -8911,12 +8994,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *           "checkoutPaymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 03:38:17",
-                     *           "transactionDate": "2026-11-26 03:38:12",
+                     *           "fraudIssueDate": "2026-11-26 04:03:33",
+                     *           "transactionDate": "2026-11-26 04:03:28",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9103,15 +9186,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
-                     *             "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
-                     *             "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
+                     *             "id": "dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0",
+                     *             "paymentPageId": "page_06h1c1f1hw6et0v3n2cbp56mgwke61fwensg",
+                     *             "paymentId": "pay_06h1c1f1hw399jq0mjx8fc5psc8327gtep24",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796269107744,
-                     *             "createdAt": 1795664307744,
+                     *             "evidenceDueBy": 1796270623903,
+                     *             "createdAt": 1795665823903,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9228,7 +9311,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm */
+                /** @example dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0 */
                 disputeId: string;
             };
             cookie?: never;
@@ -9248,15 +9331,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
-                     *         "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
-                     *         "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
+                     *         "id": "dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0",
+                     *         "paymentPageId": "page_06h1c1f1hw6et0v3n2cbp56mgwke61fwensg",
+                     *         "paymentId": "pay_06h1c1f1hw399jq0mjx8fc5psc8327gtep24",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796269107744,
-                     *         "createdAt": 1795664307744,
+                     *         "evidenceDueBy": 1796270623903,
+                     *         "createdAt": 1795665823903,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9370,7 +9453,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm */
+                /** @example dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0 */
                 disputeId: string;
             };
             cookie?: never;
@@ -9406,15 +9489,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
-                     *         "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
-                     *         "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
+                     *         "id": "dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0",
+                     *         "paymentPageId": "page_06h1c1f1hw6et0v3n2cbp56mgwke61fwensg",
+                     *         "paymentId": "pay_06h1c1f1hw399jq0mjx8fc5psc8327gtep24",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796269107744,
-                     *         "createdAt": 1795664307744,
+                     *         "evidenceDueBy": 1796270623903,
+                     *         "createdAt": 1795665823903,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9594,33 +9677,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *             "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *             "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *             "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795664317744,
-                     *             "currentPeriodEnd": 1798256317744,
+                     *             "currentPeriodStart": 1795665833903,
+                     *             "currentPeriodEnd": 1798257833903,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795664317744,
-                     *             "updatedAt": 1795664317744,
+                     *             "createdAt": 1795665833903,
+                     *             "updatedAt": 1795665833903,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g",
+                     *               "id": "inv_06h1c1hfnwb4xzby03f8yd1ejmcyt2r3e45w",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98",
-                     *               "periodStart": 1795664317744,
-                     *               "periodEnd": 1798256317744,
-                     *               "paidAt": 1795664317744,
-                     *               "createdAt": 1795664317744
+                     *               "paymentId": "pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m",
+                     *               "periodStart": 1795665833903,
+                     *               "periodEnd": 1798257833903,
+                     *               "paidAt": 1795665833903,
+                     *               "createdAt": 1795665833903
                      *             }
                      *           }
                      *         ],
@@ -9784,7 +9867,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
+                /** @example sub_06h1c1hfnw757vzd5465na5gape84v3524v8 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -9804,33 +9887,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *         "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *         "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795664317744,
-                     *         "currentPeriodEnd": 1798256317744,
+                     *         "currentPeriodStart": 1795665833903,
+                     *         "currentPeriodEnd": 1798257833903,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795664317744,
-                     *         "updatedAt": 1795664317744,
+                     *         "createdAt": 1795665833903,
+                     *         "updatedAt": 1795665833903,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g",
+                     *           "id": "inv_06h1c1hfnwb4xzby03f8yd1ejmcyt2r3e45w",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98",
-                     *           "periodStart": 1795664317744,
-                     *           "periodEnd": 1798256317744,
-                     *           "paidAt": 1795664317744,
-                     *           "createdAt": 1795664317744
+                     *           "paymentId": "pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m",
+                     *           "periodStart": 1795665833903,
+                     *           "periodEnd": 1798257833903,
+                     *           "paidAt": 1795665833903,
+                     *           "createdAt": 1795665833903
                      *         }
                      *       }
                      *     }
@@ -10003,7 +10086,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
+                /** @example sub_06h1c1hfnw757vzd5465na5gape84v3524v8 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10029,34 +10112,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *         "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *         "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795664322744,
-                     *         "currentPeriodEnd": 1798256322744,
+                     *         "currentPeriodStart": 1795665838903,
+                     *         "currentPeriodEnd": 1798257838903,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795664317744,
-                     *         "updatedAt": 1795664327744,
-                     *         "canceledAt": 1795664327744,
+                     *         "createdAt": 1795665833903,
+                     *         "updatedAt": 1795665843903,
+                     *         "canceledAt": 1795665843903,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr",
+                     *           "id": "inv_06h1c1j36wvqtf7s8yw7ftn709rzqf55btvg",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bvs0q0pry84bjf43m8g697bt524xt8sc",
-                     *           "periodStart": 1795664322744,
-                     *           "periodEnd": 1798256322744,
-                     *           "paidAt": 1795664322744,
-                     *           "createdAt": 1795664322744
+                     *           "paymentId": "pay_06h1c1j36wk0e6gxx2kg7gkyw626hzsbzbd8",
+                     *           "periodStart": 1795665838903,
+                     *           "periodEnd": 1798257838903,
+                     *           "paidAt": 1795665838903,
+                     *           "createdAt": 1795665838903
                      *         }
                      *       }
                      *     }
@@ -10271,7 +10354,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
+                /** @example sub_06h1c1hfnw757vzd5465na5gape84v3524v8 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10297,33 +10380,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *         "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *         "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795664322744,
-                     *         "currentPeriodEnd": 1798256322744,
+                     *         "currentPeriodStart": 1795665838903,
+                     *         "currentPeriodEnd": 1798257838903,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795664317744,
-                     *         "updatedAt": 1795664322744,
+                     *         "createdAt": 1795665833903,
+                     *         "updatedAt": 1795665838903,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr",
+                     *           "id": "inv_06h1c1j36wvqtf7s8yw7ftn709rzqf55btvg",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bvs0q0pry84bjf43m8g697bt524xt8sc",
-                     *           "periodStart": 1795664322744,
-                     *           "periodEnd": 1798256322744,
-                     *           "paidAt": 1795664322744,
-                     *           "createdAt": 1795664322744
+                     *           "paymentId": "pay_06h1c1j36wk0e6gxx2kg7gkyw626hzsbzbd8",
+                     *           "periodStart": 1795665838903,
+                     *           "periodEnd": 1798257838903,
+                     *           "paidAt": 1795665838903,
+                     *           "createdAt": 1795665838903
                      *         }
                      *       }
                      *     }
@@ -10564,31 +10647,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1bvrd60zhtfzsy5m1cge8fhmbsbtc8pdm",
-                     *           "createdAt": 1795664317744,
-                     *           "subscriptionId": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *           "id": "ent_06h1c1hfnw7r3y1fp9r86php4zk8qf00d7sw",
+                     *           "createdAt": 1795665833903,
+                     *           "subscriptionId": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
-                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
-                     *           "startPeriod": 1795664317744,
-                     *           "endPeriod": 1795664322744,
-                     *           "idempotencyKey": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar-1795664317744-1795664322744",
-                     *           "updatedAt": 1795664322744,
-                     *           "invoiceId": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g"
+                     *           "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "startPeriod": 1795665833903,
+                     *           "endPeriod": 1795665838903,
+                     *           "idempotencyKey": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8-1795665833903-1795665838903",
+                     *           "updatedAt": 1795665838903,
+                     *           "invoiceId": "inv_06h1c1hfnwb4xzby03f8yd1ejmcyt2r3e45w"
                      *         },
                      *         {
-                     *           "id": "ent_06h1bvs0q0a7518ed5mhz88qswf082az6nd0",
-                     *           "createdAt": 1795664322744,
-                     *           "subscriptionId": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *           "id": "ent_06h1c1j36wxf32d0qkknxvqz2znje5hn7wsc",
+                     *           "createdAt": 1795665838903,
+                     *           "subscriptionId": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
-                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
-                     *           "startPeriod": 1795664322744,
-                     *           "endPeriod": 1798256322744,
-                     *           "idempotencyKey": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar-1795664322744-1798256322744",
-                     *           "invoiceId": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr"
+                     *           "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "startPeriod": 1795665838903,
+                     *           "endPeriod": 1798257838903,
+                     *           "idempotencyKey": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8-1795665838903-1798257838903",
+                     *           "invoiceId": "inv_06h1c1j36wvqtf7s8yw7ftn709rzqf55btvg"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -10724,18 +10807,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1bvjxd0656bvr4qg5mk2bexa94ykm959m",
-                     *             "customerId": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
+                     *             "verificationId": "kyc_06h1c1bzwwmhavr80978c32fhsar6sh27dsm",
+                     *             "customerId": "cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1bvjxd0656bvr4qg5mk2bexa94ykm959m_data",
+                     *             "providerCheckId": "check_kyc_06h1c1bzwwmhavr80978c32fhsar6sh27dsm_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795664272744
+                     *             "createdAt": 1795665788903
                      *           }
                      *         ]
                      *       }
@@ -10840,7 +10923,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54 */
+                /** @example cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4 */
                 customerId: string;
             };
             cookie?: never;
@@ -10875,7 +10958,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
+                     *         "customerId": "cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11038,14 +11121,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665788903
                      *         }
                      *       ]
                      *     }
@@ -11164,14 +11247,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1bvjxd0a7bxkebemd6cg5setq1gkevcx4_O8xupB1rtTxfdcKLGMHN7PuDU2ek_OBSuAuuKkH7aUM",
+                     *         "apiKey": "sk_06h1c1bzwwb532fg8dj3k7dpq456pc4tyh1g_nTV9nJzE8dOCvOlZETvzlnLgQXGo1ABe7qcSRpAlA0o",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "vDkQZgVyeSsn5kXFr3NY5UAz"
+                     *           "password": "gM8i4haJ0Z7izOYNNWSVv6n9"
                      *         }
                      *       }
                      *     }
@@ -11290,7 +11373,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -11308,14 +11391,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795664272744
+                     *         "createdAt": 1795665788903
                      *       }
                      *     }
                      */
@@ -11413,7 +11496,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -11437,14 +11520,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795664272744,
+                     *         "createdAt": 1795665788903,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11581,7 +11664,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -11613,14 +11696,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795664272744
+                     *         "createdAt": 1795665788903
                      *       }
                      *     }
                      */
@@ -11747,7 +11830,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -11766,18 +11849,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
-                     *           "name": "reporting",
-                     *           "last4": "Yo90",
-                     *           "createdAt": 1795664272744,
+                     *           "id": "key_06h1c1bzwwb532fg8dj3k7dpq456pc4tyh1g",
+                     *           "name": "Default key",
+                     *           "last4": "lA0o",
+                     *           "createdAt": 1795665788903,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1bvjxd0a7bxkebemd6cg5setq1gkevcx4",
-                     *           "name": "Default key",
-                     *           "last4": "7aUM",
-                     *           "createdAt": 1795664272744,
+                     *           "id": "key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0",
+                     *           "name": "reporting",
+                     *           "last4": "nADc",
+                     *           "createdAt": 1795665788903,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -11874,7 +11957,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -11904,10 +11987,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
+                     *         "id": "key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1bvjxd05h8xw6r88nd833dt02va2y7k40_LsE8E7ZygCbfCFwTCnqfha_awLP3R6PN30nAfi2Yo90",
-                     *         "createdAt": 1795664272744
+                     *         "apiKey": "sk_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0_Q9DcR8cFhJQaeonLh5_0xKlBTK4yuqLGoYhKodcnADc",
+                     *         "createdAt": 1795665788903
                      *       }
                      *     }
                      */
@@ -12034,9 +12117,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
-                /** @example key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40 */
+                /** @example key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0 */
                 keyId: string;
             };
             cookie?: never;
@@ -12060,7 +12143,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
+                     *         "id": "key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12181,7 +12264,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -12200,10 +12283,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1bvjxd0jkgxx6va2pne3mjg8cw56chjtc",
-                     *           "key": "MRNKODvULteJN2ozqiIVnpDEuHayHKKD5h3BO8fq2ZI",
+                     *           "id": "pii_06h1c1bzwwjrk894mgr7ge2c8jtdmsm6p1z4",
+                     *           "key": "W8np1xB3N-Ezkl_3L4ZELLIjUh_r1L9tOhRiufnm9WY",
                      *           "active": true,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665788903
                      *         }
                      *       ]
                      *     }
@@ -12296,7 +12379,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -12321,16 +12404,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1bvjxd0jkgxx6va2pne3mjg8cw56chjtc",
-                     *           "key": "MRNKODvULteJN2ozqiIVnpDEuHayHKKD5h3BO8fq2ZI",
+                     *           "id": "pii_06h1c1bzwwjrk894mgr7ge2c8jtdmsm6p1z4",
+                     *           "key": "W8np1xB3N-Ezkl_3L4ZELLIjUh_r1L9tOhRiufnm9WY",
                      *           "active": false,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665788903
                      *         },
                      *         {
-                     *           "id": "pii_06h1bvjxd0h7ryrg2vfpx41mq6gwxshf3az0",
-                     *           "key": "TRcR2-rCWAvc_WF94g3J9_fXbWOg0yqeWtx6NWT7bN8",
+                     *           "id": "pii_06h1c1bzww376hnscjpxwzagg8m0x17bqsv0",
+                     *           "key": "0Om1k-R03SxbN2BdhuTeCInYCGIUUrIx-_OWwCLlMiM",
                      *           "active": true,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665788903
                      *         }
                      *       ]
                      *     }
@@ -12458,7 +12541,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
+                /** @example cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter */
                 customerId: string;
             };
             cookie?: never;
@@ -12491,29 +12574,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579388903,
+                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665788903,
+                     *         "updatedAt": 1795665788903,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..MdtHGPSmoIaNz9Jd.Cg1t.C7SEGxvKuqw5GILulSMY9g",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..poEeGa1rkJpnfG75.AHEgAxzdwG0.CKHRtH6y2MN7_scaJ_NkOQ",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..WwrmMi0qrmZC6ib2.q9_70rKE7j3BXA.4UROpSWPxk8VkUziqDqR9A",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..OIM-xL7ofhSX2Mwk._Ymt4t1TDWSOpJfa.2gYYQTzyOHrPyhSzSMVw0Q",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..PDlrpcge-FFK__z7.ACwC.WH3LciG7o9LKh4k8Q_livw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9.._TGHFzX3WfBZK4Hl.FmQ8RBkC240.vFbJ50pY9HGrSRsuWD8qvw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..MJxHVWKzm3ppp9OK.KUtA1v32lugdYw.GStQjd0ouzQsMksadUkdRQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..wS1WONXfWbh19M4M.akIyTjLKEFTmXHx6.EAMQGEaOpZX2Nvp4cLgM4w",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..tXYfo6ScIJgC8woY.W-2LzcyIvEuQVp0.NXoLVLL3SbDbeTbcQcg1zQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..h7wMh5_0QRSX0t6a.A4qaXO_idWGsjef-JQ.xVHtmYruabshq3kdHjX3LQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..A2XePQSmPf8yLN6Y.luE.4RU6QkVQt_xUQUayglHq0w",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..B5mqJt29I1vcUXxT.CsBVlR8.DXoT9PzAsZOQtdg8AOjMcw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..hrUbi4GuS2eKf3z2.OcQ.nOXypHVl_zLnanqgW783KA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..M8vDQRVVKJFKgHKG.6I0Qvg95HGdJwY0.K6pyO589IHJDi1KLoagpFA",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..dWjdAkQN4000jktu.jCm58948RaX4fpUG0Q.bnGBu90NjJ6T1yFaZLEtpg",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..OHEg-vYLJ7bcLsN8._LI.bPlPc418n-sYLrYwsk2CRw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..eFuLE0JbPjNq12hK.mxjgyPM.HGNpYcSQX28vVtQlsdOaOw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..iywmZ-4T61q1ILwf.e8k.hWW8KM1EctuwkuGJVIMAhA"
                      *         }
                      *       }
                      *     }
@@ -12636,7 +12719,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -12793,7 +12876,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
                 merchantId: string;
             };
             cookie?: never;
@@ -13173,19 +13256,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1bvrd60czdwnfzqynftyk6r2bw6mhjv2w",
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "id": "eml_06h1c1hfnwz1wwy1jmrn73pgk8h13w1q4ewc",
+                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
                      *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 3:38 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 3:38 AM UTC\nPayment ID: pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 3:38 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 3:38 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:03 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:03 AM UTC\nPayment ID: pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:03 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:03 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *             "relatedId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795664317744,
+                     *             "createdAt": 1795665833903,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13302,14 +13385,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1bvsm80bt9mgkjg97wp3b5hwxc80xgk8w",
+                     *           "id": "fim_06h1c1jpqwt82j54nb2qrcec6xap6562pttw",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795664327744
+                     *           "createdAt": 1795665843903
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -13789,6 +13872,141 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuditEvents_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–100 (default 20).
+                 * @example 2
+                 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page (same filters and mode), or the id of the last audit event seen. */
+                startingAfter?: string;
+                /** @description Only this mode; omitted: both modes. */
+                livemode?: boolean;
+                /**
+                 * @description Only this merchant's events.
+                 * @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c
+                 */
+                merchantId?: string;
+                /** @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`). */
+                actorType?: "api_key" | "dashboard_user" | "operator";
+                /**
+                 * @description Only this action (an operationId).
+                 * @example payoutPages_release
+                 */
+                action?: string;
+                /** @description Only events at or after this time (epoch milliseconds). */
+                createdFrom?: number;
+                /** @description Only events at or before this time (epoch milliseconds); not before createdFrom. */
+                createdTo?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "auditEvents": [
+                     *           {
+                     *             "id": "aud_06h1c1d6ywx5rw5shmmpsmxkpt8h4tr7xbbm",
+                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "livemode": false,
+                     *             "actorType": "api_key",
+                     *             "actorId": "key_06h1c1bzwwb532fg8dj3k7dpq456pc4tyh1g",
+                     *             "action": "payoutPages_release",
+                     *             "target": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *             "address": "127.0.0.1",
+                     *             "outcome": "SUCCEEDED",
+                     *             "statusCode": 200,
+                     *             "errorCode": null,
+                     *             "requestId": "req_lUrXFhnBfNT6h3jO",
+                     *             "createdAt": 1795665798903
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            /** @description Newest first. */
+                            auditEvents: components["schemas"]["AuditEvent"][];
+                            hasMore: boolean;
+                            /** @description Pass as `startingAfter` for the next page; present when `hasMore`. */
+                            nextCursor?: string;
+                        };
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
