@@ -68,7 +68,7 @@ describe('dashboard: the Audit log screen and its CSV', () => {
     const day = new Date(startedAt).toISOString().slice(0, 10);
     assert.equal(entryIds((await client.get(`/dashboard/sandbox/audit-log?from=${day}&to=${day}`)).body).length, 1);
     const page = await client.get('/dashboard/sandbox/audit-log');
-    assert.match(page.body, /<a href="\/dashboard\/sandbox\/audit-log" aria-current="page">Audit log<\/a>/);
+    assert.match(page.body, /<a href="\/dashboard\/sandbox\/audit-log" aria-current="page">Audit<\/a>/);
   });
 
   test('bad filters: 400 naming the field, on the screen and the CSV', async () => {

@@ -75,17 +75,17 @@ export function AuditLogPage(props: { frame: Frame; filters: AuditLogFilters; ac
   const query = { action: filters.action, actorType: filters.actorType, from: filters.from, to: filters.to };
   return (
     <DashboardPage frame={frame} section="audit-log" title="Audit log">
-      <div class="split">
-        <h1>Audit log</h1>
-        <a class="button" href={withQuery(`${path}/export.csv`, query)} download="">
-          Download CSV
-        </a>
-      </div>
+      <h1>Audit log</h1>
       <p class="muted">
         Every change made in your account, newest first: by your API keys, by your dashboard users and by your Paysail operator, with the address it came from and how it
         ended. Entries cannot be changed or removed. The CSV has every entry of the filters below.
       </p>
       <Filters path={path} filters={filters} actions={props.actions} />
+      <div class="toolbar">
+        <a class="button secondary" href={withQuery(`${path}/export.csv`, query)} download="">
+          Download CSV
+        </a>
+      </div>
       {props.events.length === 0 ? (
         <EmptyState title={`No audit entries in ${frame.mode}${query.action || query.actorType || query.from || query.to ? ' for these filters' : ''}.`}>
           <p>Releases, refunds, cancellations, key changes and settings changes appear here as they happen.</p>
@@ -122,7 +122,8 @@ export function AuditLogPage(props: { frame: Frame; filters: AuditLogFilters; ac
           ))}
         </DataTable>
       )}
-      <nav class="pagination" aria-label="Pagination">
+      {props.isFirstPage && !props.nextCursor ? null : (
+        <nav class="pagination" aria-label="Pagination">
         {props.isFirstPage ? <span class="muted">First page</span> : <a href={withQuery(path, query)}>← First page</a>}
         {props.nextCursor ? (
           <a href={withQuery(path, { ...query, after: props.nextCursor })} rel="next">
@@ -131,7 +132,8 @@ export function AuditLogPage(props: { frame: Frame; filters: AuditLogFilters; ac
         ) : (
           <span class="muted">Older →</span>
         )}
-      </nav>
+        </nav>
+      )}
     </DashboardPage>
   );
 }

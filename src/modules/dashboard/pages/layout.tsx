@@ -34,7 +34,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   events: 'Events',
   'pii-key': 'PII key',
   inbox: 'Inbox',
-  'audit-log': 'Audit log',
+  'audit-log': 'Audit',
 };
 
 const developerSections: ReadonlySet<Section> = new Set(['api-keys', 'webhooks', 'events', 'pii-key']);
