@@ -39,6 +39,16 @@ export interface AuditPageInput extends AuditFilters {
   startingAfter?: string | undefined;
 }
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text as PostgreSQL stores it: ids and targets come from addresses, which may carry a NUL (refused by
+ * `text`) or a lone surrogate. Each becomes U+FFFD, so the attempt is still recorded.
+ */
+function storable(value: string | null): string | null {
+  return value === null ? null : value.replaceAll('\u0000', '\uFFFD').replace(loneSurrogate, '\uFFFD');
+}
+
 /** Rows per INSERT: a burst of actions is written in a few statements rather than one per request. */
 const batchSize = 200;
 
@@ -59,8 +69,15 @@ export function createAuditLog(deps: { database: Database; clock: Clock; keyRing
       const batch = rows.slice(start, start + batchSize);
       try {
         await database.db.insert(auditEvents).values(batch);
-      } catch (error) {
-        logger.error({ err: error, auditEvents: batch.map((row) => `${row.id} ${row.action}`) }, 'audit events could not be written');
+      } catch {
+        // One row the database refuses must not take the others with it: row by row, once.
+        for (const row of batch) {
+          try {
+            await database.db.insert(auditEvents).values(row);
+          } catch (error) {
+            logger.error({ err: error, auditEvent: `${row.id} ${row.action}` }, 'an audit event could not be written');
+          }
+        }
       }
     }
   }
@@ -106,7 +123,16 @@ export function createAuditLog(deps: { database: Database; clock: Clock; keyRing
   return {
     record(entry: AuditEntry): void {
       const now = clock.now();
-      queued.push({ id: newId('auditEvent', now.getTime()), ...entry, createdAt: now });
+      queued.push({
+        id: newId('auditEvent', now.getTime()),
+        ...entry,
+        merchantId: storable(entry.merchantId),
+        actorId: storable(entry.actorId) ?? '',
+        action: storable(entry.action) ?? '',
+        target: storable(entry.target),
+        errorCode: storable(entry.errorCode),
+        createdAt: now,
+      });
       if (!scheduled) {
         scheduled = true;
         setImmediate(() => void drainQueue());

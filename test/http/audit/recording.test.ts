@@ -115,7 +115,9 @@ describe('audit log: what is recorded', () => {
     await client.post('/dashboard/sandbox/developers/api-keys', { name: 'Audited key' });
     const listed = await client.get('/dashboard/sandbox/developers/api-keys');
     const keyIds = [...listed.body.matchAll(/\/developers\/api-keys\/(key_[0-9a-z]+)\/revoke/g)].map((match) => match[1]);
-    const keyId = keyIds[keyIds.length - 1];
+    // Newest first: the key just made, not the merchant's own (later tests still use that one).
+    const keyId = keyIds[0];
+    assert.notEqual(keyId, `key_${merchant.apiKey.split('_')[1]}`);
     assert.ok(keyId);
     const revoked = await client.post(`/dashboard/sandbox/developers/api-keys/${keyId}/revoke`);
     assert.match(String(revoked.headers.location), /notice=api-key-revoked/);
@@ -152,6 +154,40 @@ describe('audit log: what is recorded', () => {
         ['adminPiiKeys_list', 'operator', 'operator', other.id, '192.0.2.10', 'SUCCEEDED', 200],
       ],
     );
+  });
+
+  test('an id with a NUL or a lone surrogate is still recorded (as U+FFFD), and so are the rows written beside it', async () => {
+    const [nul, fine] = await Promise.all([
+      api('POST', '/v1/customers/%00/erase', '203.0.113.20'),
+      api('POST', '/v1/customers?livemode=false', '203.0.113.20', { referenceId: uniqueReference('beside'), signupAt: 1_700_000_000_000 }),
+    ]);
+    assert.equal(nul.statusCode, 400, nul.body);
+    assert.equal(fine.statusCode, 200, fine.body);
+    // What the hook gets from a parameter or body field the validation then refuses.
+    context.platform.services.audit.record({
+      merchantId: merchant.id,
+      livemode: null,
+      actorType: 'operator',
+      actorId: 'operator',
+      action: 'adminMerchants_updateSettings',
+      target: 'mer_\uD800x',
+      address: '203.0.113.20',
+      outcome: 'FAILED',
+      statusCode: 400,
+      errorCode: 'WRONG_PARAMETER',
+      requestId: 'req_surrogate',
+    });
+    await context.platform.services.audit.flush();
+    const rows = await context.database.db.select().from(auditEvents).where(eq(auditEvents.address, '203.0.113.20'));
+    assert.deepEqual(
+      sorted(rows.map((row) => [row.requestId, row.action, row.target?.startsWith('cus_') ? 'cus_' : row.target, row.outcome])),
+      sorted([
+        [nul.headers['request-id'], 'customers_erase', '\uFFFD', 'FAILED'],
+        [fine.headers['request-id'], 'customers_create', 'cus_', 'SUCCEEDED'],
+        ['req_surrogate', 'adminMerchants_updateSettings', 'mer_\uFFFDx', 'FAILED'],
+      ]),
+    );
+    assert.ok(!context.logs.some((line) => line.includes('could not be written')));
   });
 
   test('rows cannot be changed or removed: UPDATE, DELETE and TRUNCATE are refused by the database', async () => {
