@@ -109,14 +109,14 @@ export function AuditLogPage(props: { frame: Frame; filters: AuditLogFilters; ac
               <td>{actionInWords(event.action)}</td>
               <td>{event.target ? <code>{event.target}</code> : <span class="muted">—</span>}</td>
               <td>
-                <code>{event.address}</code>
+                <code class="nowrap">{event.address}</code>
               </td>
               <td>
                 <Badge value={event.outcome} />
                 {event.errorCode ? <span class="muted"> ({event.errorCode})</span> : null}
               </td>
               <td>
-                <code class="nowrap">{event.id}</code>
+                <code>{event.id}</code>
               </td>
             </tr>
           ))}
