@@ -1899,14 +1899,14 @@ export interface components {
             action: string;
             /** @description The id acted on (the last id of the address, or what a create created). */
             target: string | null;
-            /** @description The client's address (its forwarded address behind a TRUST_PROXY proxy). */
+            /** @description The client's address (its forwarded address behind a TRUST_PROXY proxy); `cli` for the operator CLI. */
             address: string;
             /**
              * @description SUCCEEDED (answered below 400) or FAILED.
              * @enum {unknown}
              */
             outcome: "SUCCEEDED" | "FAILED";
-            /** @description The HTTP status answered (303 for dashboard forms, which redirect). */
+            /** @description The HTTP status answered (303 for dashboard forms, which redirect); for the operator CLI, the exit code (0 done, 1 refused or failed). */
             statusCode: number;
             /** @description The errorCode of a failed action, when it had one. */
             errorCode: string | null;
@@ -2134,51 +2134,51 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *             "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795579388903,
-                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "signupAt": 1795580510229,
+                     *             "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795665788903,
-                     *             "updatedAt": 1795665793903,
+                     *             "createdAt": 1795666910229,
+                     *             "updatedAt": 1795666915229,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..8SNmlKROzcT17460.I-dA.ILiN6fXHyUhF4VlJwfkJpA",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..bNQK44JuOFSyrfeL.OMZDwjPWpmg.EeXSxpCmYHep8e5UIxCE7A",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..lKCQ_2BonGWosWHp.KVq4wmKSFE0RyQ.42X0bXlmCqGvjvh5zGyqiQ",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..5WoljFmIXJlVs7eR.NHmpro2GQoGz6Zfz.GQKEQC9HWc3fj266T477qw",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..WOpKN2jh16uPsUz4.SkRs.Zyt_SOjLaRUwoV87yAJTIA",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..3AxP-66HwaLJYzlv.fyH8EFJGxEk.NJN7jNEFKcreSfI6M_yl8A",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..qSRys2_RWdoPc0go.jbXQ0v76te6i4A.7b5ELwaqsdjZH4OEXSgYvw",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..31Ro18LFDq7klDhN.16XdtLLsI0XbjUOC.XX6zMfBIleINhgGPgq92qw",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..ZeF22cDtuilHl46N.v5Rb37V_zqvI3Ec.qCQJnAPy40kMD1d7tcVwlw",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..T0-i4OcbxFfgbnPd.lpLRuwiXzxCeN0QpfA.p57iv4zS6Fn2ZjrVVDmn7Q",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..dIlMnnDifqSV1rak.XEw.ceLT1jKyz1MsXrlivlr-xA",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..nhvnvzplDdSd6nil.J7w42JA.o6j3EP4QidAQM4EPstgBWQ",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..8l0CXfvpU3v8g9pT.-W0.Vprk5ffp8xpmr9OGCjTCqw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..9dS7tulRRfUn57y5.kf0_jPV-DR7lUII.m_YO4GtUzVPnFasxqgtZdw",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..I2a3zuulFsLwNg0R.gXs1tnuka9BNFcHrww.ywvi89S5YcI9ucDEHovgAQ",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..JDLyjeOLClcbKsYE.KQc.c2Uy8mWTlSd3sU3L74wd9A",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..JvfVmQYw8ilSTsSG.vmWOTGg.SOpfrzeYid-fnG68twG_Zg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..salOZuyDtOKNg636.CZg.Ttl67A9Qiql4-Zo2pCh1hg"
                      *             }
                      *           },
                      *           {
-                     *             "id": "cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4",
+                     *             "id": "cus_06h1c5mw2mq68984mczk0atxjzzznk41crhc",
                      *             "referenceId": "user-43",
-                     *             "signupAt": 1795579388903,
-                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "signupAt": 1795580510229,
+                     *             "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *             "livemode": false,
                      *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795665788903,
-                     *             "updatedAt": 1795665793903,
+                     *             "createdAt": 1795666910229,
+                     *             "updatedAt": 1795666915229,
                      *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..Xe5AI74GX7YNsjHd.F8CGsyI.ndaNyUk0gKmQ0yRWP2qkWg",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..oah_gjR3yXT6nbFE.kNMa5Loe.GKXy6cJhAtfabbpSuz12kQ",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..SqTC12Eg4WH5WBv0.0iVxXDVTPbDTfw.-zDX9mGF8cBeKYWS5A9zTw",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..g5HIBpYrFUXPOiUW.SantdPEQGGuLe2te.OEL1ag9FFYl15nUmXlWkvg",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..nPFzPKElefF_fLFe.nSgloho.zCYDqnK6BBExvCGWiAGJSw",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..V1LcBD69tjMkC4FR.WugjGCC9.Rcwmh8TYhMz7z-wUnn840Q",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..BsBOB0REp323iwEJ.NuSS-FcW8uyizQ.pNH-hlzJ-sX406wu4KoLgw",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..6HD24RynFJP5DAbA.jcdu1x2URpdSbTuQ.OfVOZwgbppZvPjC9EASpsQ",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..4WuWdI6mqRsZKWHo.E4LLRkoGpUN0ZXQ.Ge6wdBKDf2XtR3rn8wWKFg",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..DQ8mEziHR4DqFmuB.3aRb1SG57awN095lLw.etVuQuOQxWjKyak9RKADBw",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..hbUt8sKxEROC-TuU.YG4.femBaqJhySQS2pC97ZuNvg",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..EiDLKRmMhnTh8_yg.Ae841Vs.Dc8TjUAPmBXJT43IOh6urg",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..XQkH0F7tkam5jbVa.XLw.jCw9cDrQAMsX9tsboAK7ig"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..WzHRAQ0I6WtK-K1O.ez_t_p9IkcPxT7A.bTeoImWRSA2NFLYB4lEGkg",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..sdXHOYjPUbiu8Sqw.1tup6ng9Pl38eDcHhg.KsM5x-UCmRVuU-DD_gUybQ",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..diNtnJ7P-RdYTijG.lNc.x8ZPXLXlNxOzZgd6_nNkAw",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..njZd2zr13LPEt9Qd.oqR6Ca4.JYZreaTj9cS2NOlSTt8pNg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..E5uPRMdCbLysegbd.FyY.WCpi7Fyly2GEx6Fdu8QbRw"
                      *             },
                      *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
@@ -2297,7 +2297,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795579388903,
+                 *       "signupAt": 1795580510229,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2356,25 +2356,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579388903,
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "signupAt": 1795580510229,
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665788903,
-                     *         "updatedAt": 1795665788903,
+                     *         "createdAt": 1795666910229,
+                     *         "updatedAt": 1795666910229,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..w_tCBRfxijce5N5T.LhCB.cvTsf3u-n_0uS713vvmIIw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..7udv2YP4ePXrhOkU.tQdfE7g_jXw.Ec2g7-SDVOwLGFs6A01w5w",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..-wj74r5--NYWzW6Q.HzvqnfeKB8fC_Q.9TgH7L4waXx0Pyl_fAgCVQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..c_YodXvJoPVrzZlp.fpQnK_Uo0bHblsu9.4ZiIwP97ts3yYwPnL3QHNQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..u-G_5Hxmw75k64xP.zpVV.sEKgnzz5bQGQ1huF7aAM7Q",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..5ZE_oyie_w3TKM5S.eE56FfxJDk8.HRV37gOg620c3UVRSVloRA",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..QcIpAXgCPV2K39pp.gWla6oyN61BWWQ.CS_0y5OmsXiDy2mtkkWCCw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..6n7I8APAMUO-QL6Y.kd8TeC6ZqcyMLEJn.lD6OohIDonUQLrKCwvRrJA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..dYU8r4LdaE7Krppa.h8cp9F6ZZTCBJFc._4LvjgrSftvnIvn98opIZQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..UUIjny19BdAcpHPk.6JM1Ebmtovp1ywmWfQ.Ztz0Dl-r62CSWMMxOSBhyQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..jWPsjB3YHwXXnOjV.TJI.hxQIOEfBhOsw_Cvv4R47Mw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..xD1Vbbmw3VI-zzkK.xdH_q60.InOzdRvOE46lSVaK1O_n9g",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..BCQECdZhOd9zn2kM.xVE.Lkj3FXN2ruxmTR4UtXJtHg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..cPLCPEaMlP_Miyv7.Zc7fKHqFOBQQwsc.e6z1u_ZsmP_j7_ETp0gbLg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..LYnrvjiT5pRFY5wV.yHoRfBFHxdy-Qip2lw.JTK11tmqzEmbfFRK9q4XwA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..qITF_5GGcxRxNfhd.Fa8.es1k24M7fePkneG_z2wqkQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..GrYC6WPrh3302yc5.Hb4QUpI.rKzYHMtSvYjw_VOaQ3P7aA",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..W7OuSn1PI5aNgiQk.MGQ.gPWhU4xme8VhPUCqNY9f5Q"
                      *         }
                      *       }
                      *     }
@@ -2511,7 +2511,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter */
+                /** @example cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac */
                 customerId: string;
             };
             cookie?: never;
@@ -2531,25 +2531,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579388903,
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "signupAt": 1795580510229,
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665788903,
-                     *         "updatedAt": 1795665788903,
+                     *         "createdAt": 1795666910229,
+                     *         "updatedAt": 1795666910229,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..HuIHcv9Kkg9ee3P0.XVez.igU5Nqqh0m5RSkjdtdkqoA",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..B39bEfX0s_vVPCTW.f3iiu4oK8wU.L19ZQtna8IZ6UkiDMtiesA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..SQM-0EPo7NWZvf9Q.ulSRaqj19TadWg.jKAJ5_1W_hl3MhfFuI32JA",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..JsTxRfkPOrWkkU6j.QfFUmhH44HtToVOF.NPUh9yQt_KG06tOg6JOgtg",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..YsL4w3PHNZegf2U5.05ci.fey-mMkXBY0wMCclPRiAYw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..G8u1eShk7WkZ2uO2.tt-NCJ79D_k.ewdTRt0W1rOKJrVrVAMmdw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..YoXea_EWjrIYXLH9.jwwA5BAWM0q4MQ.inc8of9NjwEhBMxAnGDBiw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..3_2L5oeJVY1xZBpj.ZSrpEtsJKETN4ybN.AvmeOn3YgEBlm_DdKuVwwQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..ue1LMB0vlF3Ivn9o.Thsi27rM4y-pjLY.IZTw5vtMzguwoCIuCqxPyg",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..s74r3Pf0U5XQvlZj.jFoBkuOmNxvUzHP3nQ.34nDNRAT8jwGj6SYDuWugQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..qQbJbKiwzx4i94xL.oYE.2SKBxpNbghGubMT5ZK1u0Q",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..IUfc9CZ6jTYkS9uC.Dopvbp4.ZNxFKhLUVA77EF9mz8T0JQ",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9.._Zh1GzArP5jz-00G.xCw.MvA0ZbEi7T9oQvhoOwVmSg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..FliiGsimUH5yGhVx.WvueEAwtP9PS8YI.CGYHbjpxJHytXhUSoaKNTA",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..fW0Csikm1ZQpP-nB.t-6XIFq4D0XLjF_XHg.3Cet7R6gQCpphNglJ4k6VA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..GjclasrQkWEtPw_o.N8c.Bhpu1xdCSrdJR9erV1amkQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..2LCTuT4sab1jJsCi._h3FSDM.3vY5BREu0974qd-c6y86ag",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..Q9ajvuAav5ie7fS3._bM.jStfDuwElPPqLxSLFwt0tg"
                      *         }
                      *       }
                      *     }
@@ -2663,7 +2663,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter */
+                /** @example cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac */
                 customerId: string;
             };
             cookie?: never;
@@ -2736,25 +2736,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579388903,
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "signupAt": 1795580510229,
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665788903,
-                     *         "updatedAt": 1795665788903,
+                     *         "createdAt": 1795666910229,
+                     *         "updatedAt": 1795666910229,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..rYG0M7QlqlxSF0J5.Uuir.NoMPehcsFfvxJq_0bk9WjA",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..4m1lFJkAnYw7S8_f.E3osOSJnM7s.0pP96JjAFmuYx3_vsguW1w",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..7wMjo7w5OtW-GqYb.1tdTTRcLMfxolg.EL7hqI5TvwSEcEVpw-94Rw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..pMugYnqyp6pY3z5B.KlvYrGBSmsAvX_cJ.49ochR7Mjk5MtqARtrNKsQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..hsaSRCP4TmKWMNdy.iWVr.w-PUbl9HBPXCRo9CR2lV9Q",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..qvRJvm3hXlPGLCZb.LlCrQbepkGk.HYmEPG_TPVD6S4JLzTt3SQ",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..Xx53SW8ZHTxsvxHI.3uFl9kPPlcLknw.dPAvc2EUNosTws7GPxh-1A",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..ju8SFVGOgKwBvlbu.J_tTlxA5HM5Q8xwD.AesZJBdmuIYdNwysBZWb6g",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..VkW2f9GJbNBwqKMq.56ASG-Dr5GQQesA.CsdwxfWePR6S5gJM8Ixgcw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..PwYZll3lfhZX_zw3.LaVb07ZiYU5wEZm_mw.HuLQuna-is0MPyY8fzkOlg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..ZNWnkrwgUFhyfqJC.ya0.t2N-m_GAcvUgON2nARdRsA",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..Zwi-hKecPq1_S_q_.vgwhAas.RgSh0Es5_anneLnSw0BVPg",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..kvm-QKPyoUDkz-LH.hQM.FkpGjczOgXei4VbflMV12g"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..VsUzXNctf3TGXS-s.eiM1rz2WINIKpcE.DLWKD1lMqgnV5sFHLdvpwQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..PORe-uC37czFjPZJ.jLqnQ3J1vM2u52EcGg.iWz1Sfs7yTGjcOCJMhJakA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..qSnBFnWrDyHXaYpo.QPY.wx3OoHQn1DVN8BW6RwD7jg",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..bnqZxl3yoGgXiydi.iYVFu9U.ChrKcbxwnxLGDh__zOg3_Q",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..fVHfCiUV0k3w8LYa.AnQ.OQPDK8NXIvRvwTeX4FR6oA"
                      *         }
                      *       }
                      *     }
@@ -2910,7 +2910,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc */
+                /** @example cus_06h1c5nfkmy0r2f35r70z4edyn6hfnmdvr0c */
                 customerId: string;
             };
             cookie?: never;
@@ -2936,12 +2936,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc",
+                     *         "id": "cus_06h1c5nfkmy0r2f35r70z4edyn6hfnmdvr0c",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
-                     *         "erasedAt": 1795665793903,
-                     *         "createdAt": 1795665793903
+                     *         "erasedAt": 1795666915229,
+                     *         "createdAt": 1795666915229
                      *       }
                      *     }
                      */
@@ -3090,7 +3090,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc */
+                /** @example cus_06h1c5nfkmy0r2f35r70z4edyn6hfnmdvr0c */
                 customerId: string;
             };
             cookie?: never;
@@ -3110,16 +3110,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795665793903,
+                     *         "exportedAt": 1795666915229,
                      *         "customer": {
-                     *           "id": "cus_06h1c1ckdwqkr5h1rptdc5qnfmntw93vs1dc",
+                     *           "id": "cus_06h1c5nfkmy0r2f35r70z4edyn6hfnmdvr0c",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795579393903,
-                     *           "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "signupAt": 1795580515229,
+                     *           "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795665793903,
-                     *           "updatedAt": 1795665793903,
+                     *           "createdAt": 1795666915229,
+                     *           "updatedAt": 1795666915229,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3577,7 +3577,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *             "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3585,22 +3585,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *               "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *               "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796270593903,
-                     *             "createdAt": 1795665793903,
-                     *             "updatedAt": 1795665798903,
-                     *             "customerConfirmedAt": 1795665793903,
+                     *             "expiresAt": 1796271715229,
+                     *             "createdAt": 1795666915229,
+                     *             "updatedAt": 1795666920229,
+                     *             "customerConfirmedAt": 1795666915229,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3783,7 +3783,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3791,21 +3791,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270593903,
-                     *         "createdAt": 1795665793903,
-                     *         "updatedAt": 1795665793903
+                     *         "expiresAt": 1796271715229,
+                     *         "createdAt": 1795666915229,
+                     *         "updatedAt": 1795666915229
                      *       }
                      *     }
                      */
@@ -3941,7 +3941,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r */
+                /** @example payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -3961,7 +3961,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -3969,22 +3969,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270593903,
-                     *         "createdAt": 1795665793903,
-                     *         "updatedAt": 1795665798903,
-                     *         "customerConfirmedAt": 1795665793903,
+                     *         "expiresAt": 1796271715229,
+                     *         "createdAt": 1795666915229,
+                     *         "updatedAt": 1795666920229,
+                     *         "customerConfirmedAt": 1795666915229,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4102,7 +4102,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r */
+                /** @example payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4128,7 +4128,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4136,22 +4136,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270593903,
-                     *         "createdAt": 1795665793903,
-                     *         "updatedAt": 1795665798903,
-                     *         "customerConfirmedAt": 1795665793903,
+                     *         "expiresAt": 1796271715229,
+                     *         "createdAt": 1795666915229,
+                     *         "updatedAt": 1795666920229,
+                     *         "customerConfirmedAt": 1795666915229,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4311,7 +4311,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c1d6ywgn55579996k4jfdwnmg12qrjy8 */
+                /** @example payout_page_06h1c5p34m7vsm40qqryjygv1cm5pc6vphq4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4337,7 +4337,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c1d6ywgn55579996k4jfdwnmg12qrjy8",
+                     *         "id": "payout_page_06h1c5p34m7vsm40qqryjygv1cm5pc6vphq4",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4345,19 +4345,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1d6ywgn55579996k4jfdwnmg12qrjy8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c5p34m7vsm40qqryjygv1cm5pc6vphq4",
                      *         "metadata": {},
-                     *         "expiresAt": 1796270598903,
-                     *         "createdAt": 1795665798903,
-                     *         "updatedAt": 1795665798903
+                     *         "expiresAt": 1796271720229,
+                     *         "createdAt": 1795666920229,
+                     *         "updatedAt": 1795666920229
                      *       }
                      *     }
                      */
@@ -4512,7 +4512,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r */
+                /** @example payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4591,7 +4591,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4599,22 +4599,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270593903,
-                     *         "createdAt": 1795665793903,
-                     *         "updatedAt": 1795665793903,
-                     *         "customerConfirmedAt": 1795665793903,
+                     *         "expiresAt": 1796271715229,
+                     *         "createdAt": 1795666915229,
+                     *         "updatedAt": 1795666915229,
+                     *         "customerConfirmedAt": 1795666915229,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4774,7 +4774,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c1d6ywa3q9y0dycvnyx1j416n494svsg */
+                /** @example payout_page_06h1c5p34mg5y5cd5p7js3gfens4dderwqcg */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4800,7 +4800,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c1d6ywa3q9y0dycvnyx1j416n494svsg",
+                     *         "id": "payout_page_06h1c5p34mg5y5cd5p7js3gfens4dderwqcg",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -4808,19 +4808,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c1d6ywa3q9y0dycvnyx1j416n494svsg",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c5p34mg5y5cd5p7js3gfens4dderwqcg",
                      *         "metadata": {},
-                     *         "expiresAt": 1796270598903,
-                     *         "createdAt": 1795665798903,
-                     *         "updatedAt": 1795665798903
+                     *         "expiresAt": 1796271720229,
+                     *         "createdAt": 1795666920229,
+                     *         "updatedAt": 1795666920229
                      *       }
                      *     }
                      */
@@ -4997,29 +4997,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
+                     *             "id": "evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795665803903,
+                     *             "createdAt": 1795666925229,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *               "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *                 "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *                 "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795665793903,
-                     *               "expiresAt": 1796270593903,
-                     *               "updatedAt": 1795665803903,
+                     *               "createdAt": 1795666915229,
+                     *               "expiresAt": 1796271715229,
+                     *               "updatedAt": 1795666925229,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -5031,50 +5031,42 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795665793903
+                     *               "customerConfirmedAt": 1795666915229
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1c1d6ywn0tvehchsdjtfdqhk7w1msa88c",
+                     *             "id": "evt_06h1c5p34myvnv6t6bjmg97etc24ndppzx2c",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795665798903,
+                     *             "createdAt": 1795666920229,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *               "id": "payout_page_06h1c5p34m7vsm40qqryjygv1cm5pc6vphq4",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c5p34m7vsm40qqryjygv1cm5pc6vphq4",
                      *               "amount": 10000,
-                     *               "status": "PROCESSING",
+                     *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *                 "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *                 "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *                 "livemode": false
                      *               },
-                     *               "metadata": {
-                     *                 "invoice": "INV-1001"
-                     *               },
-                     *               "createdAt": 1795665793903,
-                     *               "expiresAt": 1796270593903,
-                     *               "updatedAt": 1795665798903,
-                     *               "sub-status": "SUBMITTED",
-                     *               "payoutMethod": {
-                     *                 "type": "BANK_TRANSFER",
-                     *                 "last4": "6789",
-                     *                 "routingNumber": "021000021"
-                     *               },
+                     *               "metadata": {},
+                     *               "createdAt": 1795666920229,
+                     *               "expiresAt": 1796271720229,
+                     *               "updatedAt": 1795666920229,
+                     *               "sub-status": "MERCHANT_CANCELED",
                      *               "releaseMethod": "MANUAL",
-                     *               "previousStatus": "PENDING",
+                     *               "previousStatus": "CREATED",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0001",
-                     *               "previousSubStatus": "AWAITING_RELEASE",
-                     *               "customerConfirmedAt": 1795665793903
+                     *               "clientReferenceId": "payout-2026-0002",
+                     *               "previousSubStatus": "AWAITING_CUSTOMER"
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NjU3OTg5MDMsImV2dF8wNmgxYzFkNnl3bjB0dmVoY2hzZGp0ZmRxaGs3dzFtc2E4OGMiXQ.w8C_V8DZVsfHUDIHF7c7QQ"
+                     *         "nextCursor": "WzE3OTU2NjY5MjAyMjksImV2dF8wNmgxYzVwMzRteXZudjZ0NmJqbWc5N2V0YzI0bmRwcHp4MmMiXQ.MPloVbxd5xhzROzqwyKAYg"
                      *       }
                      *     }
                      */
@@ -5175,7 +5167,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw */
+                /** @example evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg */
                 eventId: string;
             };
             cookie?: never;
@@ -5195,29 +5187,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
+                     *         "id": "evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795665803903,
+                     *         "createdAt": 1795666925229,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *           "id": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *             "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795665793903,
-                     *           "expiresAt": 1796270593903,
-                     *           "updatedAt": 1795665803903,
+                     *           "createdAt": 1795666915229,
+                     *           "expiresAt": 1796271715229,
+                     *           "updatedAt": 1795666925229,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5229,7 +5221,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795665793903
+                     *           "customerConfirmedAt": 1795666915229
                      *         }
                      *       }
                      *     }
@@ -5343,7 +5335,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw */
+                /** @example evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg */
                 eventId: string;
             };
             cookie?: never;
@@ -5353,7 +5345,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc"
+                 *       "endpointId": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m"
                  *     }
                  */
                 "application/json": {
@@ -5379,19 +5371,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8",
-                     *             "eventId": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
-                     *             "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *             "id": "whd_06h1c5ppnmjmrycgcpsghjvczbtqb1tbjhcr",
+                     *             "eventId": "evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg",
+                     *             "endpointId": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795665803903,
+                     *             "nextAttemptAt": 1795666925229,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795665803903,
-                     *             "updatedAt": 1795665803903,
+                     *             "createdAt": 1795666925229,
+                     *             "updatedAt": 1795666925229,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5565,15 +5557,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *             "id": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795665803903,
-                     *             "updatedAt": 1795665803903,
+                     *             "createdAt": 1795666925229,
+                     *             "updatedAt": 1795666925229,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5716,16 +5708,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "id": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665803903,
-                     *         "updatedAt": 1795665803903,
-                     *         "secret": "whsec_wmHocH1JtI2p1ZzhaPaQeTIPRk9l4HdV",
+                     *         "createdAt": 1795666925229,
+                     *         "updatedAt": 1795666925229,
+                     *         "secret": "whsec_XxCBFZR5YPBrzEgf4Sr/n5gPHFz3O5JZ",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5862,7 +5854,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
+                /** @example we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m */
                 endpointId: string;
             };
             cookie?: never;
@@ -5882,15 +5874,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "id": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665803903,
-                     *         "updatedAt": 1795665803903,
+                     *         "createdAt": 1795666925229,
+                     *         "updatedAt": 1795666925229,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6004,7 +5996,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
+                /** @example we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m */
                 endpointId: string;
             };
             cookie?: never;
@@ -6042,15 +6034,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "id": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665803903,
-                     *         "updatedAt": 1795665803903,
+                     *         "createdAt": 1795666925229,
+                     *         "updatedAt": 1795666925229,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6200,7 +6192,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
+                /** @example we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m */
                 endpointId: string;
             };
             cookie?: never;
@@ -6220,7 +6212,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "id": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6338,7 +6330,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
+                /** @example we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m */
                 endpointId: string;
             };
             cookie?: never;
@@ -6372,18 +6364,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "id": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665803903,
-                     *         "updatedAt": 1795665803903,
-                     *         "secret": "whsec_wev9S+GiuPsLCn8IjeO+MRbwXEe6hbCp",
+                     *         "createdAt": 1795666925229,
+                     *         "updatedAt": 1795666925229,
+                     *         "secret": "whsec_9rWAG+q840sLYX8cOW712wyLfRCfOnkD",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795669403903
+                     *         "previousSecretExpiresAt": 1795670525229
                      *       }
                      *     }
                      */
@@ -6538,7 +6530,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc */
+                /** @example we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m */
                 endpointId: string;
             };
             cookie?: never;
@@ -6575,9 +6567,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1c1dtfwzwznkeb6yhm4q4e3n1fb85zjn0",
+                     *           "id": "evt_test_06h1c5ppnmhz5zgfg0eb65jatdkkm506edhc",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795665803903,
+                     *           "createdAt": 1795666925229,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6602,19 +6594,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1c1dtfw4cq0ye3tc2kfy4brn2ejpkxbym",
-                     *           "eventId": "evt_test_06h1c1dtfwzwznkeb6yhm4q4e3n1fb85zjn0",
-                     *           "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *           "id": "whd_06h1c5ppnmb60583qmbrmw9za2cedkmwbb5w",
+                     *           "eventId": "evt_test_06h1c5ppnmhz5zgfg0eb65jatdkkm506edhc",
+                     *           "endpointId": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795665803903,
+                     *           "nextAttemptAt": 1795666925229,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795665803903,
-                     *           "updatedAt": 1795665803903,
+                     *           "createdAt": 1795666925229,
+                     *           "updatedAt": 1795666925229,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -6795,66 +6787,66 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8",
-                     *             "eventId": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
-                     *             "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *             "id": "whd_06h1c5ppnmjmrycgcpsghjvczbtqb1tbjhcr",
+                     *             "eventId": "evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg",
+                     *             "endpointId": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795666088548,
-                     *             "lastAttemptAt": 1795665808903,
+                     *             "attemptCount": 1,
+                     *             "nextAttemptAt": 1795666930405,
+                     *             "lastAttemptAt": 1795666925229,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795665803903,
-                     *             "updatedAt": 1795665808903,
+                     *             "createdAt": 1795666925229,
+                     *             "updatedAt": 1795666925229,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795665803903,
+                     *                 "attemptedAt": 1795666925229,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 18,
-                     *                 "responseBody": null,
-                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *               },
-                     *               {
-                     *                 "number": 2,
-                     *                 "attemptedAt": 1795665808903,
-                     *                 "url": "https://hooks.acme.example/paysail",
-                     *                 "outcome": "FAILED",
-                     *                 "statusCode": null,
-                     *                 "latencyMs": 2,
+                     *                 "latencyMs": 16,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1c1dtfw4cq0ye3tc2kfy4brn2ejpkxbym",
-                     *             "eventId": "evt_test_06h1c1dtfwzwznkeb6yhm4q4e3n1fb85zjn0",
-                     *             "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *             "id": "whd_06h1c5ppnmb60583qmbrmw9za2cedkmwbb5w",
+                     *             "eventId": "evt_test_06h1c5ppnmhz5zgfg0eb65jatdkkm506edhc",
+                     *             "endpointId": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795665809297,
-                     *             "lastAttemptAt": 1795665803903,
+                     *             "attemptCount": 2,
+                     *             "nextAttemptAt": 1795667215329,
+                     *             "lastAttemptAt": 1795666930229,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795665803903,
-                     *             "updatedAt": 1795665803903,
+                     *             "createdAt": 1795666925229,
+                     *             "updatedAt": 1795666930229,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795665803903,
+                     *                 "attemptedAt": 1795666925229,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 16,
+                     *                 "latencyMs": 36,
+                     *                 "responseBody": null,
+                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *               },
+                     *               {
+                     *                 "number": 2,
+                     *                 "attemptedAt": 1795666930229,
+                     *                 "url": "https://hooks.acme.example/paysail",
+                     *                 "outcome": "FAILED",
+                     *                 "statusCode": null,
+                     *                 "latencyMs": 9,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -6960,7 +6952,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8 */
+                /** @example whd_06h1c5ppnmjmrycgcpsghjvczbtqb1tbjhcr */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6980,38 +6972,28 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1c1dtfwwfa76zzse5g3hej1710bpzs0f8",
-                     *         "eventId": "evt_06h1c1dtfw60emt8vk3r95s1wqk81dn3z1pw",
-                     *         "endpointId": "we_06h1c1dtfwf77sznt5tsprmbr4dddqry8sgc",
+                     *         "id": "whd_06h1c5ppnmjmrycgcpsghjvczbtqb1tbjhcr",
+                     *         "eventId": "evt_06h1c5ppnmhbbc60n0ssf44jv65b08vcgghg",
+                     *         "endpointId": "we_06h1c5ppnm0r55ta7jswabhc1z0y1a32q57m",
                      *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
-                     *         "attemptCount": 2,
-                     *         "nextAttemptAt": 1795666088548,
-                     *         "lastAttemptAt": 1795665808903,
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": 1795666930405,
+                     *         "lastAttemptAt": 1795666925229,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795665803903,
-                     *         "updatedAt": 1795665808903,
+                     *         "createdAt": 1795666925229,
+                     *         "updatedAt": 1795666925229,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795665803903,
+                     *             "attemptedAt": 1795666925229,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 18,
-                     *             "responseBody": null,
-                     *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *           },
-                     *           {
-                     *             "number": 2,
-                     *             "attemptedAt": 1795665808903,
-                     *             "url": "https://hooks.acme.example/paysail",
-                     *             "outcome": "FAILED",
-                     *             "statusCode": null,
-                     *             "latencyMs": 2,
+                     *             "latencyMs": 16,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7158,26 +7140,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *             "id": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *               "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *             "expiresAt": 1795752208903,
-                     *             "createdAt": 1795665808903,
+                     *             "url": "http://paysail.test/payment-page/page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *             "expiresAt": 1795753330229,
+                     *             "createdAt": 1795666930229,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795665808903,
-                     *             "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *             "paidAt": 1795666930229,
+                     *             "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7403,19 +7385,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "id": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *         "expiresAt": 1795752208903,
-                     *         "createdAt": 1795665808903,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *         "expiresAt": 1795753330229,
+                     *         "createdAt": 1795666930229,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7569,7 +7551,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0 */
+                /** @example page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg */
                 pageId: string;
             };
             cookie?: never;
@@ -7589,26 +7571,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "id": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *         "expiresAt": 1795752208903,
-                     *         "createdAt": 1795665808903,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *         "expiresAt": 1795753330229,
+                     *         "createdAt": 1795666930229,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795665808903,
-                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *         "paidAt": 1795666930229,
+                     *         "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7744,7 +7726,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c1ee0wjhbcn9mww4tzyhe500hgksd8v0 */
+                /** @example page_06h1c5qa6m0x8ean7dstxwrvjeegz3c2m6wr */
                 pageId: string;
             };
             cookie?: never;
@@ -7770,23 +7752,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c1ee0wjhbcn9mww4tzyhe500hgksd8v0",
+                     *         "id": "page_06h1c5qa6m0x8ean7dstxwrvjeegz3c2m6wr",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0wjhbcn9mww4tzyhe500hgksd8v0",
-                     *         "expiresAt": 1795752208903,
-                     *         "createdAt": 1795665808903,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c5qa6m0x8ean7dstxwrvjeegz3c2m6wr",
+                     *         "expiresAt": 1795753330229,
+                     *         "createdAt": 1795666930229,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795665808903
+                     *         "expiredAt": 1795666930229
                      *       }
                      *     }
                      */
@@ -7941,7 +7923,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0 */
+                /** @example page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg */
                 pageId: string;
             };
             cookie?: never;
@@ -7984,26 +7966,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                     *         "id": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *           "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *         "expiresAt": 1795752208903,
-                     *         "createdAt": 1795665808903,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *         "expiresAt": 1795753330229,
+                     *         "createdAt": 1795666930229,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795665808903,
-                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *         "paidAt": 1795666930229,
+                     *         "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8216,14 +8198,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4",
-                     *             "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *             "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *             "id": "re_06h1c5qa6mj6eghc0nxzygrvh3rfq54es9vr",
+                     *             "paymentPageId": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *             "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795665808903,
+                     *             "createdAt": 1795666930229,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8340,7 +8322,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
+                 *       "paymentPageId": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8373,14 +8355,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4",
-                     *         "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *         "id": "re_06h1c5qa6mj6eghc0nxzygrvh3rfq54es9vr",
+                     *         "paymentPageId": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *         "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795665808903,
+                     *         "createdAt": 1795666930229,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8530,7 +8512,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4 */
+                /** @example re_06h1c5qa6mj6eghc0nxzygrvh3rfq54es9vr */
                 refundId: string;
             };
             cookie?: never;
@@ -8550,14 +8532,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c1ee0wqtma9ca04cjfjqxpkkxbctjab4",
-                     *         "paymentPageId": "page_06h1c1ee0w22jgqawqzdwqbd4wnwa5vdg0c0",
-                     *         "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *         "id": "re_06h1c5qa6mj6eghc0nxzygrvh3rfq54es9vr",
+                     *         "paymentPageId": "page_06h1c5qa6mpcz6ehgw1v4xb1fa9wjbcpqssg",
+                     *         "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795665808903,
+                     *         "createdAt": 1795666930229,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8693,12 +8675,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *             "checkoutPaymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 04:03:33",
-                     *             "transactionDate": "2026-11-26 04:03:28",
+                     *             "fraudIssueDate": "2026-11-26 04:22:15",
+                     *             "transactionDate": "2026-11-26 04:22:10",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -8810,7 +8792,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm */
+                /** @example pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8 */
                 id: string;
             };
             cookie?: never;
@@ -8831,12 +8813,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *           "checkoutPaymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:03:33",
-                     *           "transactionDate": "2026-11-26 04:03:28",
+                     *           "fraudIssueDate": "2026-11-26 04:22:15",
+                     *           "transactionDate": "2026-11-26 04:22:10",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -8965,7 +8947,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                 *       "paymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -8994,12 +8976,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c1ee0w22pyrqpmpgcxgseh61eww13hdm",
+                     *           "checkoutPaymentId": "pay_06h1c5qa6mwkwgykz8h25rm9sa6x6np1bzr8",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:03:33",
-                     *           "transactionDate": "2026-11-26 04:03:28",
+                     *           "fraudIssueDate": "2026-11-26 04:22:15",
+                     *           "transactionDate": "2026-11-26 04:22:10",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9186,15 +9168,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0",
-                     *             "paymentPageId": "page_06h1c1f1hw6et0v3n2cbp56mgwke61fwensg",
-                     *             "paymentId": "pay_06h1c1f1hw399jq0mjx8fc5psc8327gtep24",
+                     *             "id": "dp_06h1c5s4smbbcn0qq6hk0yqhma1rch5m3g0c",
+                     *             "paymentPageId": "page_06h1c5qxqm5rsjympnra63japp0s9cp8e13c",
+                     *             "paymentId": "pay_06h1c5qxqmqnsktwyxmzfv8k0ds6sa0wcvs8",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796270623903,
-                     *             "createdAt": 1795665823903,
+                     *             "evidenceDueBy": 1796271745229,
+                     *             "createdAt": 1795666945229,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9311,7 +9293,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0 */
+                /** @example dp_06h1c5s4smbbcn0qq6hk0yqhma1rch5m3g0c */
                 disputeId: string;
             };
             cookie?: never;
@@ -9331,15 +9313,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0",
-                     *         "paymentPageId": "page_06h1c1f1hw6et0v3n2cbp56mgwke61fwensg",
-                     *         "paymentId": "pay_06h1c1f1hw399jq0mjx8fc5psc8327gtep24",
+                     *         "id": "dp_06h1c5s4smbbcn0qq6hk0yqhma1rch5m3g0c",
+                     *         "paymentPageId": "page_06h1c5qxqm5rsjympnra63japp0s9cp8e13c",
+                     *         "paymentId": "pay_06h1c5qxqmqnsktwyxmzfv8k0ds6sa0wcvs8",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796270623903,
-                     *         "createdAt": 1795665823903,
+                     *         "evidenceDueBy": 1796271745229,
+                     *         "createdAt": 1795666945229,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9453,7 +9435,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0 */
+                /** @example dp_06h1c5s4smbbcn0qq6hk0yqhma1rch5m3g0c */
                 disputeId: string;
             };
             cookie?: never;
@@ -9489,15 +9471,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c1g8kwh1hkn47hx9jchhkrz4bp15m8j0",
-                     *         "paymentPageId": "page_06h1c1f1hw6et0v3n2cbp56mgwke61fwensg",
-                     *         "paymentId": "pay_06h1c1f1hw399jq0mjx8fc5psc8327gtep24",
+                     *         "id": "dp_06h1c5s4smbbcn0qq6hk0yqhma1rch5m3g0c",
+                     *         "paymentPageId": "page_06h1c5qxqm5rsjympnra63japp0s9cp8e13c",
+                     *         "paymentId": "pay_06h1c5qxqmqnsktwyxmzfv8k0ds6sa0wcvs8",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796270623903,
-                     *         "createdAt": 1795665823903,
+                     *         "evidenceDueBy": 1796271745229,
+                     *         "createdAt": 1795666945229,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9677,33 +9659,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
+                     *             "id": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *             "customerId": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
+                     *             "pageId": "page_06h1c5tbvmmdd1gecy65hfm6j1985d9rc1ew",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795665833903,
-                     *             "currentPeriodEnd": 1798257833903,
+                     *             "currentPeriodStart": 1795666955229,
+                     *             "currentPeriodEnd": 1798258955229,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795665833903,
-                     *             "updatedAt": 1795665833903,
+                     *             "createdAt": 1795666955229,
+                     *             "updatedAt": 1795666955229,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1c1hfnwb4xzby03f8yd1ejmcyt2r3e45w",
+                     *               "id": "inv_06h1c5tbvmkt71jqkv377dqjmkxdpapx2h38",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m",
-                     *               "periodStart": 1795665833903,
-                     *               "periodEnd": 1798257833903,
-                     *               "paidAt": 1795665833903,
-                     *               "createdAt": 1795665833903
+                     *               "paymentId": "pay_06h1c5tbvmzgv0q1t7z7rzk1ar8rhwz51vjr",
+                     *               "periodStart": 1795666955229,
+                     *               "periodEnd": 1798258955229,
+                     *               "paidAt": 1795666955229,
+                     *               "createdAt": 1795666955229
                      *             }
                      *           }
                      *         ],
@@ -9867,7 +9849,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1c1hfnw757vzd5465na5gape84v3524v8 */
+                /** @example sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -9887,33 +9869,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
+                     *         "id": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "customerId": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
+                     *         "pageId": "page_06h1c5tbvmmdd1gecy65hfm6j1985d9rc1ew",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795665833903,
-                     *         "currentPeriodEnd": 1798257833903,
+                     *         "currentPeriodStart": 1795666955229,
+                     *         "currentPeriodEnd": 1798258955229,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795665833903,
-                     *         "updatedAt": 1795665833903,
+                     *         "createdAt": 1795666955229,
+                     *         "updatedAt": 1795666955229,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c1hfnwb4xzby03f8yd1ejmcyt2r3e45w",
+                     *           "id": "inv_06h1c5tbvmkt71jqkv377dqjmkxdpapx2h38",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m",
-                     *           "periodStart": 1795665833903,
-                     *           "periodEnd": 1798257833903,
-                     *           "paidAt": 1795665833903,
-                     *           "createdAt": 1795665833903
+                     *           "paymentId": "pay_06h1c5tbvmzgv0q1t7z7rzk1ar8rhwz51vjr",
+                     *           "periodStart": 1795666955229,
+                     *           "periodEnd": 1798258955229,
+                     *           "paidAt": 1795666955229,
+                     *           "createdAt": 1795666955229
                      *         }
                      *       }
                      *     }
@@ -10086,7 +10068,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c1hfnw757vzd5465na5gape84v3524v8 */
+                /** @example sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10112,34 +10094,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
+                     *         "id": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "customerId": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
+                     *         "pageId": "page_06h1c5tbvmmdd1gecy65hfm6j1985d9rc1ew",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795665838903,
-                     *         "currentPeriodEnd": 1798257838903,
+                     *         "currentPeriodStart": 1795666960229,
+                     *         "currentPeriodEnd": 1798258960229,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795665833903,
-                     *         "updatedAt": 1795665843903,
-                     *         "canceledAt": 1795665843903,
+                     *         "createdAt": 1795666955229,
+                     *         "updatedAt": 1795666965229,
+                     *         "canceledAt": 1795666965229,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c1j36wvqtf7s8yw7ftn709rzqf55btvg",
+                     *           "id": "inv_06h1c5tzcmx5xr13jr8fcxjg9hmc58yddgb4",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c1j36wk0e6gxx2kg7gkyw626hzsbzbd8",
-                     *           "periodStart": 1795665838903,
-                     *           "periodEnd": 1798257838903,
-                     *           "paidAt": 1795665838903,
-                     *           "createdAt": 1795665838903
+                     *           "paymentId": "pay_06h1c5tzcmzte0ha3gqe4ypyg14sf4pxwcp0",
+                     *           "periodStart": 1795666960229,
+                     *           "periodEnd": 1798258960229,
+                     *           "paidAt": 1795666960229,
+                     *           "createdAt": 1795666960229
                      *         }
                      *       }
                      *     }
@@ -10354,7 +10336,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c1hfnw757vzd5465na5gape84v3524v8 */
+                /** @example sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10380,33 +10362,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
+                     *         "id": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "customerId": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
+                     *         "pageId": "page_06h1c5tbvmmdd1gecy65hfm6j1985d9rc1ew",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795665838903,
-                     *         "currentPeriodEnd": 1798257838903,
+                     *         "currentPeriodStart": 1795666960229,
+                     *         "currentPeriodEnd": 1798258960229,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795665833903,
-                     *         "updatedAt": 1795665838903,
+                     *         "createdAt": 1795666955229,
+                     *         "updatedAt": 1795666960229,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c1j36wvqtf7s8yw7ftn709rzqf55btvg",
+                     *           "id": "inv_06h1c5tzcmx5xr13jr8fcxjg9hmc58yddgb4",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c1j36wk0e6gxx2kg7gkyw626hzsbzbd8",
-                     *           "periodStart": 1795665838903,
-                     *           "periodEnd": 1798257838903,
-                     *           "paidAt": 1795665838903,
-                     *           "createdAt": 1795665838903
+                     *           "paymentId": "pay_06h1c5tzcmzte0ha3gqe4ypyg14sf4pxwcp0",
+                     *           "periodStart": 1795666960229,
+                     *           "periodEnd": 1798258960229,
+                     *           "paidAt": 1795666960229,
+                     *           "createdAt": 1795666960229
                      *         }
                      *       }
                      *     }
@@ -10647,31 +10629,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1c1hfnw7r3y1fp9r86php4zk8qf00d7sw",
-                     *           "createdAt": 1795665833903,
-                     *           "subscriptionId": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
+                     *           "id": "ent_06h1c5tbvm0v82adhe5cjh74scj1jfmc9s5w",
+                     *           "createdAt": 1795666955229,
+                     *           "subscriptionId": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
-                     *           "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
-                     *           "startPeriod": 1795665833903,
-                     *           "endPeriod": 1795665838903,
-                     *           "idempotencyKey": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8-1795665833903-1795665838903",
-                     *           "updatedAt": 1795665838903,
-                     *           "invoiceId": "inv_06h1c1hfnwb4xzby03f8yd1ejmcyt2r3e45w"
+                     *           "customerId": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
+                     *           "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
+                     *           "startPeriod": 1795666955229,
+                     *           "endPeriod": 1795666960229,
+                     *           "idempotencyKey": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw-1795666955229-1795666960229",
+                     *           "updatedAt": 1795666960229,
+                     *           "invoiceId": "inv_06h1c5tbvmkt71jqkv377dqjmkxdpapx2h38"
                      *         },
                      *         {
-                     *           "id": "ent_06h1c1j36wxf32d0qkknxvqz2znje5hn7wsc",
-                     *           "createdAt": 1795665838903,
-                     *           "subscriptionId": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8",
+                     *           "id": "ent_06h1c5tzcmca820wsr3j9n179rda23n7zf98",
+                     *           "createdAt": 1795666960229,
+                     *           "subscriptionId": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
-                     *           "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
-                     *           "startPeriod": 1795665838903,
-                     *           "endPeriod": 1798257838903,
-                     *           "idempotencyKey": "sub_06h1c1hfnw757vzd5465na5gape84v3524v8-1795665838903-1798257838903",
-                     *           "invoiceId": "inv_06h1c1j36wvqtf7s8yw7ftn709rzqf55btvg"
+                     *           "customerId": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
+                     *           "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
+                     *           "startPeriod": 1795666960229,
+                     *           "endPeriod": 1798258960229,
+                     *           "idempotencyKey": "sub_06h1c5tbvmvh3pafjek64nhxkccp91tdenvw-1795666960229-1798258960229",
+                     *           "invoiceId": "inv_06h1c5tzcmx5xr13jr8fcxjg9hmc58yddgb4"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -10807,18 +10789,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1c1bzwwmhavr80978c32fhsar6sh27dsm",
-                     *             "customerId": "cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4",
+                     *             "verificationId": "kyc_06h1c5mw2mmht3q6q7szdqvy14z96zzgs3wc",
+                     *             "customerId": "cus_06h1c5mw2mq68984mczk0atxjzzznk41crhc",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1c1bzwwmhavr80978c32fhsar6sh27dsm_data",
+                     *             "providerCheckId": "check_kyc_06h1c5mw2mmht3q6q7szdqvy14z96zzgs3wc_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795665788903
+                     *             "createdAt": 1795666910229
                      *           }
                      *         ]
                      *       }
@@ -10923,7 +10905,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4 */
+                /** @example cus_06h1c5mw2mq68984mczk0atxjzzznk41crhc */
                 customerId: string;
             };
             cookie?: never;
@@ -10958,7 +10940,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1c1bzwwh3pqcmx90x30mgwfre23tp5nm4",
+                     *         "customerId": "cus_06h1c5mw2mq68984mczk0atxjzzznk41crhc",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11121,14 +11103,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795665788903
+                     *           "createdAt": 1795666910229
                      *         }
                      *       ]
                      *     }
@@ -11247,14 +11229,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *           "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1c1bzwwb532fg8dj3k7dpq456pc4tyh1g_nTV9nJzE8dOCvOlZETvzlnLgQXGo1ABe7qcSRpAlA0o",
+                     *         "apiKey": "sk_06h1c5mw2mb3jprxm5s2jjh494h69b4k63ym_PHS0raTPeTMrQcOH0U6g5OPtzmzHrIWzjv4jhkFJsDM",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "gM8i4haJ0Z7izOYNNWSVv6n9"
+                     *           "password": "i-qynrEjXYJhPKFZ3iVutcm3"
                      *         }
                      *       }
                      *     }
@@ -11373,7 +11355,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11391,14 +11373,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795665788903
+                     *         "createdAt": 1795666910229
                      *       }
                      *     }
                      */
@@ -11496,7 +11478,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11520,14 +11502,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795665788903,
+                     *         "createdAt": 1795666910229,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11664,7 +11646,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11696,14 +11678,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "id": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795665788903
+                     *         "createdAt": 1795666910229
                      *       }
                      *     }
                      */
@@ -11830,7 +11812,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11849,18 +11831,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1c1bzwwb532fg8dj3k7dpq456pc4tyh1g",
-                     *           "name": "Default key",
-                     *           "last4": "lA0o",
-                     *           "createdAt": 1795665788903,
+                     *           "id": "key_06h1c5mw2m353f1aghzpr7zjqbcvk4354q1w",
+                     *           "name": "reporting",
+                     *           "last4": "ZbEc",
+                     *           "createdAt": 1795666910229,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0",
-                     *           "name": "reporting",
-                     *           "last4": "nADc",
-                     *           "createdAt": 1795665788903,
+                     *           "id": "key_06h1c5mw2mb3jprxm5s2jjh494h69b4k63ym",
+                     *           "name": "Default key",
+                     *           "last4": "JsDM",
+                     *           "createdAt": 1795666910229,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -11957,7 +11939,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11987,10 +11969,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0",
+                     *         "id": "key_06h1c5mw2m353f1aghzpr7zjqbcvk4354q1w",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0_Q9DcR8cFhJQaeonLh5_0xKlBTK4yuqLGoYhKodcnADc",
-                     *         "createdAt": 1795665788903
+                     *         "apiKey": "sk_06h1c5mw2m353f1aghzpr7zjqbcvk4354q1w_fd1QDiiYde1uiia8C3X0yrVNziDWZgE6YrGkGevZbEc",
+                     *         "createdAt": 1795666910229
                      *       }
                      *     }
                      */
@@ -12117,9 +12099,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
-                /** @example key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0 */
+                /** @example key_06h1c5mw2m353f1aghzpr7zjqbcvk4354q1w */
                 keyId: string;
             };
             cookie?: never;
@@ -12143,7 +12125,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c1bzwwfz4km6ck3fta5g5x6j5jxppqq0",
+                     *         "id": "key_06h1c5mw2m353f1aghzpr7zjqbcvk4354q1w",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12264,7 +12246,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12283,10 +12265,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c1bzwwjrk894mgr7ge2c8jtdmsm6p1z4",
-                     *           "key": "W8np1xB3N-Ezkl_3L4ZELLIjUh_r1L9tOhRiufnm9WY",
+                     *           "id": "pii_06h1c5mw2mk3sr6mhzhv563hrkzr97j1c1f0",
+                     *           "key": "jTOBw26bM-So6ShIJwIoBC2ElBH-wEdzS-81_aDwH_0",
                      *           "active": true,
-                     *           "createdAt": 1795665788903
+                     *           "createdAt": 1795666910229
                      *         }
                      *       ]
                      *     }
@@ -12379,7 +12361,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12404,16 +12386,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c1bzwwjrk894mgr7ge2c8jtdmsm6p1z4",
-                     *           "key": "W8np1xB3N-Ezkl_3L4ZELLIjUh_r1L9tOhRiufnm9WY",
+                     *           "id": "pii_06h1c5mw2mk3sr6mhzhv563hrkzr97j1c1f0",
+                     *           "key": "jTOBw26bM-So6ShIJwIoBC2ElBH-wEdzS-81_aDwH_0",
                      *           "active": false,
-                     *           "createdAt": 1795665788903
+                     *           "createdAt": 1795666910229
                      *         },
                      *         {
-                     *           "id": "pii_06h1c1bzww376hnscjpxwzagg8m0x17bqsv0",
-                     *           "key": "0Om1k-R03SxbN2BdhuTeCInYCGIUUrIx-_OWwCLlMiM",
+                     *           "id": "pii_06h1c5mw2mj2tg16a38zqkchd7agdtr8ekgg",
+                     *           "key": "wJxCUk1VgW1Vz47PdjC3bvY-ZUTFnobiqxUNMcyzjQk",
                      *           "active": true,
-                     *           "createdAt": 1795665788903
+                     *           "createdAt": 1795666910229
                      *         }
                      *       ]
                      *     }
@@ -12541,7 +12523,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter */
+                /** @example cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac */
                 customerId: string;
             };
             cookie?: never;
@@ -12574,29 +12556,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c1bzwwy38vvd55sg5c3ztzy32kyhhter",
+                     *         "id": "cus_06h1c5mw2mrk2r24w1rw5q41zygh6bq22tac",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579388903,
-                     *         "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *         "signupAt": 1795580510229,
+                     *         "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665788903,
-                     *         "updatedAt": 1795665788903,
+                     *         "createdAt": 1795666910229,
+                     *         "updatedAt": 1795666910229,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..PDlrpcge-FFK__z7.ACwC.WH3LciG7o9LKh4k8Q_livw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9.._TGHFzX3WfBZK4Hl.FmQ8RBkC240.vFbJ50pY9HGrSRsuWD8qvw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..MJxHVWKzm3ppp9OK.KUtA1v32lugdYw.GStQjd0ouzQsMksadUkdRQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..wS1WONXfWbh19M4M.akIyTjLKEFTmXHx6.EAMQGEaOpZX2Nvp4cLgM4w",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..4v6eisIcdLROnwXI.7tMP.EuYo6vmM20199NTWuZQ5UQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..UT2u1uH-HdsBrB7z.-0ayHIkqgDg.xIm93uY692cJe8vU27T_vg",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..cT2_J8MbQyEo_YBf.JPeK0imG0NFa2A.SQa6ScRYv9eX1f3WjibX0Q",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..qYec4zrVuleGeigS.9uOnL5jIu1f4PT2T.WFJaSYpnBlr8vuqa6HwFLA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..M8vDQRVVKJFKgHKG.6I0Qvg95HGdJwY0.K6pyO589IHJDi1KLoagpFA",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..dWjdAkQN4000jktu.jCm58948RaX4fpUG0Q.bnGBu90NjJ6T1yFaZLEtpg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..OHEg-vYLJ7bcLsN8._LI.bPlPc418n-sYLrYwsk2CRw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..eFuLE0JbPjNq12hK.mxjgyPM.HGNpYcSQX28vVtQlsdOaOw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMWJ6d3czNzZobnNjanB4d3phZ2c4bTB4MTdicXN2MCJ9..iywmZ-4T61q1ILwf.e8k.hWW8KM1EctuwkuGJVIMAhA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..M2NyARc4vPcFmfi9.Gu72X_AxehoZnyY.70DpLIoHxjJtipuNAM3uNA",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..zQt0BIqkaroeBW-D.hzhrpwPrGHjVNgADxA.S_Dj2hRqoc6QzQSqLpt_yQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..PSvByv5C7z18vfnZ.ZBo.mXYP6Q1xOKhOv8DWuJ8z9Q",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..wJQ2TKlJ5A_EnI5g.-AqNFuk.Ax056eEVs9yamt-BQvD98w",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjNW13Mm1qMnRnMTZhMzh6cWtjaGQ3YWdkdHI4ZWtnZyJ9..X2Zcttdgsj2TjN1c.tUc.j1aNbDjBnb364RHOpRZeEA"
                      *         }
                      *       }
                      *     }
@@ -12719,7 +12701,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12876,7 +12858,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c */
+                /** @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13256,19 +13238,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1c1hfnwz1wwy1jmrn73pgk8h13w1q4ewc",
-                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "id": "eml_06h1c5tbvm8zrrz2dgp2n0w65z4vt1kfty84",
+                     *             "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
                      *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:03 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:03 AM UTC\nPayment ID: pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:03 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:03 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c1hfnwvd81cbh6bh5p3tqvnhhhschw4m</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:22 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:22 AM UTC\nPayment ID: pay_06h1c5tbvmzgv0q1t7z7rzk1ar8rhwz51vjr\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:22 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:22 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c5tbvmzgv0q1t7z7rzk1ar8rhwz51vjr</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1c1hfnwezxhxg9ve6nwa0cjf7ba70wss4",
+                     *             "relatedId": "page_06h1c5tbvmmdd1gecy65hfm6j1985d9rc1ew",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795665833903,
+                     *             "createdAt": 1795666955229,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13385,14 +13367,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1c1jpqwt82j54nb2qrcec6xap6562pttw",
+                     *           "id": "fim_06h1c5vjxmxtfbmwgdbnd80qzy04p37vn6s4",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795665843903
+                     *           "createdAt": 1795666965229
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -13926,7 +13908,7 @@ export interface operations {
                 livemode?: boolean;
                 /**
                  * @description Only this merchant's events.
-                 * @example mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c
+                 * @example mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4
                  */
                 merchantId?: string;
                 /** @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`). */
@@ -13960,19 +13942,19 @@ export interface operations {
                      *       "data": {
                      *         "auditEvents": [
                      *           {
-                     *             "id": "aud_06h1c1d6ywx5rw5shmmpsmxkpt8h4tr7xbbm",
-                     *             "merchantId": "mer_06h1c1bzwwbh36s4pm4hsnsm439cfaba8q8c",
+                     *             "id": "aud_06h1c5p34ma5p8vfcfejthqf2r514r4298rm",
+                     *             "merchantId": "mer_06h1c5mw2mq73zewahrtay11kkq7w8cpzqc4",
                      *             "livemode": false,
                      *             "actorType": "api_key",
-                     *             "actorId": "key_06h1c1bzwwb532fg8dj3k7dpq456pc4tyh1g",
+                     *             "actorId": "key_06h1c5mw2mb3jprxm5s2jjh494h69b4k63ym",
                      *             "action": "payoutPages_release",
-                     *             "target": "payout_page_06h1c1ckdwec1ns8d4hvs7n0kmzzhxwpkz4r",
+                     *             "target": "payout_page_06h1c5nfkm1ajj8e6hc5xfdx33bn7xabw63c",
                      *             "address": "127.0.0.1",
                      *             "outcome": "SUCCEEDED",
                      *             "statusCode": 200,
                      *             "errorCode": null,
-                     *             "requestId": "req_lUrXFhnBfNT6h3jO",
-                     *             "createdAt": 1795665798903
+                     *             "requestId": "req_ljMWzvNMjsXeuiMv",
+                     *             "createdAt": 1795666920229
                      *           }
                      *         ],
                      *         "hasMore": false
