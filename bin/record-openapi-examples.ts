@@ -181,6 +181,9 @@ try {
   await call('GET', '/admin/v1/emails?limit=1', { admin: true });
   const csv = `transaction_id,card_bin,card_last4,transaction_date,transaction_amount,transaction_currency,fraud_type,fraud_reported_date,fraud_amount,fraud_currency\n,424242,4242,${day},25.00,USD,6,${day},,\n`;
   await call('POST', '/admin/v1/fraud_imports', { admin: true, body: { network: 'visa', csv, livemode: false } });
+  // The audit log of everything above (rows are written just after each answer).
+  await context.platform.services.audit.flush();
+  await call('GET', `/admin/v1/audit_events?merchantId=${merchantId}&action=payoutPages_release&limit=2`, { admin: true });
 
   // Last (it moves the clock): a page locked by 10 wrong codes on the hosted page (through the page's own code), then reissued.
   const locked = await call('POST', `/v1/payout_pages?${sandbox}`, { apiKey, body: { amount: 10_000, fundingCurrency: 'USDC', clientReferenceId: 'payout-2026-0004', releaseMethod: 'MANUAL', customer: { referenceId: 'user-42', email: 'ada@example.com' } } });

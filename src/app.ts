@@ -43,6 +43,8 @@ import { apiReferencePath, registerDocsRoutes } from './modules/docs/routes.tsx'
 import { setFrameHeaders, staticPageContentSecurityPolicy } from './web/security.ts';
 import { registerProviderWebhookRoutes } from './modules/providers/index.ts';
 import { cachedSerializerFactory } from './http/serializers.ts';
+import { createAuditHook } from './http/audit.ts';
+import { registerAuditAdminRoutes } from './modules/audit/index.ts';
 
 export const apiVersion = '1.0.0';
 
@@ -181,6 +183,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       });
       v1.addHook('preHandler', idempotency.preHandler);
       v1.addHook('onSend', idempotency.onSend);
+      v1.addHook('onSend', createAuditHook(services.audit, (request) => (request.auth ? { actorType: 'api_key', actorId: request.auth.apiKeyId, merchantId: request.auth.merchant.id } : null)));
       registerCustomerRoutes(v1, services.customers);
       registerDataRightsRoutes(v1, services.erasure, services.customerExport);
       registerLedgerRoutes(v1, services.ledger);
@@ -201,15 +204,20 @@ export async function buildApp(platform: Platform): Promise<Api> {
   await app.register(
     async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
-      admin.addHook('onRequest', (request) => authenticateGuarded(request, () => adminAuth(request)));
+      admin.addHook('onRequest', async (request) => {
+        await authenticateGuarded(request, () => adminAuth(request));
+        request.isOperator = true;
+      });
       admin.addHook('preHandler', adminIdempotency.preHandler);
       admin.addHook('onSend', adminIdempotency.onSend);
+      admin.addHook('onSend', createAuditHook(services.audit, (request) => (request.isOperator ? { actorType: 'operator', actorId: 'operator', merchantId: null } : null)));
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers }, { webhookAllowPrivateTargets: config.webhookAllowPrivateTargets });
       registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
       registerPayoutAdminRoutes(admin, { payoutPages: services.payoutPages, now: () => platform.clock.now() });
       registerAdminEmailRoutes(admin, services.email);
       registerFraudImportAdminRoutes(admin, services.fraudReports);
       registerRetentionAdminRoutes(admin, services.retention);
+      registerAuditAdminRoutes(admin, services.audit);
     },
     { prefix: '/admin/v1' },
   );

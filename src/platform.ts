@@ -23,6 +23,7 @@ import { createEventsService, scheduleEventRetention, type EventsService } from 
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
 import { createEmailService, type EmailService } from './modules/email/service.ts';
 import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/service.ts';
+import { createAuditLog, type AuditLog } from './modules/audit/index.ts';
 import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
 import { createProcessorsByMode, type ProcessorsByMode } from './modules/card-processor/by-mode.ts';
 import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
@@ -80,6 +81,8 @@ export interface Services {
   payoutPages: PayoutPagesService;
   /** Retention settings and the purge of what is past its time (KYC details, e-mail bodies, webhook logs, idempotency records). */
   retention: RetentionService;
+  /** The append-only record of who changed what (written by the HTTP layer after each answer). */
+  audit: AuditLog;
 }
 
 export interface Platform {
@@ -304,6 +307,8 @@ export async function createPlatform(options: { config: Config; database: Databa
     },
   });
 
+  const audit = createAuditLog({ database, clock, keyRing, logger: logger.child({ component: 'audit' }) });
+
   const adminKey = await ensureAdminKey(database, config.adminApiKey, clock.now());
   const rateLimiter = config.redisUrl
     ? createRedisRateLimiter(config.redisUrl, config.rateLimitPerSecond, config.rateLimitBurst)
@@ -318,7 +323,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention },
+    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention, audit },
     adminKey,
     rateLimiter,
     providerChecks,
@@ -328,6 +333,7 @@ export async function createPlatform(options: { config: Config; database: Databa
       webhooks.close();
       email.close();
       await rateLimiter.close();
+      await audit.flush();
     },
   };
 }

@@ -13,6 +13,7 @@ function formatMinor(amount: number): string {
 
 const credit: Command = {
   name: 'balance credit',
+  audit: { action: 'adminBalances_credit', target: 'MERCHANT_ID' },
   summary: "credit a merchant's live balance with funds received from it",
   positionals: [{ name: 'MERCHANT_ID' }],
   flags: {
@@ -58,6 +59,7 @@ const credit: Command = {
 
 const backfillPayments: Command = {
   name: 'balance backfill-payments',
+  audit: { action: 'cli_balanceBackfillPayments' },
   summary: 'credit the balances with card payments that succeeded before they were posted to the ledger',
   positionals: [],
   flags: { json: jsonFlag },

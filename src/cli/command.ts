@@ -18,6 +18,12 @@ export interface Command {
   /** Extra help paragraphs (lines). */
   details?: readonly string[];
   examples?: readonly string[];
+  /**
+   * Set on commands that change state: the audit log records each run as the operator's (actor
+   * `operator`, address `cli`), under `action` (the admin API operation that does the same), with the
+   * positional argument named `target` as its target and `MERCHANT_ID`, when there is one, as its merchant.
+   */
+  audit?: { action: string; target?: string };
   /** Resolves to the exit code. Long-running commands (`serve`) resolve once started. */
   run(context: CommandContext): Promise<number>;
 }

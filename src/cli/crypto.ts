@@ -117,6 +117,7 @@ const rotateKey: Command = {
 
 const reencryptCommand: Command = {
   name: 'crypto reencrypt',
+  audit: { action: 'cli_cryptoReencrypt' },
   summary: 're-encrypt every sealed value under the active key (after changing ENCRYPTION_KEYS)',
   positionals: [],
   flags: {},

@@ -28,6 +28,7 @@ function parsePayoutMethods(raw: string): string[] {
 
 const setPayoutMethods: Command = {
   name: 'customers set-payout-methods',
+  audit: { action: 'adminCustomers_setSupportedPayoutMethods', target: 'CUSTOMER_ID' },
   summary: 'set the payout methods a customer can be paid with (supportedPayoutMethods)',
   positionals: [{ name: 'CUSTOMER_ID' }, { name: 'METHODS' }],
   flags: { json: jsonFlag },

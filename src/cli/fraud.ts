@@ -8,6 +8,7 @@ import type { FraudNetwork } from '../modules/fraud-reports/networks.ts';
 
 const importFile: Command = {
   name: 'fraud import',
+  audit: { action: 'adminFraudImports_create' },
   summary: "import a card network's issuer-fraud file (CSV) as fraud reports",
   positionals: [{ name: 'FILE' }],
   flags: {

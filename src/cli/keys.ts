@@ -11,6 +11,7 @@ import { withPlatform } from './platform.ts';
  */
 const create: Command = {
   name: 'keys create',
+  audit: { action: 'adminApiKeys_create', target: 'MERCHANT_ID' },
   summary: 'create an API key for a merchant; prints the key once',
   positionals: [{ name: 'MERCHANT_ID' }],
   flags: { name: { type: 'string', valueName: 'NAME', description: 'a label shown in the dashboard (default "CLI key")' }, json: jsonFlag },
@@ -66,6 +67,7 @@ const list: Command = {
 
 const revoke: Command = {
   name: 'keys revoke',
+  audit: { action: 'adminApiKeys_revoke', target: 'KEY_ID' },
   summary: 'revoke an API key at once (requests with it answer 401)',
   positionals: [{ name: 'MERCHANT_ID' }, { name: 'KEY_ID' }],
   flags: {},

@@ -19,6 +19,7 @@ function merchantJson(merchant: Merchant) {
 
 const create: Command = {
   name: 'merchants create',
+  audit: { action: 'adminMerchants_create' },
   summary: 'create a merchant; prints its API key and dashboard login once',
   positionals: [{ name: 'NAME' }, { name: 'EMAIL' }],
   flags: { json: jsonFlag },
@@ -76,6 +77,7 @@ const list: Command = {
 
 const enableLive: Command = {
   name: 'merchants enable-live',
+  audit: { action: 'adminMerchants_enableLive', target: 'MERCHANT_ID' },
   summary: 'give a merchant live mode (its API keys then work with livemode=true)',
   positionals: [{ name: 'MERCHANT_ID' }],
   flags: { json: jsonFlag },
@@ -113,6 +115,7 @@ function parseRateLimit(value: string | undefined): { perSecond: number; burst: 
 
 const settings: Command = {
   name: 'merchants settings',
+  audit: { action: 'adminMerchants_updateSettings', target: 'MERCHANT_ID' },
   summary: "show or change a merchant's settings (FRAUD_REPORTED webhook delivery)",
   positionals: [{ name: 'MERCHANT_ID' }],
   flags: {

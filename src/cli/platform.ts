@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform.ts';
 import type { CliIo } from './io.ts';
 
@@ -13,6 +14,8 @@ export interface CliPlatform {
  */
 export interface CliDeps {
   openPlatform(io: CliIo): Promise<CliPlatform>;
+  /** The audit entry of a state-changing command (set by `runCli` from the command's `audit`). */
+  audit?: { action: string; target: string | null; merchantId: string | null };
 }
 
 /**
@@ -54,9 +57,31 @@ export const defaultDeps: CliDeps = { openPlatform: openConfiguredPlatform };
 
 export async function withPlatform<T>(io: CliIo, deps: CliDeps, work: (platform: Platform) => Promise<T>): Promise<T> {
   const opened = await deps.openPlatform(io);
+  let failure: { code: string | null } | null = null;
   try {
     return await work(opened.platform);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    failure = { code: typeof code === 'string' && /^[A-Z_]{1,60}$/.test(code) ? code : null };
+    throw error;
   } finally {
+    if (deps.audit) {
+      // The exit code stands for the status: 0 done, 1 refused or failed.
+      opened.platform.services.audit.record({
+        merchantId: deps.audit.merchantId,
+        livemode: null,
+        actorType: 'operator',
+        actorId: 'operator',
+        action: deps.audit.action,
+        target: deps.audit.target,
+        address: 'cli',
+        outcome: failure ? 'FAILED' : 'SUCCEEDED',
+        statusCode: failure ? 1 : 0,
+        errorCode: failure?.code ?? null,
+        requestId: `cli_${randomBytes(12).toString('base64url')}`,
+      });
+      await opened.platform.services.audit.flush();
+    }
     await opened.close();
   }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../package-root.ts';
-import { parseArgs } from './args.ts';
+import { parseArgs, type ParsedArgs } from './args.ts';
 import type { Command } from './command.ts';
 import { backupCommands } from './backup.ts';
 import { balanceCommands } from './balance.ts';
@@ -152,6 +152,15 @@ async function failureMessage(io: CliIo, error: unknown): Promise<string> {
   return io.env.PAYSAIL_DEBUG ? `unexpected error: ${error.stack ?? error.message}` : `unexpected error: ${error.message} (set PAYSAIL_DEBUG=1 for the stack trace)`;
 }
 
+/** The audit entry of a state-changing command: its target and merchant from the positional arguments it names. */
+function auditEntryOf(command: Command, args: ParsedArgs): NonNullable<CliDeps['audit']> {
+  const positional = (name: string | undefined) => {
+    const index = name === undefined ? -1 : command.positionals.findIndex((spec) => spec.name === name);
+    return index === -1 ? null : (args.positionals[index] ?? null);
+  };
+  return { action: command.audit?.action ?? command.name, target: positional(command.audit?.target), merchantId: positional('MERCHANT_ID') };
+}
+
 /** Runs one command line; resolves to the exit code (0 ok, 1 failure, 2 usage error). */
 export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps = defaultDeps): Promise<number> {
   try {
@@ -189,7 +198,7 @@ export async function runCli(argv: readonly string[], io: CliIo, deps: CliDeps =
       return exitCodes.ok;
     }
     const args = parseArgs(command.name, rest, command);
-    return await command.run({ io, deps, args });
+    return await command.run({ io, deps: command.audit ? { ...deps, audit: auditEntryOf(command, args) } : deps, args });
   } catch (error) {
     if (error instanceof UsageError) {
       return reportUsageError(io, error);

@@ -32,6 +32,7 @@ const status: Command = {
 
 const run: Command = {
   name: 'retention run',
+  audit: { action: 'cli_retentionRun' },
   summary: 'purge now what is past its retention time (what the hourly job does)',
   positionals: [],
   flags: { json: jsonFlag },

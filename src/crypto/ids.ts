@@ -30,6 +30,7 @@ export const idPrefixes = {
   cardToken: 'ctok_',
   dispute: 'dp_',
   refund: 're_',
+  auditEvent: 'aud_',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

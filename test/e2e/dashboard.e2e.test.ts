@@ -362,6 +362,18 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await check('payment-page-disputed');
   });
 
+  test('shows the audit log of what was done above, from the navigation', async () => {
+    await context.platform.services.audit.flush();
+    await page.goto(`${base}/dashboard/sandbox`);
+    await page.getByRole('link', { name: 'Audit', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/sandbox\/audit-log$/);
+    const shown = await page.locator('main').innerText();
+    assert.match(shown, /Audit log/);
+    assert.match(shown, /Dashboard user[\s\S]*Succeeded/);
+    assert.match(shown, /API key[\s\S]*Customers: create/);
+    await check('audit-log');
+  });
+
   test('is usable on a phone: no sideways scrolling of the page, tables scroll in their own region', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, timezoneId, locale: 'en-US' });
     await phone.addCookies((await desktop.cookies()).map((cookie) => ({ ...cookie })));
@@ -371,6 +383,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
       ['/dashboard/sandbox/payout-pages', 'phone-payouts'],
       ['/dashboard/sandbox/fraud-reports', 'phone-fraud-reports'],
       ['/dashboard/sandbox/disputes', 'phone-disputes'],
+      ['/dashboard/sandbox/audit-log', 'phone-audit-log'],
       [detailUrls.event, 'phone-event'],
       [detailUrls.endpoint, 'phone-webhook-endpoint'],
       [detailUrls.payout, 'phone-payout-detail'],

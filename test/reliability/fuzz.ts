@@ -497,7 +497,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
     const tables = (await queryRows<{ table_name: string }>(context.database.db, sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`))
       .map((row) => row.table_name)
       // Refused requests may legitimately write these: the stored answer of an Idempotency-Key and the job/log bookkeeping of the request itself.
-      .filter((table) => !['idempotency_keys', '__drizzle_migrations'].includes(table));
+      // The audit log records refused requests on purpose (decision 0028): checked on its own below, not in the digest.
+      .filter((table) => !['idempotency_keys', '__drizzle_migrations', 'audit_events'].includes(table));
     // Each table's row count and an order-independent digest of its rows' contents (the sum of a
     // 64-bit hash of each row as JSON): an UPDATE, or a DELETE + INSERT that keeps the count, changes
     // it. Left out: api_keys.last_used_at, which any authenticated request may advance (advisory,
@@ -511,6 +512,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
       );
       return JSON.stringify(rows[0]);
     };
+
+    const countAuditRows = async (): Promise<number> => Number((await queryRows<{ count: string }>(context.database.db, sql`select count(*)::text as count from audit_events`))[0]?.count ?? 0);
 
     const planArbitrary = buildPlanArbitrary(document, operations, actors.pools);
     const fail = (built: BuiltRequest, category: string, response: LightMyRequestResponse, problem: string) => {
@@ -531,7 +534,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
         covered.add(`${built.operation.method} ${built.operation.path}`);
         hostileCount += built.hostile ? 1 : 0;
         const checkWrites = built.hostile && hostileCount % (options.writeCheckEvery ?? 20) === 0;
+        // Audit rows land just after each answer: the previous request's first, so they are not counted as this one's.
+        if (checkWrites) {
+          await context.platform.services.audit.flush();
+        }
         const before = checkWrites ? await countRows() : '';
+        const auditBefore = checkWrites ? await countAuditRows() : 0;
         const response = await context.app.inject({ method: built.method as 'GET', url: built.url, headers: built.headers, ...(built.payload !== undefined ? { payload: built.payload } : {}) });
         summary.requests += 1;
         summary.statuses[response.statusCode] = (summary.statuses[response.statusCode] ?? 0) + 1;
@@ -553,6 +561,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
           const afterCounts = await countRows();
           if (afterCounts !== before) {
             fail(built, plan.kind, response, `a refused request changed rows (count:digest): ${diffCounts(before, afterCounts)}`);
+          }
+          // Its only trace: at most one audit row, of this very request, recorded as FAILED with its status.
+          await context.platform.services.audit.flush();
+          const recorded = await queryRows<{ outcome: string; status_code: number }>(context.database.db, sql`select outcome, status_code from audit_events where request_id = ${String(response.headers['request-id'])}`);
+          const added = (await countAuditRows()) - auditBefore;
+          if (added !== recorded.length || recorded.length > 1 || recorded.some((row) => row.outcome !== 'FAILED' || Number(row.status_code) !== response.statusCode)) {
+            fail(built, plan.kind, response, `a refused request left audit rows other than its own FAILED one: ${added} added, ${JSON.stringify(recorded)}`);
           }
         }
         if (options.onProgress && summary.requests % (options.progressEvery ?? 1000) === 0) {

@@ -10,3 +10,4 @@ export * from './webhooks.ts';
 export * from './disputes.ts';
 export * from './refunds.ts';
 export * from './retention.ts';
+export * from './audit.ts';

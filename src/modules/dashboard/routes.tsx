@@ -31,6 +31,8 @@ import { registerPaymentPageScreens } from './screens/payment-pages.tsx';
 import { registerPayoutPageScreens } from './screens/payout-pages.tsx';
 import { registerSubscriptionScreens } from './screens/subscriptions.tsx';
 import { registerWebhookScreens } from './screens/webhooks.tsx';
+import { registerAuditLogScreens } from './screens/audit-log.tsx';
+import { createDashboardAuditHook } from './audit.ts';
 
 /**
  * Sign-in and password-change throttling, token buckets (`burst` attempts, refilled at `perSecond`):
@@ -69,7 +71,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
   });
   const secureCookies = config.publicUrl.startsWith('https://');
 
-  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox'];
+  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox', 'audit-log'];
   const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages, refunds: services.refunds });
   const presenters = {
     overview: createOverviewPresenter({ database, ledger: services.ledger }),
@@ -139,6 +141,9 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         }
       });
 
+      // Every form a signed-in user posts is recorded in the audit log once answered (./audit.ts).
+      signedIn.addHook('onSend', createDashboardAuditHook(services.audit));
+
       signedIn.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
         const appError = toAppError(error);
         if (isExpected(appError)) {
@@ -179,6 +184,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerKeyScreens(signedIn, tools, { merchants: services.merchants, presenter: presenters.developers });
       registerWebhookScreens(signedIn, tools, { presenter: presenters.webhooks, webhooks: services.webhooks });
       registerInboxScreens(signedIn, tools, { presenter: presenters.inbox, smtpConfigured: config.smtpUrl !== undefined });
+      registerAuditLogScreens(signedIn, tools, { audit: services.audit });
     });
   });
 }

@@ -31,6 +31,7 @@ export const guideEntries: readonly GuideEntry[] = [
   { slug: 'sandbox', summary: 'Every sandbox test value: cards, BINs, KYC outcomes, payout rail outcomes, helpers.' },
   { slug: 'going-live', summary: 'What changes in live mode and the checklist before taking real money.' },
   { slug: 'deployment', summary: 'Running on PostgreSQL with several API and worker processes.' },
+  { slug: 'audit-log', summary: 'The append-only record of every change: what is recorded, the admin API, the dashboard screen and its CSV.' },
   { slug: 'cli', file: '../cli.md', summary: 'The operator CLI: serve, migrate, merchants, keys, payout methods, balance credits, fraud imports, key rotation, listen.' },
   { slug: 'configuration', summary: 'Every environment variable, its default and its meaning.' },
 ];

@@ -104,6 +104,7 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'GET /admin/v1/payouts/awaiting-funding',
     'GET /admin/v1/retention',
     'POST /admin/v1/retention',
+    'GET /admin/v1/audit_events',
     'GET /healthz',
     'GET /readyz',
   ]) {

@@ -1163,6 +1163,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every state-changing action of an API key, a dashboard user or the operator, and the reads that reveal secrets (PII keys, customer exports), newest first: who (actorType, actorId), when, from which address, on what (target) and how it ended (outcome, statusCode, errorCode). Append-only. Filter by `merchantId`, `actorType`, `action`, `livemode` and `createdFrom`/`createdTo`; page with `limit` and `startingAfter`.
+         */
+        get: operations["adminAuditEvents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     PAYOUT_PAGE_UPDATED: {
@@ -1923,6 +1943,40 @@ export interface components {
             createdAt: number;
             sentAt: number | null;
         };
+        AuditEvent: {
+            /** @description aud_… */
+            id: string;
+            /** @description The merchant acted on; null for operator actions on no merchant. */
+            merchantId: string | null;
+            /** @description The mode acted in; null when the request named none. */
+            livemode: boolean | null;
+            /**
+             * @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`).
+             * @enum {unknown}
+             */
+            actorType: "api_key" | "dashboard_user" | "operator";
+            /** @description The API key id, the dashboard user id, or `operator`. Never a secret. */
+            actorId: string;
+            /** @description The API operation (`payoutPages_release`, `adminMerchants_enableLive`, …) or the dashboard action named like it (`apiKeys_revoke`, …). */
+            action: string;
+            /** @description The id acted on (the last id of the address, or what a create created). */
+            target: string | null;
+            /** @description The client's address (its forwarded address behind a TRUST_PROXY proxy); `cli` for the operator CLI. */
+            address: string;
+            /**
+             * @description SUCCEEDED (answered below 400) or FAILED.
+             * @enum {unknown}
+             */
+            outcome: "SUCCEEDED" | "FAILED";
+            /** @description The HTTP status answered (303 for dashboard forms, which redirect); for the operator CLI, the exit code (0 done, 1 refused or failed). */
+            statusCode: number;
+            /** @description The errorCode of a failed action, when it had one. */
+            errorCode: string | null;
+            /** @description The Request-Id of the request. */
+            requestId: string;
+            /** @description Epoch milliseconds. */
+            createdAt: number;
+        };
     };
     responses: never;
     parameters: {
@@ -1971,6 +2025,7 @@ export type FraudReport = components['schemas']['FraudReport'];
 export type Dispute = components['schemas']['Dispute'];
 export type KycReviewItem = components['schemas']['KycReviewItem'];
 export type AdminEmail = components['schemas']['AdminEmail'];
+export type AuditEvent = components['schemas']['AuditEvent'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type HeaderRequestId = components['headers']['RequestId'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
@@ -2141,53 +2196,53 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8",
-                     *             "referenceId": "user-43",
-                     *             "signupAt": 1795579583442,
-                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
-                     *             "livemode": false,
-                     *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795665983442,
-                     *             "updatedAt": 1795665988442,
-                     *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..aaQZe3v78wsVyzn8._FtJVZc._dR325DE7B4FCmeYmFQCZQ",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..sB1C-lxLbPAZfCBd.wgnJXdak.wXVlQYKneRCakt-jwp0lZw",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..ddhFW5nIeOQ7U1_5.bIRqs8FXssfO1Q.bXL4BFGCjYmy8AZQR2wBsw",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..npY1iWMf5WOzcDBE.0KXXeUE3lgyFyu8v.lLL1uOXxE8M5F-AkmxM9ig",
-                     *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..zEb4TtZoIzrCPQ1O.TDo0XjL1Ybzb2ag.804Vv45RCJB8qcwS-vfWpA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..Fx1vUzpg-skcwDo8.VIrRNb6k1a1-49qQ7w.hdDHJkz1MmvvDTWQ-uNjow",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..nSw16PAAjCX9I_kG.p0c.yZupSE4NgDxQYwPxHoXapg",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..SOfxf0RjlC0Jh1KQ.xNHogZM.cAMlfuLyB2paTWyP8r7oiw",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..CGFRY5dO4J-tgaHe.3I4.FWkiL9e5VKC_lb4dNbl_xA"
-                     *             },
-                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
-                     *           },
-                     *           {
-                     *             "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *             "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795579583442,
-                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *             "signupAt": 1795581029740,
+                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795665983442,
-                     *             "updatedAt": 1795665988442,
+                     *             "createdAt": 1795667429740,
+                     *             "updatedAt": 1795667434740,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..q-gYlo_RVH-NV5Wa.0XQe.6B-wqw8XpsEv_sTdjKw7wQ",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..NSKafRWgkFwUEWsX.rOwe7GEmBSk.gfJhqcQ-kroQyoTmfYnnXw",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..EyO3n4iezNBQDIQh.251UagYe74IWZw.12ZnRtNo3DRNVQq0C8lZjQ",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..XDTNtMi-bRmjcu8n.lf3tw0GyElhi-gIU.xoYSwd5eHuH8-OaH9Y6Ozw",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..p1Hj5oe0gmGgQQLV.2Ooz.SlQKfrG0Fl416U_XyVGQsg",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..0Blk7nDB5wLJqUuy.3zmuVW736R8.OUBLcmXM2o2u0hl3LPYIUg",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..3cnxCrZLbRPU7Qph.os9N6j_CuCufpQ.THA1LMMHxo548Cn6MDZFZA",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..nVUcUVUidbPWS__Z.y112e-6sJc-fD8Xq.Pf9VaY0Rev6LSDmq6YLywg",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..fhXBWgr3eRGVJCAh.mdwXBd_lIy26H4s.tq0pLvN4cnLEAI_g6_A8yA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..XSZ8Do7W-2WrDhbP.Txkr-x3jwtlAeMTnNA.xKeCopWOHPnKmgJup4K-sA",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..2mFr9KdP-3jd-W7L.D0k.AgvtkEWRJKEhYrtmYLUM0w",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..KWDtHIHMR8qUwwC1.BRoEm78.GeCx10FFKFQ7uY1FgzxrOg",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..jG23fAkwzQ7Xyt4o.e-0.CF0td4dv1dus0sF9Wnxd4Q"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..U76NS4aLqpAT5ldW.SkVhG0VHr7-LzGw.wHRZC3r9QZxztA_p6O9nGA",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Gy9VHVSx3qzctthW.xtyVQKz_a3su6_Qs3g.AtFo1FuueqIYcKgDVhawtw",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..z2LaFY9jtU07X8Us.frY.e9-vcG9Tgy4X7dHeyQvj9Q",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..F4EtNVxXb7Soq0Ap.mtO9MDo.SRk5hOUmyYxJ1el-n0ymOw",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..799n5E87pJmIw1iR.9j0.7K2U_MD05Tj39BC96L4HSw"
                      *             }
+                     *           },
+                     *           {
+                     *             "id": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
+                     *             "referenceId": "user-43",
+                     *             "signupAt": 1795581029740,
+                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "livemode": false,
+                     *             "kycStatus": "PENDING",
+                     *             "createdAt": 1795667429740,
+                     *             "updatedAt": 1795667434740,
+                     *             "email": "grace@example.com",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..oAW1jmX-ioXIa9Gu.aFS5rTQ.F2LBkWxRVbmDNdXZMoIBhQ",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..tWh6Dmfy5WRUpc9k.iO2Wriwk.SuGsV6Kw3JRbYLkhkswgqA",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..4zcM2PFxD6T11pZK.GX09_cgXK6TPig.zTbt_Uy45ELrupNnDu7cVg",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..5UAzBsS0NbtHKqQy.WCa5Sta4icCkjMud.T4Y35wkP-SJyyllaiZcRTw",
+                     *             "address": {
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..CLaInTPd8Bv-zsh8.pII51-jQpdntmr8.5_IEa0r5p4_RWUNLbee-Mw",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..R3fa1EJFyQifWqWW.wYZIADQZU2asS02KUA.iyXGLowFz8isKfqXc8oQpA",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..gzPE2ph_QoHbJigl.qqk.ZeMNvPnJF677VwC2QIaGpQ",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..dH4f8i06C2vDjgnc.rpvaDh0.Oc9-yieUW_svLSisUvtlzg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Wl2ZHO6IsuJux-Ws.CQc.UmP3kl9mlsHo20TBwNhCaA"
+                     *             },
+                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -2304,7 +2359,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795579583442,
+                 *       "signupAt": 1795581029740,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2363,25 +2418,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579583442,
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "signupAt": 1795581029740,
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665983442,
-                     *         "updatedAt": 1795665983442,
+                     *         "createdAt": 1795667429740,
+                     *         "updatedAt": 1795667429740,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..lqWKRZd8zhyYaFj0.w9HA.QKpWnkB7PSkgC4HKkVI4WA",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..I4GGTQPI8_hg-iwl.ukTwKly5u0s.HpAaZpq66Luw1nUVz6kIUA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..w8Y1_GNL3Mn6u2yw.1Cnt0adN0kkngg.OL0Mg20q92f5i54Hwxnnsg",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..ZUDqNIbPge_NRhTY.gMZz_-yKx2yqZn7o.euYghc8Suc8uN4QiZ-q15A",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..eadZsFeBMpUQHUt1.8_zq.DTJ_-c6KEvzG-OTVXAtIow",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..JIksnk0L_ZVbmv-1.76BrQx62XDA.0SGhwJgnWjOiYq_rUjLe6A",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Gz-dbC3bDsghcC1r.D5ENW77KrEj2ow.ta2bUiQsGzNWeJW_WZW3AA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..w_FfT6ylDRdA-MEV.PfiQEF9YnCdy72cG.5cN7JyQ-bSaVzxOAHmkEOQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..1oP1PrU7jiXkYeTo.StS6CtVGQyGd8bs.O8Y-aQ24b9ChyzNh1fFWCg",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..zYaiMpTeLYI8uqnm.2cbl5sDsvuQBHw_bSQ.eD7HUZkKSjHWqL3nL5sB9g",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..02YgGRysIzeTTeVR.gNQ.0_Hh2hfFcJ3GetxJ6PZFuA",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..T5sNfSlYJYJvUfZW.Yg3rPqE.lu9H7M4tFif2SrokFNRCfw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..YB5SiWSa5zlQik6s.AHc.7P8OwzRkaN4TfXoi866bKQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..-61un0FaVhUQMOep.kQ8qn0JCLELX6ek.NU876H99cbbiulvRhSbJQQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..5PnSJrjRkNgf7QqE.9BVgmWHs2VEspG9_gg.Vk6jDBWU4NGleKIdRIBKuQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..d-yqYSSn1Hwd0k3k.SR0.c_-_31vSPXUI3t4x-J3lYQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..M96f-WhYJVK45Vsz.l5Lvfso.cE6FCfTV9pXoQ_yTO2M2ow",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..2FG8quFwAO4WK5I7.YKA.vW63-kEW9ZfH7OUdpJQfeA"
                      *         }
                      *       }
                      *     }
@@ -2518,7 +2573,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c23qt812bphapgrqbv622qw9cb26qptg */
+                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
                 customerId: string;
             };
             cookie?: never;
@@ -2538,25 +2593,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579583442,
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "signupAt": 1795581029740,
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665983442,
-                     *         "updatedAt": 1795665983442,
+                     *         "createdAt": 1795667429740,
+                     *         "updatedAt": 1795667429740,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..m420JR2oQgr6_yrj.r6XS.SzQZpisW_jIaqrEEPoPu8g",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..9cX2wWgkfYR22P2K.bhPM3fud46o.2rAlpuLxIsYeW1B1SO9-Zw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..Nq3t3d91cMNtJHJY.BvUFkGH2w-sFAg.zH9nYRsws3iyKmBH1cML0Q",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..shYFW2_1wdmiHHCj.z7bb6JoSOfeutRnP.yH1PZfJP7Hxiuwh8OnVX_A",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..PdtbHxUDfFjTs89w.WoA2.FUn2fDxsHuSHf_mfrjQDRQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..kKUS2Nws4YG5JWeJ.i8Fn-5f7_4Y.Cr8eDD6AjVqHqNcuhVX9hg",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..rz1VWhQiPpDKQvS0.2tn5xwofjNUlqQ.lLGwZAcNiU2phnXf_QR6pw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..RbfoFw8TPRJsyW-1.9877mGggbesq2BlU.jY3xkp5vis0P4Rvyv1TLFA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..lggBENoG6SvODn1Z.Z5pqpDzQsgOwqwo.QVcrZMVPGLAXvU19hVFVWw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..4N6K7jVYANHDUQ2G.PnWDiwa9Jq2S_Jf2Ag.SmoTuFDLdFuf5gTR6LxT0g",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..dCklzpfHUks-JzK_.kFg.AP4lPm-8ugQuXnDVoKsPVA",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..17JulfoRhriw_AcR.8RddjQk.AND2hw4leTmiCLXKODuc3A",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..GZpZY0vDmhM1IcAs.CbM.5nvRfoeYCGJ9RvV6z76oNA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..IZIej7QPxg3TyUIO.j22dR8Dxqjbn5AY.plAw53pA-ZUXzGQZzTsytw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Us8Fo-PHW39uSZ0n.ApGEi5yzgww45dcUrA.JT1Z437q0y_Zoc1KnaQgdw",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..bAfDxHvUnTG2RHXJ.PW0.5ewIwm940hccErqVuEKUig",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..8jBpt5-8Es-81ZkE.DdbuM2k.3BPIuW-EuiMpK330bYP6yw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ubIGv5oBgriDnbS_._3w.2j-NPoezlIDx0nMGhnHeOQ"
                      *         }
                      *       }
                      *     }
@@ -2670,7 +2725,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c23qt812bphapgrqbv622qw9cb26qptg */
+                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
                 customerId: string;
             };
             cookie?: never;
@@ -2743,25 +2798,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579583442,
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "signupAt": 1795581029740,
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665983442,
-                     *         "updatedAt": 1795665983442,
+                     *         "createdAt": 1795667429740,
+                     *         "updatedAt": 1795667429740,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..YiEqq250toU7u_L6.abYL.JsfCGFNNtBqhnCOaqvPkZQ",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..W5nDK8vNpe4sfTeh.CYbDxtfw7Sk.U-sZByUatqIBDxt6f4yoMA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..NSHzHkK3tuGo3INA.hYh6cS0pYZ493w.mVqHHe_5dxV8iLpR2Hlo9Q",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..xtZ9dmlaQsTPBFGx.FN57Vg8zq3iFi4G3.5UCvLPlaiwyV21RWAFlgbg",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..o0AwqRvzMVEgIVwd.yuHr.dke3OH8A_41DnPbtShC-1Q",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..BZgOMs-HRMpYi_gE.keMBSqHvN8U.0GRZDFpH9FJCzJYLvextEA",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..dlYEbKe1qHaecliL.u5tFemWSa93ApA.4zrKHAGnRT-4OnKJbQbapQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..RPW2bxZ3LMJGEoRS.uzAa-dwWDf8mmHLz.s2_k_JecHujGuzXkaXk-5w",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..TRbOjyBxEsfJqBor.6qjI4P1ujc0__dk.cwe9dOehfE1-zRAC4Pemug",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..ilkejMthbKeKS9QJ.qEn96wZa0i1vcSAzOw._GQSC3-WLIAeJ_jY9oOVBA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..RgjtZuZEzoaa6NmF.S7k.ZYQp3dWOMqsc5-GV4zsIEQ",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..QZ93cIPszJZUc9mC.bHIjzUM.VaIREcBEF4paDz5XPjGKIw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..HRLtZbGxiP5aXmWc.K7I.8vYDYZFtzjLnoxI6PKfzEw"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..3OIBey1d7E_TP8r1.6t8p0TT7Y9AywdI.AojRIL6vsPmt8Nb93YJDNA",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..EJ4whDSrosxsvfE0.e-YFdhFjeSzu7E4hAA.Cf2Mf-297mLCwCEzOPVhiA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ztn4ujlkz_t4ah8e.dVo._bkXlvQ-6FNnYBBXXKnrag",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..PD4ABb_yWrE_SudE.p-YhKBw.tRaw8FnR5TTzNY1tW34UGw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..h8qRQQvuOBH-RjaP.A5s.L1bBKnubCvIdYdTooBBUFw"
                      *         }
                      *       }
                      *     }
@@ -2917,7 +2972,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr */
+                /** @example cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g */
                 customerId: string;
             };
             cookie?: never;
@@ -2943,12 +2998,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr",
+                     *         "id": "cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
-                     *         "erasedAt": 1795665988442,
-                     *         "createdAt": 1795665988442
+                     *         "erasedAt": 1795667434740,
+                     *         "createdAt": 1795667434740
                      *       }
                      *     }
                      */
@@ -3097,7 +3152,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr */
+                /** @example cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g */
                 customerId: string;
             };
             cookie?: never;
@@ -3117,16 +3172,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795665988442,
+                     *         "exportedAt": 1795667434740,
                      *         "customer": {
-                     *           "id": "cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr",
+                     *           "id": "cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795579588442,
-                     *           "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "signupAt": 1795581034740,
+                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795665988442,
-                     *           "updatedAt": 1795665988442,
+                     *           "createdAt": 1795667434740,
+                     *           "updatedAt": 1795667434740,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3584,7 +3639,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *             "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3592,22 +3647,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *               "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *               "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796270788442,
-                     *             "createdAt": 1795665988442,
-                     *             "updatedAt": 1795665993442,
-                     *             "customerConfirmedAt": 1795665988442,
+                     *             "expiresAt": 1796272234740,
+                     *             "createdAt": 1795667434740,
+                     *             "updatedAt": 1795667439740,
+                     *             "customerConfirmedAt": 1795667434740,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3790,7 +3845,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3798,21 +3853,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270788442,
-                     *         "createdAt": 1795665988442,
-                     *         "updatedAt": 1795665988442
+                     *         "expiresAt": 1796272234740,
+                     *         "createdAt": 1795667434740,
+                     *         "updatedAt": 1795667434740
                      *       }
                      *     }
                      */
@@ -3948,7 +4003,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4 */
+                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -3968,7 +4023,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -3976,22 +4031,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270788442,
-                     *         "createdAt": 1795665988442,
-                     *         "updatedAt": 1795665993442,
-                     *         "customerConfirmedAt": 1795665988442,
+                     *         "expiresAt": 1796272234740,
+                     *         "createdAt": 1795667434740,
+                     *         "updatedAt": 1795667439740,
+                     *         "customerConfirmedAt": 1795667434740,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4109,7 +4164,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4 */
+                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4135,7 +4190,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4143,22 +4198,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270788442,
-                     *         "createdAt": 1795665988442,
-                     *         "updatedAt": 1795665993442,
-                     *         "customerConfirmedAt": 1795665988442,
+                     *         "expiresAt": 1796272234740,
+                     *         "createdAt": 1795667434740,
+                     *         "updatedAt": 1795667439740,
+                     *         "customerConfirmedAt": 1795667434740,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4318,7 +4373,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c24yw8jrnzbbjqhwhafn10qgaw42nqm0 */
+                /** @example payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4344,7 +4399,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c24yw8jrnzbbjqhwhafn10qgaw42nqm0",
+                     *         "id": "payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4352,19 +4407,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24yw8jrnzbbjqhwhafn10qgaw42nqm0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278",
                      *         "metadata": {},
-                     *         "expiresAt": 1796270793442,
-                     *         "createdAt": 1795665993442,
-                     *         "updatedAt": 1795665993442
+                     *         "expiresAt": 1796272239740,
+                     *         "createdAt": 1795667439740,
+                     *         "updatedAt": 1795667439740
                      *       }
                      *     }
                      */
@@ -4519,7 +4574,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c2aen8rwzwtd5b2b16japp7wtaehxeb0 */
+                /** @example payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4545,7 +4600,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c2aen8rwzwtd5b2b16japp7wtaehxeb0",
+                     *         "id": "payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -4553,19 +4608,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0004",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c2aen8rwzwtd5b2b16japp7wtaehxeb0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590",
                      *         "metadata": {},
-                     *         "expiresAt": 1796270838442,
-                     *         "createdAt": 1795666038442,
-                     *         "updatedAt": 1795673238442
+                     *         "expiresAt": 1796272284740,
+                     *         "createdAt": 1795667484740,
+                     *         "updatedAt": 1795674684740
                      *       }
                      *     }
                      */
@@ -4720,7 +4775,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4 */
+                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4799,7 +4854,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4807,22 +4862,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796270788442,
-                     *         "createdAt": 1795665988442,
-                     *         "updatedAt": 1795665988442,
-                     *         "customerConfirmedAt": 1795665988442,
+                     *         "expiresAt": 1796272234740,
+                     *         "createdAt": 1795667434740,
+                     *         "updatedAt": 1795667434740,
+                     *         "customerConfirmedAt": 1795667434740,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4982,7 +5037,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4 */
+                /** @example payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -5008,7 +5063,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
+                     *         "id": "payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -5016,19 +5071,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am",
                      *         "metadata": {},
-                     *         "expiresAt": 1796270793442,
-                     *         "createdAt": 1795665993442,
-                     *         "updatedAt": 1795665993442
+                     *         "expiresAt": 1796272239740,
+                     *         "createdAt": 1795667439740,
+                     *         "updatedAt": 1795667439740
                      *       }
                      *     }
                      */
@@ -5205,29 +5260,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
+                     *             "id": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795665998442,
+                     *             "createdAt": 1795667444740,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *               "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *                 "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *                 "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795665988442,
-                     *               "expiresAt": 1796270788442,
-                     *               "updatedAt": 1795665998442,
+                     *               "createdAt": 1795667434740,
+                     *               "expiresAt": 1796272234740,
+                     *               "updatedAt": 1795667444740,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -5239,42 +5294,50 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795665988442
+                     *               "customerConfirmedAt": 1795667434740
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1c24yw8y874h9tzgmd7v06e5g8gktqvy0",
+                     *             "id": "evt_06h1c7ngfgw07pk4fbz8shz9pnc1103fbcbg",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795665993442,
+                     *             "createdAt": 1795667439740,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
+                     *               "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *               "amount": 10000,
-                     *               "status": "CANCELED",
+                     *               "status": "PROCESSING",
                      *               "customer": {
-                     *                 "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *                 "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *                 "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *                 "livemode": false
                      *               },
-                     *               "metadata": {},
-                     *               "createdAt": 1795665993442,
-                     *               "expiresAt": 1796270793442,
-                     *               "updatedAt": 1795665993442,
-                     *               "sub-status": "CUSTOMER_DECLINED",
+                     *               "metadata": {
+                     *                 "invoice": "INV-1001"
+                     *               },
+                     *               "createdAt": 1795667434740,
+                     *               "expiresAt": 1796272234740,
+                     *               "updatedAt": 1795667439740,
+                     *               "sub-status": "SUBMITTED",
+                     *               "payoutMethod": {
+                     *                 "type": "BANK_TRANSFER",
+                     *                 "last4": "6789",
+                     *                 "routingNumber": "021000021"
+                     *               },
                      *               "releaseMethod": "MANUAL",
-                     *               "previousStatus": "CREATED",
+                     *               "previousStatus": "PENDING",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0003",
-                     *               "previousSubStatus": "AWAITING_CUSTOMER"
+                     *               "clientReferenceId": "payout-2026-0001",
+                     *               "previousSubStatus": "AWAITING_RELEASE",
+                     *               "customerConfirmedAt": 1795667434740
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NjU5OTM0NDIsImV2dF8wNmgxYzI0eXc4eTg3NGg5dHpnbWQ3djA2ZTVnOGdrdHF2eTAiXQ.AZ4-dG_LDUWVC7ZgVyGGPA"
+                     *         "nextCursor": "WzE3OTU2Njc0Mzk3NDAsImV2dF8wNmgxYzduZ2ZndzA3cGs0ZmJ6OHNoejlwbmMxMTAzZmJjYmciXQ.nU-UgWvVgfjTNOGTX3Wpjg"
                      *       }
                      *     }
                      */
@@ -5375,7 +5438,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8 */
+                /** @example evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr */
                 eventId: string;
             };
             cookie?: never;
@@ -5395,29 +5458,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
+                     *         "id": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795665998442,
+                     *         "createdAt": 1795667444740,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *           "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *             "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *             "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795665988442,
-                     *           "expiresAt": 1796270788442,
-                     *           "updatedAt": 1795665998442,
+                     *           "createdAt": 1795667434740,
+                     *           "expiresAt": 1796272234740,
+                     *           "updatedAt": 1795667444740,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5429,7 +5492,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795665988442
+                     *           "customerConfirmedAt": 1795667434740
                      *         }
                      *       }
                      *     }
@@ -5543,7 +5606,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8 */
+                /** @example evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr */
                 eventId: string;
             };
             cookie?: never;
@@ -5553,7 +5616,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4"
+                 *       "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw"
                  *     }
                  */
                 "application/json": {
@@ -5579,19 +5642,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4",
-                     *             "eventId": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
-                     *             "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *             "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
+                     *             "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795665998442,
+                     *             "nextAttemptAt": 1795667444740,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795665998442,
-                     *             "updatedAt": 1795665998442,
+                     *             "createdAt": 1795667444740,
+                     *             "updatedAt": 1795667444740,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5765,15 +5828,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *             "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795665998442,
-                     *             "updatedAt": 1795665998442,
+                     *             "createdAt": 1795667444740,
+                     *             "updatedAt": 1795667444740,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5916,16 +5979,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665998442,
-                     *         "updatedAt": 1795665998442,
-                     *         "secret": "whsec_ugMqxhxpahichXhAH1Rj/X60sQuQ9esR",
+                     *         "createdAt": 1795667444740,
+                     *         "updatedAt": 1795667444740,
+                     *         "secret": "whsec_XvKyAd6RSZKEOSjm4UzAyRZopJpHFWp7",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6062,7 +6125,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
+                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6082,15 +6145,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665998442,
-                     *         "updatedAt": 1795665998442,
+                     *         "createdAt": 1795667444740,
+                     *         "updatedAt": 1795667444740,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6204,7 +6267,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
+                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6242,15 +6305,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665998442,
-                     *         "updatedAt": 1795665998442,
+                     *         "createdAt": 1795667444740,
+                     *         "updatedAt": 1795667444740,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6400,7 +6463,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
+                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6420,7 +6483,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6538,7 +6601,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
+                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6572,18 +6635,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795665998442,
-                     *         "updatedAt": 1795665998442,
-                     *         "secret": "whsec_3ud/BwuRvaME6V2kJ8NVTKPVHVQpjMvx",
+                     *         "createdAt": 1795667444740,
+                     *         "updatedAt": 1795667444740,
+                     *         "secret": "whsec_JSFoKL8zmGKX37YqEYxx8zyaN/dUR6ID",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795669598442
+                     *         "previousSecretExpiresAt": 1795671044740
                      *       }
                      *     }
                      */
@@ -6738,7 +6801,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
+                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6775,9 +6838,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1c25jd8m1sj7xzqcf90chbe2jeben9140",
+                     *           "id": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795665998442,
+                     *           "createdAt": 1795667444740,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6802,19 +6865,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1c25jd8ck8sysrz362n54hefh9rpb3vd0",
-                     *           "eventId": "evt_test_06h1c25jd8m1sj7xzqcf90chbe2jeben9140",
-                     *           "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *           "id": "whd_06h1c7p40g0v5g8cenkswsxp3tar7az611rg",
+                     *           "eventId": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
+                     *           "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795665998442,
+                     *           "nextAttemptAt": 1795667444740,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795665998442,
-                     *           "updatedAt": 1795665998442,
+                     *           "createdAt": 1795667444740,
+                     *           "updatedAt": 1795667444740,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -6995,76 +7058,76 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4",
-                     *             "eventId": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
-                     *             "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *             "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
+                     *             "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795666325332,
-                     *             "lastAttemptAt": 1795666003442,
+                     *             "nextAttemptAt": 1795667735585,
+                     *             "lastAttemptAt": 1795667449740,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795665998442,
-                     *             "updatedAt": 1795666003442,
+                     *             "createdAt": 1795667444740,
+                     *             "updatedAt": 1795667449740,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795665998442,
+                     *                 "attemptedAt": 1795667444740,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 10,
+                     *                 "latencyMs": 12,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               },
                      *               {
                      *                 "number": 2,
-                     *                 "attemptedAt": 1795666003442,
+                     *                 "attemptedAt": 1795667449740,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 4,
+                     *                 "latencyMs": 7,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1c25jd8ck8sysrz362n54hefh9rpb3vd0",
-                     *             "eventId": "evt_test_06h1c25jd8m1sj7xzqcf90chbe2jeben9140",
-                     *             "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *             "id": "whd_06h1c7p40g0v5g8cenkswsxp3tar7az611rg",
+                     *             "eventId": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
+                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795666273950,
-                     *             "lastAttemptAt": 1795666003442,
+                     *             "nextAttemptAt": 1795667724144,
+                     *             "lastAttemptAt": 1795667449740,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795665998442,
-                     *             "updatedAt": 1795666003442,
+                     *             "createdAt": 1795667444740,
+                     *             "updatedAt": 1795667449740,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795665998442,
+                     *                 "attemptedAt": 1795667444740,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 9,
+                     *                 "latencyMs": 17,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               },
                      *               {
                      *                 "number": 2,
-                     *                 "attemptedAt": 1795666003442,
+                     *                 "attemptedAt": 1795667449740,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 3,
+                     *                 "latencyMs": 6,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -7170,7 +7233,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4 */
+                /** @example whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -7190,38 +7253,38 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4",
-                     *         "eventId": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
-                     *         "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
+                     *         "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *         "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
                      *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
                      *         "attemptCount": 2,
-                     *         "nextAttemptAt": 1795666325332,
-                     *         "lastAttemptAt": 1795666003442,
+                     *         "nextAttemptAt": 1795667735585,
+                     *         "lastAttemptAt": 1795667449740,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795665998442,
-                     *         "updatedAt": 1795666003442,
+                     *         "createdAt": 1795667444740,
+                     *         "updatedAt": 1795667449740,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795665998442,
+                     *             "attemptedAt": 1795667444740,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 10,
+                     *             "latencyMs": 12,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           },
                      *           {
                      *             "number": 2,
-                     *             "attemptedAt": 1795666003442,
+                     *             "attemptedAt": 1795667449740,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 4,
+                     *             "latencyMs": 7,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7368,26 +7431,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *             "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *               "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *             "expiresAt": 1795752403442,
-                     *             "createdAt": 1795666003442,
+                     *             "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *             "expiresAt": 1795753849740,
+                     *             "createdAt": 1795667449740,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795666003442,
-                     *             "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *             "paidAt": 1795667449740,
+                     *             "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7613,19 +7676,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *         "expiresAt": 1795752403442,
-                     *         "createdAt": 1795666003442,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "expiresAt": 1795753849740,
+                     *         "createdAt": 1795667449740,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7779,7 +7842,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4 */
+                /** @example page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4 */
                 pageId: string;
             };
             cookie?: never;
@@ -7799,26 +7862,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *         "expiresAt": 1795752403442,
-                     *         "createdAt": 1795666003442,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "expiresAt": 1795753849740,
+                     *         "createdAt": 1795667449740,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795666003442,
-                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *         "paidAt": 1795667449740,
+                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7954,7 +8017,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c265y8a80ndbwmp4apzedvfhd059x888 */
+                /** @example page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg */
                 pageId: string;
             };
             cookie?: never;
@@ -7980,23 +8043,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c265y8a80ndbwmp4apzedvfhd059x888",
+                     *         "id": "page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8a80ndbwmp4apzedvfhd059x888",
-                     *         "expiresAt": 1795752403442,
-                     *         "createdAt": 1795666003442,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg",
+                     *         "expiresAt": 1795753849740,
+                     *         "createdAt": 1795667449740,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795666003442
+                     *         "expiredAt": 1795667449740
                      *       }
                      *     }
                      */
@@ -8151,7 +8214,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4 */
+                /** @example page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4 */
                 pageId: string;
             };
             cookie?: never;
@@ -8194,26 +8257,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *         "expiresAt": 1795752403442,
-                     *         "createdAt": 1795666003442,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "expiresAt": 1795753849740,
+                     *         "createdAt": 1795667449740,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795666003442,
-                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *         "paidAt": 1795667449740,
+                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8426,14 +8489,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0",
-                     *             "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *             "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *             "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
+                     *             "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *             "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795666003442,
+                     *             "createdAt": 1795667449740,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8550,7 +8613,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                 *       "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8583,14 +8646,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0",
-                     *         "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *         "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
+                     *         "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795666003442,
+                     *         "createdAt": 1795667449740,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8740,7 +8803,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0 */
+                /** @example re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec */
                 refundId: string;
             };
             cookie?: never;
@@ -8760,14 +8823,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0",
-                     *         "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
-                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *         "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
+                     *         "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795666003442,
+                     *         "createdAt": 1795667449740,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8903,12 +8966,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *             "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 04:06:48",
-                     *             "transactionDate": "2026-11-26 04:06:43",
+                     *             "fraudIssueDate": "2026-11-26 04:30:54",
+                     *             "transactionDate": "2026-11-26 04:30:49",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -9020,7 +9083,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw */
+                /** @example pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4 */
                 id: string;
             };
             cookie?: never;
@@ -9041,12 +9104,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *           "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:06:48",
-                     *           "transactionDate": "2026-11-26 04:06:43",
+                     *           "fraudIssueDate": "2026-11-26 04:30:54",
+                     *           "transactionDate": "2026-11-26 04:30:49",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9175,7 +9238,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                 *       "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -9204,12 +9267,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
+                     *           "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:06:48",
-                     *           "transactionDate": "2026-11-26 04:06:43",
+                     *           "fraudIssueDate": "2026-11-26 04:30:54",
+                     *           "transactionDate": "2026-11-26 04:30:49",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9396,15 +9459,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g",
-                     *             "paymentPageId": "page_06h1c26sf89a8npw72bnzk6fzr8qnpnxvkw8",
-                     *             "paymentId": "pay_06h1c26sf8zek8xh2snzs8893vm773z61exc",
+                     *             "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
+                     *             "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
+                     *             "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796270818442,
-                     *             "createdAt": 1795666018442,
+                     *             "evidenceDueBy": 1796272264740,
+                     *             "createdAt": 1795667464740,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9521,7 +9584,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g */
+                /** @example dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw */
                 disputeId: string;
             };
             cookie?: never;
@@ -9541,15 +9604,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g",
-                     *         "paymentPageId": "page_06h1c26sf89a8npw72bnzk6fzr8qnpnxvkw8",
-                     *         "paymentId": "pay_06h1c26sf8zek8xh2snzs8893vm773z61exc",
+                     *         "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
+                     *         "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
+                     *         "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796270818442,
-                     *         "createdAt": 1795666018442,
+                     *         "evidenceDueBy": 1796272264740,
+                     *         "createdAt": 1795667464740,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9663,7 +9726,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g */
+                /** @example dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw */
                 disputeId: string;
             };
             cookie?: never;
@@ -9699,15 +9762,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g",
-                     *         "paymentPageId": "page_06h1c26sf89a8npw72bnzk6fzr8qnpnxvkw8",
-                     *         "paymentId": "pay_06h1c26sf8zek8xh2snzs8893vm773z61exc",
+                     *         "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
+                     *         "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
+                     *         "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796270818442,
-                     *         "createdAt": 1795666018442,
+                     *         "evidenceDueBy": 1796272264740,
+                     *         "createdAt": 1795667464740,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9887,33 +9950,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
+                     *             "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *             "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
+                     *             "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795666028442,
-                     *             "currentPeriodEnd": 1798258028442,
+                     *             "currentPeriodStart": 1795667474740,
+                     *             "currentPeriodEnd": 1798259474740,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795666028442,
-                     *             "updatedAt": 1795666028442,
+                     *             "createdAt": 1795667474740,
+                     *             "updatedAt": 1795667474740,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1c297k8vchqk3s5jfrhaw9yza2944km70",
+                     *               "id": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0",
-                     *               "periodStart": 1795666028442,
-                     *               "periodEnd": 1798258028442,
-                     *               "paidAt": 1795666028442,
-                     *               "createdAt": 1795666028442
+                     *               "paymentId": "pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w",
+                     *               "periodStart": 1795667474740,
+                     *               "periodEnd": 1798259474740,
+                     *               "paidAt": 1795667474740,
+                     *               "createdAt": 1795667474740
                      *             }
                      *           }
                      *         ],
@@ -10077,7 +10140,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4 */
+                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10097,33 +10160,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
+                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
+                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795666028442,
-                     *         "currentPeriodEnd": 1798258028442,
+                     *         "currentPeriodStart": 1795667474740,
+                     *         "currentPeriodEnd": 1798259474740,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795666028442,
-                     *         "updatedAt": 1795666028442,
+                     *         "createdAt": 1795667474740,
+                     *         "updatedAt": 1795667474740,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c297k8vchqk3s5jfrhaw9yza2944km70",
+                     *           "id": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0",
-                     *           "periodStart": 1795666028442,
-                     *           "periodEnd": 1798258028442,
-                     *           "paidAt": 1795666028442,
-                     *           "createdAt": 1795666028442
+                     *           "paymentId": "pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w",
+                     *           "periodStart": 1795667474740,
+                     *           "periodEnd": 1798259474740,
+                     *           "paidAt": 1795667474740,
+                     *           "createdAt": 1795667474740
                      *         }
                      *       }
                      *     }
@@ -10296,7 +10359,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4 */
+                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10322,34 +10385,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
+                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
+                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795666033442,
-                     *         "currentPeriodEnd": 1798258033442,
+                     *         "currentPeriodStart": 1795667479740,
+                     *         "currentPeriodEnd": 1798259479740,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795666028442,
-                     *         "updatedAt": 1795666038442,
-                     *         "canceledAt": 1795666038442,
+                     *         "createdAt": 1795667474740,
+                     *         "updatedAt": 1795667484740,
+                     *         "canceledAt": 1795667484740,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c29v48kkd4q0kbh3y10rzf697vqarfxg",
+                     *           "id": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c29v4893ey5737jyq13cx2dshcy6mqzw",
-                     *           "periodStart": 1795666033442,
-                     *           "periodEnd": 1798258033442,
-                     *           "paidAt": 1795666033442,
-                     *           "createdAt": 1795666033442
+                     *           "paymentId": "pay_06h1c7tcqgj6p70gnvnd8ddyhv4myxrr207c",
+                     *           "periodStart": 1795667479740,
+                     *           "periodEnd": 1798259479740,
+                     *           "paidAt": 1795667479740,
+                     *           "createdAt": 1795667479740
                      *         }
                      *       }
                      *     }
@@ -10564,7 +10627,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4 */
+                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10590,33 +10653,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
+                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
+                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795666033442,
-                     *         "currentPeriodEnd": 1798258033442,
+                     *         "currentPeriodStart": 1795667479740,
+                     *         "currentPeriodEnd": 1798259479740,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795666028442,
-                     *         "updatedAt": 1795666033442,
+                     *         "createdAt": 1795667474740,
+                     *         "updatedAt": 1795667479740,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c29v48kkd4q0kbh3y10rzf697vqarfxg",
+                     *           "id": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c29v4893ey5737jyq13cx2dshcy6mqzw",
-                     *           "periodStart": 1795666033442,
-                     *           "periodEnd": 1798258033442,
-                     *           "paidAt": 1795666033442,
-                     *           "createdAt": 1795666033442
+                     *           "paymentId": "pay_06h1c7tcqgj6p70gnvnd8ddyhv4myxrr207c",
+                     *           "periodStart": 1795667479740,
+                     *           "periodEnd": 1798259479740,
+                     *           "paidAt": 1795667479740,
+                     *           "createdAt": 1795667479740
                      *         }
                      *       }
                      *     }
@@ -10857,31 +10920,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1c297k8hvwjkcch3dtmmwqf2ahv977sy8",
-                     *           "createdAt": 1795666028442,
-                     *           "subscriptionId": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
+                     *           "id": "ent_06h1c7ss6gp7cxzgyqjxy3a6rc0z5btr4j24",
+                     *           "createdAt": 1795667474740,
+                     *           "subscriptionId": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
-                     *           "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
-                     *           "startPeriod": 1795666028442,
-                     *           "endPeriod": 1795666033442,
-                     *           "idempotencyKey": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4-1795666028442-1795666033442",
-                     *           "updatedAt": 1795666033442,
-                     *           "invoiceId": "inv_06h1c297k8vchqk3s5jfrhaw9yza2944km70"
+                     *           "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "startPeriod": 1795667474740,
+                     *           "endPeriod": 1795667479740,
+                     *           "idempotencyKey": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m-1795667474740-1795667479740",
+                     *           "updatedAt": 1795667479740,
+                     *           "invoiceId": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm"
                      *         },
                      *         {
-                     *           "id": "ent_06h1c29v4856b6gb851bv3pth5zjhd0qv3sw",
-                     *           "createdAt": 1795666033442,
-                     *           "subscriptionId": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
+                     *           "id": "ent_06h1c7tcqg28y201rhx1157ndvpnbf38n5f0",
+                     *           "createdAt": 1795667479740,
+                     *           "subscriptionId": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
-                     *           "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
-                     *           "startPeriod": 1795666033442,
-                     *           "endPeriod": 1798258033442,
-                     *           "idempotencyKey": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4-1795666033442-1798258033442",
-                     *           "invoiceId": "inv_06h1c29v48kkd4q0kbh3y10rzf697vqarfxg"
+                     *           "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "startPeriod": 1795667479740,
+                     *           "endPeriod": 1798259479740,
+                     *           "idempotencyKey": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m-1795667479740-1798259479740",
+                     *           "invoiceId": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -11017,18 +11080,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1c23qt8zh79fyqj8gaexfmr4yxsbwrpnr",
-                     *             "customerId": "cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8",
+                     *             "verificationId": "kyc_06h1c7m9dgvdgxmffc8vp437kk02z95e2zp8",
+                     *             "customerId": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1c23qt8zh79fyqj8gaexfmr4yxsbwrpnr_data",
+                     *             "providerCheckId": "check_kyc_06h1c7m9dgvdgxmffc8vp437kk02z95e2zp8_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795665983442
+                     *             "createdAt": 1795667429740
                      *           }
                      *         ]
                      *       }
@@ -11133,7 +11196,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8 */
+                /** @example cus_06h1c7m9dg014bhapframyaysnakcvaswnkg */
                 customerId: string;
             };
             cookie?: never;
@@ -11168,7 +11231,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8",
+                     *         "customerId": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11331,14 +11394,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795665983442
+                     *           "createdAt": 1795667429740
                      *         }
                      *       ]
                      *     }
@@ -11457,14 +11520,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1c23qt83w7acqvbxg7v90f3mvx4e2re3c_wTGnWsUEFJjg3fMeW4eC1T78-iyt8VybnJjM9QnPS8A",
+                     *         "apiKey": "sk_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc_9jKghdiJD7BCaEcxzcIJddfozSiQ_yLumORSZWKMnpw",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "4BrTrjqwfOgxHUAsuHSkiA_9"
+                     *           "password": "HnpOcHHdbdpKHwV52JjrJKsI"
                      *         }
                      *       }
                      *     }
@@ -11583,7 +11646,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11601,14 +11664,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795665983442
+                     *         "createdAt": 1795667429740
                      *       }
                      *     }
                      */
@@ -11706,7 +11769,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11730,14 +11793,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795665983442,
+                     *         "createdAt": 1795667429740,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11874,7 +11937,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11906,14 +11969,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795665983442
+                     *         "createdAt": 1795667429740
                      *       }
                      *     }
                      */
@@ -12040,7 +12103,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12059,18 +12122,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1c23qt835btngm22b44negg65k8mnsnem",
+                     *           "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
                      *           "name": "reporting",
-                     *           "last4": "t5bE",
-                     *           "createdAt": 1795665983442,
+                     *           "last4": "0HmE",
+                     *           "createdAt": 1795667429740,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1c23qt83w7acqvbxg7v90f3mvx4e2re3c",
+                     *           "id": "key_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc",
                      *           "name": "Default key",
-                     *           "last4": "PS8A",
-                     *           "createdAt": 1795665983442,
+                     *           "last4": "Mnpw",
+                     *           "createdAt": 1795667429740,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -12167,7 +12230,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12197,10 +12260,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c23qt835btngm22b44negg65k8mnsnem",
+                     *         "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1c23qt835btngm22b44negg65k8mnsnem_4jJ8z2R0GIMrIfSmUTnrc9Mhfb-Jhk_ECX7XE-Nt5bE",
-                     *         "createdAt": 1795665983442
+                     *         "apiKey": "sk_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw_XytQ87q1_PvqB4N6Xuuy17vN38Nu9AueZanbj_B0HmE",
+                     *         "createdAt": 1795667429740
                      *       }
                      *     }
                      */
@@ -12327,9 +12390,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
-                /** @example key_06h1c23qt835btngm22b44negg65k8mnsnem */
+                /** @example key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw */
                 keyId: string;
             };
             cookie?: never;
@@ -12353,7 +12416,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c23qt835btngm22b44negg65k8mnsnem",
+                     *         "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12474,7 +12537,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12493,10 +12556,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c23qt8kxw76pvktsr1ts78w2mvjx2t9w",
-                     *           "key": "sRKRclOl2NxvyG7Ap08YYjkKsF4_zE5snTstF9d1Epw",
+                     *           "id": "pii_06h1c7m9dgt7b4n4qv2gvpts99vt6perp0d4",
+                     *           "key": "juWPjH--y5k7-8TZ670rtxnznUrPeAVz-PwBauvBVsU",
                      *           "active": true,
-                     *           "createdAt": 1795665983442
+                     *           "createdAt": 1795667429740
                      *         }
                      *       ]
                      *     }
@@ -12589,7 +12652,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12614,16 +12677,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c23qt8kxw76pvktsr1ts78w2mvjx2t9w",
-                     *           "key": "sRKRclOl2NxvyG7Ap08YYjkKsF4_zE5snTstF9d1Epw",
+                     *           "id": "pii_06h1c7m9dgt7b4n4qv2gvpts99vt6perp0d4",
+                     *           "key": "juWPjH--y5k7-8TZ670rtxnznUrPeAVz-PwBauvBVsU",
                      *           "active": false,
-                     *           "createdAt": 1795665983442
+                     *           "createdAt": 1795667429740
                      *         },
                      *         {
-                     *           "id": "pii_06h1c23qt8t54f7rv9ryp8j08dasvqbna41c",
-                     *           "key": "n756GJG7qfxP7wEh0IWkKWvZr-bCuRBJBbJkgjFv7rQ",
+                     *           "id": "pii_06h1c7m9dggrjkfy00nh6x5fs2hyq6g6ydp8",
+                     *           "key": "8CpBkCeid9zZ0mP8UOtDBaNA8G4W7okDlJGhPfvODyE",
                      *           "active": true,
-                     *           "createdAt": 1795665983442
+                     *           "createdAt": 1795667429740
                      *         }
                      *       ]
                      *     }
@@ -12751,7 +12814,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c23qt812bphapgrqbv622qw9cb26qptg */
+                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
                 customerId: string;
             };
             cookie?: never;
@@ -12784,29 +12847,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795579583442,
-                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *         "signupAt": 1795581029740,
+                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795665983442,
-                     *         "updatedAt": 1795665983442,
+                     *         "createdAt": 1795667429740,
+                     *         "updatedAt": 1795667429740,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..CBH9z7MEm14CiO9e.KwMG.CyovxZRNrNXOQW00GNXYIw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..NpxDhmbCfXs9HhNn.9pDm0jn_TDw._a8c9Jxp81Y7ZAvQVBaGJw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..0wdAnnR_dm8ONIT7.hI_bBewRBRSdjw.pfMOXrLgIZN73SkZVAxqkA",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..xK_jFSpKhWYloL-A.qotKjNVvt_0Yphx3.CWvazMhMee1RrBdbWfvkuQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..BXzTMyX562MdQR0z.0dat.x4h1FyxLydKCHHdwE_BOVw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..9_6pqecD1J8BJLg-.PBwqTGltawQ.K9UKCCYGPrNvzFmU0ZO1vA",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..gQ9VehlD8YMDyX5-.ndgVA1YRL41HgQ.YMPK8z-yUFkQBgShqLjTMw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Bb276qGZZw0cyOri.U_enFyKUlPZWUpsc.m79x35O2pHGa-po2uM3uuQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..LrKkmOi7rebm_5a-.ODETomhGfkhWF8Y.1qf_SsOs-HTejqI-I4e0Nw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..JG0g_2NFhZRLYV8X.8nUsY8FSjipwMLpLjg.A17owYe7ATUMszaIsYvgwg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..CxsuX-197OK8u3D8.DG4.YaJ2auWnMMrqXLVRb7X9Mg",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..VXPRaosrCKXt3Qsw.GYUrjBI.GzGWAdge30VhFO6SaMLeeA",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..bOUbwpgMt0170_-U.Cg0.QCxzecIbfgXAf6aaKO-Frw"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..duO8Kvrwsg8_fJbs.este-yawZFSYtxg.VxoPqytiHsWmU4KJrqhivA",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..CUE7P9A1755r3HXk.BSLy1DGqmjMPP1KNJQ.GfepV0rA4VGe0ThgMoK96A",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Ja1GrP93Qno8kkCn.cCc.5gl4jGgWZ7VTt-oXmlVZUw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..nRvXifzD84KndMnu.WxGGZ9A.WtVWvI3QRCN8pCqLQ9w85A",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ZVtwWD9fchALZD5V.Jf0.YSGYgoZAXLcgCQimxTBCiQ"
                      *         }
                      *       }
                      *     }
@@ -12929,7 +12992,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13086,7 +13149,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
+                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13466,19 +13529,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1c297k8qj32zaremaqvb22ams2jng8mpc",
-                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *             "id": "eml_06h1c7ss6gbt9bd56kmxvas0gq885c0vtk5c",
+                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
                      *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:07 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:07 AM UTC\nPayment ID: pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:07 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:07 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:31 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:31 AM UTC\nPayment ID: pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:31 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:31 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
+                     *             "relatedId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795666028442,
+                     *             "createdAt": 1795667474740,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13595,14 +13658,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1c2aen8snwts2tbmdy0ar5mj9tnzy3edw",
+                     *           "id": "fim_06h1c7v08g5m81z1bqh394jg4w59za1e3gdm",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795666038442
+                     *           "createdAt": 1795667484740
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -14082,6 +14145,141 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuditEvents_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–100 (default 20).
+                 * @example 2
+                 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page (same filters and mode), or the id of the last audit event seen. */
+                startingAfter?: string;
+                /** @description Only this mode; omitted: both modes. */
+                livemode?: boolean;
+                /**
+                 * @description Only this merchant's events.
+                 * @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88
+                 */
+                merchantId?: string;
+                /** @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`). */
+                actorType?: "api_key" | "dashboard_user" | "operator";
+                /**
+                 * @description Only this action (an operationId).
+                 * @example payoutPages_release
+                 */
+                action?: string;
+                /** @description Only events at or after this time (epoch milliseconds). */
+                createdFrom?: number;
+                /** @description Only events at or before this time (epoch milliseconds); not before createdFrom. */
+                createdTo?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "auditEvents": [
+                     *           {
+                     *             "id": "aud_06h1c7ngfggwbqqs780v8j96mdp8hf56r78m",
+                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "livemode": false,
+                     *             "actorType": "api_key",
+                     *             "actorId": "key_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc",
+                     *             "action": "payoutPages_release",
+                     *             "target": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "address": "127.0.0.1",
+                     *             "outcome": "SUCCEEDED",
+                     *             "statusCode": 200,
+                     *             "errorCode": null,
+                     *             "requestId": "req_IdNIPTXczEh_ZAUp",
+                     *             "createdAt": 1795667439740
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            /** @description Newest first. */
+                            auditEvents: components["schemas"]["AuditEvent"][];
+                            hasMore: boolean;
+                            /** @description Pass as `startingAfter` for the next page; present when `hasMore`. */
+                            nextCursor?: string;
+                        };
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -17,6 +17,7 @@ export type Section =
   | 'events'
   | 'pii-key'
   | 'inbox'
+  | 'audit-log'
   | 'account';
 
 const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
@@ -33,6 +34,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   events: 'Events',
   'pii-key': 'PII key',
   inbox: 'Inbox',
+  'audit-log': 'Audit',
 };
 
 const developerSections: ReadonlySet<Section> = new Set(['api-keys', 'webhooks', 'events', 'pii-key']);
