@@ -10,6 +10,7 @@ import { dashboardPrefix } from './paths.ts';
  */
 export const dashboardAuditActions: Readonly<Record<string, string>> = {
   '/:mode/payout-pages/:payoutPageId/release': 'payoutPages_release',
+  '/:mode/payout-pages/:payoutPageId/reissue': 'payoutPages_reissue',
   '/:mode/payout-pages/:payoutPageId/cancel': 'payoutPages_cancel',
   '/:mode/customers/:customerId/kyc-review': 'customers_decideKycReview',
   '/:mode/customers/:customerId/erase': 'customers_erase',
