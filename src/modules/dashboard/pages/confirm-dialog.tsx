@@ -12,12 +12,19 @@ export interface Confirmation {
   text: Child;
   /** The button that does it: "Release 250.00 USDC". */
   confirmLabel: string;
+  /** The colour of the confirm button: red (the default) when something is lost or undone, the accent colour for an intended step such as a release. */
+  tone?: 'danger' | 'primary';
   /** The button that does nothing ("Cancel" unless said: "Keep the subscription" when the action is itself a cancel). */
   dismissLabel?: string;
 }
 
 /** The form field that says the user confirmed; an irreversible POST without it renders the confirmation page. */
 export const confirmedField = 'confirmed';
+
+/** The class of the confirm button (none: the accent colour). */
+export function confirmTone(confirmation: Confirmation): string | undefined {
+  return confirmation.tone === 'primary' ? undefined : 'danger';
+}
 
 /** An id for the elements of one action's dialog, from its address (unique on a page: one form per action). */
 export function confirmId(action: string): string {
@@ -41,7 +48,7 @@ export function ConfirmDialog(props: { id: string; confirmation: Confirmation })
         <button type="button" class="secondary" data-confirm-cancel="" autofocus>
           {confirmation.dismissLabel ?? 'Cancel'}
         </button>
-        <button type="submit" class="danger" name={confirmedField} value="1">
+        <button type="submit" class={confirmTone(confirmation)} name={confirmedField} value="1">
           {confirmation.confirmLabel}
         </button>
       </div>
@@ -56,6 +63,8 @@ dialog.confirm h2, .confirm-page h1 { margin-top: 0; font-size: 1.25rem; }
 dialog.confirm p, .confirm-page p { overflow-wrap: anywhere; }
 .confirm-buttons { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 0.5rem 0.75rem; margin-top: 1.25rem; }
 .confirm-buttons button, .confirm-buttons .button, form.inline .confirm-buttons button { width: auto; margin: 0; padding: 0.6rem 1.2rem; }
+/* On a phone: full-width buttons, the action on top (Cancel stays first for keyboards and readers). */
+@media (max-width: 30rem) { .confirm-buttons { flex-direction: column-reverse; } .confirm-buttons button, .confirm-buttons .button, form.inline .confirm-buttons button { width: 100%; } }
 `;
 
 /**
@@ -65,4 +74,4 @@ dialog.confirm p, .confirm-page p { overflow-wrap: anywhere; }
  * in the dialog through `data-value-of`. Where `<dialog>` is missing, the form posts and the server
  * answers the confirmation page.
  */
-export const confirmDialogScript = `(function(){var opener=null;document.addEventListener('submit',function(e){var form=e.target;var id=form.getAttribute&&form.getAttribute('data-confirm');if(!id){return;}var dialog=document.getElementById(id);if(!dialog||typeof dialog.showModal!=='function'){return;}if(e.submitter&&e.submitter.getAttribute('name')==='confirmed'){return;}e.preventDefault();dialog.querySelectorAll('[data-value-of]').forEach(function(out){var input=document.getElementById(out.getAttribute('data-value-of'));if(input){out.textContent=input.value.trim().replace(',','.');}});opener=e.submitter||document.activeElement;dialog.showModal();},true);document.addEventListener('click',function(e){var cancel=e.target&&e.target.closest&&e.target.closest('[data-confirm-cancel]');if(cancel){var dialog=cancel.closest('dialog');if(dialog){dialog.close();}}});document.querySelectorAll('dialog[data-confirm-dialog]').forEach(function(dialog){dialog.addEventListener('close',function(){if(opener&&opener.focus){opener.focus();}opener=null;});});})();`;
+export const confirmDialogScript = `(function(){var opener=null;document.addEventListener('submit',function(e){var form=e.target;var id=form.getAttribute&&form.getAttribute('data-confirm');if(!id){return;}var dialog=document.getElementById(id);if(!dialog||typeof dialog.showModal!=='function'){return;}if(e.submitter&&e.submitter.getAttribute('name')==='confirmed'){return;}e.preventDefault();dialog.querySelectorAll('[data-value-of]').forEach(function(out){var input=document.getElementById(out.getAttribute('data-value-of'));if(input){var v=input.value.trim().replace(',','.');var m=/^(\\d+)(?:\\.(\\d{1,2}))?$/.exec(v);out.textContent=m?m[1]+'.'+((m[2]||'')+'00').slice(0,2):v;}});opener=e.submitter||document.activeElement;dialog.showModal();},true);document.addEventListener('click',function(e){var cancel=e.target&&e.target.closest&&e.target.closest('[data-confirm-cancel]');if(cancel){var dialog=cancel.closest('dialog');if(dialog){dialog.close();}}});document.querySelectorAll('dialog[data-confirm-dialog]').forEach(function(dialog){dialog.addEventListener('close',function(){if(opener&&opener.focus){opener.focus();}opener=null;});});})();`;

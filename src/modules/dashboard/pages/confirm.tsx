@@ -1,5 +1,5 @@
 import { CsrfField } from './components.tsx';
-import { confirmedField, type Confirmation } from './confirm-dialog.tsx';
+import { confirmedField, confirmTone, type Confirmation } from './confirm-dialog.tsx';
 import { DashboardPage, type Frame, type Section } from './layout.tsx';
 
 /**
@@ -26,7 +26,7 @@ export function ConfirmationPage(props: { frame: Frame; section: Section | null;
           <a class="button secondary" href={props.back}>
             {confirmation.dismissLabel ?? 'Cancel'}
           </a>
-          <button type="submit" class="danger">
+          <button type="submit" class={confirmTone(confirmation)}>
             {confirmation.confirmLabel}
           </button>
         </div>

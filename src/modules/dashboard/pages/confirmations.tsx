@@ -34,6 +34,7 @@ export function releasePayoutConfirmation(page: PayoutPageResponse): Confirmatio
     title: 'Release this payout?',
     text: `${amount} will be paid to ${payee(page)}${payoutMethod(page)}. Once released, the payout cannot be stopped or undone.`,
     confirmLabel: `Release ${amount}`,
+    tone: 'primary',
   };
 }
 
