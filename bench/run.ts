@@ -20,6 +20,7 @@ const benches = [
   'refunds.ts',
   'jobs.ts',
   'webhooks-tenants.ts',
+  'webhooks-attack.ts',
 ];
 
 function readSeconds(name: string, fallback: number, min: number, max: number): number {

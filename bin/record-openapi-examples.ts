@@ -182,6 +182,18 @@ try {
   const csv = `transaction_id,card_bin,card_last4,transaction_date,transaction_amount,transaction_currency,fraud_type,fraud_reported_date,fraud_amount,fraud_currency\n,424242,4242,${day},25.00,USD,6,${day},,\n`;
   await call('POST', '/admin/v1/fraud_imports', { admin: true, body: { network: 'visa', csv, livemode: false } });
 
+  // Last (it moves the clock): a page locked by 10 wrong codes on the hosted page (through the page's own code), then reissued.
+  const locked = await call('POST', `/v1/payout_pages?${sandbox}`, { apiKey, body: { amount: 10_000, fundingCurrency: 'USDC', clientReferenceId: 'payout-2026-0004', releaseMethod: 'MANUAL', customer: { referenceId: 'user-42', email: 'ada@example.com' } } });
+  const { access } = context.platform.services.payoutPages;
+  for (let guess = 0; guess < 10; guess += 1) {
+    if (guess % 5 === 0) {
+      context.clock.advance(60 * 60_000);
+      await access.sendCode(String(locked.id));
+    }
+    await access.verify(String(locked.id), 'wrong!');
+  }
+  await call('POST', `/v1/payout_pages/${String(locked.id)}/reissue?${sandbox}`, { apiKey });
+
   const missing = operations.map((operation) => (operation.operation as { operationId?: string }).operationId ?? '').filter((id) => !recorded[id]);
   if (missing.length > 0) {
     throw new Error(`no example recorded for ${missing.join(', ')}`);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { PGlite } from '@electric-sql/pglite';
 import { loadConfig, ConfigError, type Config } from './config/index.ts';
 import { createLogger } from './logger.ts';
 import { loadKeyRing } from './crypto/keyring.ts';
@@ -85,6 +86,12 @@ export async function main(options: { env?: Record<string, string | undefined>; 
     await scheduleMaintenance(platform);
     await platform.worker.start();
   }
+  // The embedded database is this process's alone: `paysail backup create` asks it for a consistent
+  // snapshot through a Unix socket in DATA_DIR (decision 0024).
+  const backupSocket =
+    database.kind === 'pglite'
+      ? await (await import('./backup/control.ts')).serveBackupSocket({ dataDir: config.dataDir, client: (database as Database & { client: PGlite }).client, logger })
+      : null;
   const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
 
   let stopping = false;
@@ -98,6 +105,7 @@ export async function main(options: { env?: Record<string, string | undefined>; 
     force.unref();
     try {
       await app?.close();
+      await backupSocket?.close();
       await platform.close();
       await database.close();
     } finally {

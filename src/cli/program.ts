@@ -3,6 +3,7 @@ import path from 'node:path';
 import { packageRoot } from '../package-root.ts';
 import { parseArgs } from './args.ts';
 import type { Command } from './command.ts';
+import { backupCommands } from './backup.ts';
 import { balanceCommands } from './balance.ts';
 import { cryptoCommands } from './crypto.ts';
 import { customerCommands } from './customers.ts';
@@ -29,6 +30,7 @@ export const commands: readonly Command[] = [
   ...providerCommands,
   ...payoutCommands,
   ...retentionCommands,
+  ...backupCommands,
 ];
 
 const exitCodeHelp = ['Exit codes:', '  0  success', '  1  the command failed (message on stderr)', '  2  usage error: unknown command or option, missing or bad argument'];

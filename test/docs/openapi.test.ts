@@ -293,6 +293,18 @@ describe('the webhooks section', () => {
     const leaving = await context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: { referenceId: 'openapi-erased', signupAt: context.clock.now().getTime() } });
     const erased = await context.request({ method: 'POST', url: `/v1/customers/${json<{ data: { id: string } }>(leaving).data.id}/erase?livemode=false`, apiKey: merchant.apiKey });
     assert.equal(erased.statusCode, 200, erased.body);
+    // A payout page locked by 10 wrong codes on the hosted page (its own code), then reissued.
+    const locked = await createPayoutPage(context, merchant);
+    const { access } = context.platform.services.payoutPages;
+    for (let guess = 0; guess < 10; guess += 1) {
+      if (guess % 5 === 0) {
+        context.clock.advance(60 * 60_000);
+        assert.equal(await access.sendCode(locked.id), 'sent');
+      }
+      await access.verify(locked.id, 'wrong!');
+    }
+    const reissued = await context.request({ method: 'POST', url: `/v1/payout_pages/${locked.id}/reissue?livemode=false`, apiKey: merchant.apiKey });
+    assert.equal(reissued.statusCode, 200, reissued.body);
     await context.drainJobs();
 
     const listed = await context.request({ method: 'GET', url: '/v1/events?livemode=false&limit=100', apiKey: merchant.apiKey });

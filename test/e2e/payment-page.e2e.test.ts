@@ -92,6 +92,48 @@ describe('hosted payment page in a real browser (chromium)', { skip: onEmbeddedR
     await page.context().close();
   });
 
+  test('checks while typing: the number grouped with its scheme, Luhn, month and CVC checked on leaving each field, a submit with problems never leaves the page', async () => {
+    const created = await createPage(context, merchant, { amount: 2000, currency: 'USD' });
+    const page = await open(created.id, { width: 1440 });
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') {
+        posts.push(request.url());
+      }
+    });
+    const number = page.getByLabel('Card number');
+    await number.pressSequentially('378282246310005');
+    assert.equal(await number.inputValue(), '3782 822463 10005', 'American Express groups 4-6-5');
+    assert.equal(await page.locator('#cardNumber-scheme').innerText(), 'American Express');
+    await number.fill('');
+    await number.pressSequentially('4242424242424241');
+    assert.equal(await number.inputValue(), '4242 4242 4242 4241', 'others group by four');
+    await page.getByLabel('Expiry date (MM / YY)').pressSequentially('1330');
+    assert.equal(await page.getByLabel('Expiry date (MM / YY)').inputValue(), '13 / 30', 'the " / " is typed for the customer');
+    await page.getByLabel('Security code (CVC)').pressSequentially('1');
+    await page.getByLabel('Name on card').focus();
+    assert.equal(await page.locator('#cardNumber-error').innerText(), 'This card number is not valid. Check it and try again.');
+    assert.equal(await page.locator('#expiry-error').innerText(), 'That is not a valid month: enter a month from 01 to 12.');
+    assert.equal(await page.locator('#cvc-error').innerText(), 'Enter the 3-digit security code (4 digits on the front for American Express).');
+    assert.equal(await number.getAttribute('aria-invalid'), 'true');
+    assert.match((await number.getAttribute('aria-describedby')) ?? '', /cardNumber-error/);
+    await page.getByRole('button', { name: 'Pay $20.00' }).click();
+    assert.equal(await page.locator('#cardholderName-error').innerText(), 'Enter the name on the card.', 'the empty name is caught at submit');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id), 'cardNumber', 'the first problem gets the focus');
+    assert.deepEqual(posts, [], 'no round trip while anything is wrong');
+    await page.screenshot({ path: path.join(artifacts, 'payment-page-typing-errors.png'), fullPage: true });
+
+    await number.fill('4242 4242 4242 4242');
+    await page.getByLabel('Expiry date (MM / YY)').fill(`12 / ${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`);
+    await page.getByLabel('Security code (CVC)').fill('123');
+    await page.getByLabel('Name on card').fill('Ada Lovelace');
+    await page.getByLabel('Card number').focus();
+    assert.equal(await page.locator('#expiry-error').count(), 0, 'a fixed field loses its error');
+    await Promise.all([page.waitForSelector('#done'), page.getByRole('button', { name: 'Pay $20.00' }).click()]);
+    assert.equal((await read(created.id)).status, 'PAID');
+    await page.context().close();
+  });
+
   test('declined with 4000000000000002: the customer sees the message and can pay with another card (without JavaScript)', async () => {
     const created = await createPage(context, merchant, { amount: 1500, currency: 'GBP' });
     const page = await open(created.id, { javaScript: false });

@@ -165,11 +165,14 @@ describe('hosted checkout /payment-page/<id> (server-rendered, no JavaScript nee
     const token = csrfToken((await client.get(`/payment-page/${page.id}`)).body);
     const base = { _csrf: token, cardNumber: testCards.visaCredit, expiry: expiry(), cvc: '123', cardholderName: 'Ada' };
     const cases: Array<[Record<string, string>, string, string]> = [
-      [{ cardNumber: '4242424242424241' }, 'cardNumber', 'Enter a valid card number.'],
-      [{ expiry: '13/30' }, 'expiry', 'Enter the expiry date as MM / YY'],
-      [{ expiry: '01/20' }, 'expiry', 'Enter the expiry date as MM / YY'],
-      [{ cvc: '12' }, 'cvc', 'Enter the 3- or 4-digit security code.'],
-      [{ cardholderName: '' }, 'cardholderName', 'Enter the name as it appears on the card.'],
+      [{ cardNumber: '4242424242424241' }, 'cardNumber', 'This card number is not valid. Check it and try again.'],
+      [{ cardNumber: '' }, 'cardNumber', 'Enter your card number.'],
+      [{ expiry: '13/30' }, 'expiry', 'That is not a valid month: enter a month from 01 to 12.'],
+      [{ expiry: '01/20' }, 'expiry', 'This card has expired. Check the date, or use another card.'],
+      [{ expiry: 'soon' }, 'expiry', 'Enter the expiry date as MM / YY, for example 04 / 28.'],
+      [{ cvc: '12' }, 'cvc', 'Enter the 3-digit security code (4 digits on the front for American Express).'],
+      [{ cardholderName: '' }, 'cardholderName', 'Enter the name on the card.'],
+      [{ cardholderName: 'Ada 4242424242424242' }, 'cardholderName', 'Enter the name as it appears on the card.'],
     ];
     for (const [override, field, message] of cases) {
       const response = await client.post(`/payment-page/${page.id}`, { ...base, ...override });
@@ -179,6 +182,28 @@ describe('hosted checkout /payment-page/<id> (server-rendered, no JavaScript nee
       assert.ok(response.body.includes(`id="${field}-error"`));
       assert.ok(!response.body.includes('4242424242424241'));
     }
+    assert.equal((await read(page.id)).status, 'CREATED');
+  });
+
+  test('every error at once: month 13, a short CVC and no name are all listed in the summary, in form order, and each beside its field', async () => {
+    const page = await createPage(context, merchant);
+    const client = new FormClient(context);
+    const token = csrfToken((await client.get(`/payment-page/${page.id}`)).body);
+    const response = await client.post(`/payment-page/${page.id}`, { _csrf: token, cardNumber: testCards.visaCredit, expiry: '13/30', cvc: '1', cardholderName: '' });
+    assert.equal(response.statusCode, 400);
+    const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(response.body)?.[0] ?? '';
+    const listed = [...summary.matchAll(/<a href="#(\w+)">([^<]+)<\/a>/g)].map((match) => [match[1], match[2]]);
+    assert.deepEqual(listed, [
+      ['expiry', 'That is not a valid month: enter a month from 01 to 12.'],
+      ['cvc', 'Enter the 3-digit security code (4 digits on the front for American Express).'],
+      ['cardholderName', 'Enter the name on the card.'],
+    ]);
+    for (const field of ['expiry', 'cvc', 'cardholderName']) {
+      assert.match(response.body, new RegExp(`id="${field}"[^>]*aria-invalid="true"`));
+      assert.ok(response.body.includes(`id="${field}-error"`), field);
+    }
+    assert.doesNotMatch(response.body, /id="cardNumber"[^>]*aria-invalid="true"/, 'the valid card number is not marked');
+    assert.ok(!response.body.includes(testCards.visaCredit), 'the card number is never echoed');
     assert.equal((await read(page.id)).status, 'CREATED');
   });
 

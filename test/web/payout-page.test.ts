@@ -193,6 +193,18 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.ok(visibleText(bad.body).includes('Routing number: Must be a valid 9-digit ABA routing number'));
     assert.ok(bad.body.includes('aria-invalid="true"'));
     assert.ok(bad.body.includes('value="Ada Lovelace"'), 'entered values are kept');
+    // Every problem at once: a bad routing number and a bad account number are both listed and marked.
+    const both = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000022', accountNumber: '12', accountType: 'CHECKING' });
+    assert.equal(both.statusCode, 400);
+    const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(both.body)?.[0] ?? '';
+    assert.deepEqual(
+      [...summary.matchAll(/<a href="#(\w+)">/g)].map((match) => match[1]),
+      ['routingNumber', 'accountNumber'],
+      'both problems, in form order',
+    );
+    assert.match(both.body, /id="routingNumber"[^>]*aria-invalid="true"/);
+    assert.match(both.body, /id="accountNumber"[^>]*aria-invalid="true"/);
+    assert.ok(visibleText(both.body).includes('Account number: Must be 4 to 17 digits'));
 
     const review = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountType: 'SAVINGS' });
     assert.equal(review.statusCode, 200, review.body);
@@ -212,6 +224,17 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.equal(invalid.statusCode, 400);
     assert.ok(visibleText(invalid.body).includes('Phone number: Must be a valid phone number'), visibleText(invalid.body).slice(0, 600));
     assert.ok(invalid.body.includes('value="1 Market St"'));
+    // Every problem at once: a birth date in the future, a short phone number and four empty required fields.
+    const many = await client.post(`/payout-page/${page.id}/kyc`, { dateOfBirth: '2999-01-01', phoneNumber: '12' });
+    assert.equal(many.statusCode, 400);
+    const manySummary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(many.body)?.[0] ?? '';
+    assert.deepEqual(
+      [...manySummary.matchAll(/<a href="#([^"]+)">/g)].map((match) => match[1]),
+      ['lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.state', 'address.postalCode'],
+      visibleText(manySummary),
+    );
+    assert.ok(visibleText(manySummary).includes('Must be in the past'), visibleText(manySummary));
+    assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'KYC_REQUIRED', 'nothing submitted');
     const submitted = await client.post(`/payout-page/${page.id}/kyc`, { lastName: 'Lovelace', dateOfBirth: '1990-12-10', phoneNumber: '(415) 555-0123', 'address.line1': '1 Market St', 'address.state': 'CA', 'address.postalCode': '94105' });
     assert.equal(submitted.statusCode, 303);
     assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'KYC_IN_REVIEW');

@@ -113,6 +113,11 @@ export class PayoutPages extends Resource {
   cancel(payoutPageId: string, options?: RequestOptions) {
     return this.transport.call('POST /v1/payout_pages/{payoutPageId}/cancel', { pathParams: { payoutPageId } }, options);
   }
+
+  /** A page locked by too many wrong codes (`lockedAt`) → unlocked, with fresh codes e-mailed to the customer. */
+  reissue(payoutPageId: string, options?: RequestOptions) {
+    return this.transport.call('POST /v1/payout_pages/{payoutPageId}/reissue', { pathParams: { payoutPageId } }, options);
+  }
 }
 
 /** `/v1/payment_pages`. */

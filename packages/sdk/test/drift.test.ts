@@ -42,6 +42,7 @@ const callsByOperation: Record<OperationKey, (client: Paysail) => Promise<unknow
   'GET /v1/payout_pages/{payoutPageId}': (client) => client.payoutPages.retrieve('payout_page_1'),
   'POST /v1/payout_pages/{payoutPageId}/release': (client) => client.payoutPages.release('payout_page_1'),
   'POST /v1/payout_pages/{payoutPageId}/cancel': (client) => client.payoutPages.cancel('payout_page_1'),
+  'POST /v1/payout_pages/{payoutPageId}/reissue': (client) => client.payoutPages.reissue('payout_page_1'),
   'POST /v1/test_helpers/payout_pages/{payoutPageId}/confirm': (client) => client.testHelpers.payoutPages.confirm('payout_page_1', { payoutMethod: { type: 'CRYPTO_WALLET', network: 'SOLANA', address: 'x' } }),
   'POST /v1/test_helpers/payout_pages/{payoutPageId}/decline': (client) => client.testHelpers.payoutPages.decline('payout_page_1'),
   'GET /v1/events': (client) => client.events.list({ limit: 5 }),
@@ -185,6 +186,8 @@ const everyEventType: Record<WebhookEventType, true> = {
   DISPUTE_CREATED: true,
   DISPUTE_CLOSED: true,
   CUSTOMER_ERASED: true,
+  PAYOUT_PAGE_LOCKED: true,
+  PAYOUT_PAGE_REISSUED: true,
 };
 
 test('the webhook event types are the webhooks section of the document', () => {

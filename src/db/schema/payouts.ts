@@ -56,6 +56,13 @@ export const payoutPages = pgTable(
     /** On-chain payouts: the current attempt's transaction hash once the rail reports it (null for a new attempt). */
     transactionHash: text('transaction_hash'),
     submittedAt: timestamptz('submitted_at'),
+    /**
+     * Wrong verification codes entered on the hosted page over its whole life (every code, every
+     * hour), raised by a conditional UPDATE in the guess's transaction; reset by a reissue.
+     */
+    wrongCodes: integer('wrong_codes').notNull().default(0),
+    /** Set when `wrong_codes` reached the cap: no code is sent or accepted until the merchant reissues the page. */
+    lockedAt: timestamptz('locked_at'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },

@@ -32,6 +32,13 @@ export const webhookEndpoints = pgTable(
     /** First failed attempt since the last success; null while healthy. Drives the 3-day warning and 5-day disable. */
     failingSince: timestamptz('failing_since'),
     failureWarningSentAt: timestamptz('failure_warning_sent_at'),
+    /**
+     * The circuit breaker (decision 0027): attempts in a row that got no answer in time, and, once
+     * there were enough, until when no attempt is made (deliveries wait, then one probe goes).
+     * Shared by every worker, so all of them stop sending to a receiver that keeps timing out.
+     */
+    consecutiveTimeouts: integer('consecutive_timeouts').notNull().default(0),
+    circuitOpenUntil: timestamptz('circuit_open_until'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     deletedAt: timestamptz('deleted_at'),
@@ -67,9 +74,15 @@ export const webhookDeliveries = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     completedAt: timestamptz('completed_at'),
+    /**
+     * Set while a first attempt waits for its endpoint (circuit open, or too many slow attempts;
+     * decision 0027): no job of its own; the endpoint's `webhooks.unpark` job hands it back.
+     */
+    parkedAt: timestamptz('parked_at'),
   },
   (table) => [
     uniqueIndex('webhook_deliveries_event_endpoint_unique').on(table.eventId, table.endpointId),
+    index('webhook_deliveries_parked').on(table.endpointId, table.createdAt).where(sql`parked_at is not null`),
     index('webhook_deliveries_merchant_created').on(table.merchantId, table.livemode, table.createdAt, table.id),
     index('webhook_deliveries_endpoint_created').on(table.endpointId, table.createdAt, table.id),
     index('webhook_deliveries_pending').on(table.nextAttemptAt).where(sql`status = 'PENDING'`),

@@ -1,5 +1,5 @@
-import { wrongParameter } from '../../http/errors.ts';
-import { addressFields, normalizePhoneNumber, validateAddress, validateDateOfBirth, type Address } from './rules.ts';
+import { AppError, wrongParameter } from '../../http/errors.ts';
+import { addressFields, missingKycFields, normalizePhoneNumber, validateAddress, validateDateOfBirth, type Address } from './rules.ts';
 import type { CustomerCreateInput } from './schemas.ts';
 
 /** Where a customer's sealed record lives (the associated data of its ciphertext). */
@@ -53,4 +53,50 @@ export function normalizeIdentity(input: Partial<CustomerCreateInput>, now: Date
     Object.assign(fields, addressToFields(validateAddress(input.address)));
   }
   return fields;
+}
+
+/** Runs one check; a WRONG_PARAMETER it throws is collected instead. */
+function collectInto(problems: AppError[], check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
+      problems.push(error);
+      return;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Every problem of identity fields typed into a form, in form order (the hosted KYC form shows them
+ * all at once; `normalizeIdentity` answers the first): each field checked on its own by the same
+ * rules, then the fields KYC needs that neither the form nor `known` (what the customer record holds)
+ * gives.
+ */
+export function identityProblems(input: Partial<CustomerCreateInput>, known: Readonly<Record<string, string | undefined>>, now: Date, prefix = 'kyc.'): AppError[] {
+  const problems: AppError[] = [];
+  for (const name of ['firstName', 'middleName', 'lastName', 'dateOfBirth', 'phoneNumber'] as const) {
+    if (input[name] !== undefined) {
+      collectInto(problems, () => normalizeIdentity({ [name]: input[name] }, now, prefix));
+    }
+  }
+  const address = input.address ?? {};
+  const country = (address.country ?? known['address.country'])?.toUpperCase();
+  collectInto(problems, () => validateAddress({ ...(address.country === undefined ? {} : { country: address.country }) }));
+  collectInto(problems, () => validateAddress({ ...(country === undefined ? {} : { country }), ...(address.state === undefined ? {} : { state: address.state }) }));
+  collectInto(problems, () => validateAddress({ ...(country === undefined ? {} : { country }), ...(address.postalCode === undefined ? {} : { postalCode: address.postalCode }) }));
+  const typed: Record<string, string | undefined> = { ...known, ...addressToFields(address) };
+  for (const name of ['firstName', 'middleName', 'lastName', 'dateOfBirth', 'phoneNumber'] as const) {
+    if (input[name] !== undefined) {
+      typed[name] = input[name];
+    }
+  }
+  const named = new Set(problems.map((problem) => String(problem.extra.field ?? '').replace(prefix, '')));
+  for (const field of missingKycFields(typed)) {
+    if (!named.has(field)) {
+      problems.push(wrongParameter(`${prefix}${field}`, 'is required to verify the identity'));
+    }
+  }
+  return problems;
 }

@@ -38,6 +38,10 @@ export type KycData = Partial<Record<PersonField | `address.${AddressField}`, st
 
 const emailPattern = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
+export function isEmailAddress(value: string): boolean {
+  return emailPattern.test(value);
+}
+
 export function normalizeEmail(field: string, value: string): string {
   const trimmed = value.trim();
   if (trimmed.length > 254 || !emailPattern.test(trimmed)) {

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { createCoalescedWakeup, jobInsertStatement, notifyInsertedJobs } from '../../jobs/queue.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
@@ -10,13 +10,13 @@ import type { Clock } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { kycVerifyQueue, type KycService } from '../kyc/service.ts';
 import type { Merchant, MerchantsService, PiiKey } from '../merchants/service.ts';
-import { addressFields, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
+import { addressFields, isEmailAddress, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
 import type { CustomerCreateInput, CustomerOrErasedResponse, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
 import { createCustomerList } from './list.ts';
 import { addressToFields, fieldsToAddress, location, normalizeIdentity } from './identity.ts';
 
 export { normalizeIdentity };
-import { createCustomerReencryption, emailLookupOf } from './sealing.ts';
+import { createCustomerReencryption, emailLookupCandidates, emailLookupOf } from './sealing.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -334,6 +334,30 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
       const { email: _email, ...identity } = openRecord(keyRing, location(row), row.pii);
       return identity as KycData;
+    },
+
+    /**
+     * The keyed hashes an exact e-mail search matches, as `GET /v1/customers?email=` computes them
+     * (every key of the ring); none for something that is not an e-mail address.
+     */
+    emailLookupsFor(merchantId: string, email: string): string[] {
+      const trimmed = email.trim();
+      return trimmed.length <= 254 && isEmailAddress(trimmed) ? emailLookupCandidates(keyRing, merchantId, normalizeEmail('email', trimmed)) : [];
+    },
+
+    /** Names and e-mail addresses of some of a merchant's customers, decrypted for display on one dashboard list page only. */
+    async displayContacts(executor: Executor, merchantId: string, customerIds: readonly string[]): Promise<Map<string, { name: string | null; email: string | null }>> {
+      const contacts = new Map<string, { name: string | null; email: string | null }>();
+      if (customerIds.length === 0) {
+        return contacts;
+      }
+      const rows = await executor.select().from(customers).where(and(eq(customers.merchantId, merchantId), inArray(customers.id, [...customerIds])));
+      for (const row of rows) {
+        const plain = openRecord(keyRing, location(row), row.pii);
+        const name = [plain.firstName, plain.middleName, plain.lastName].filter((part) => part !== undefined && part !== '').join(' ');
+        contacts.set(row.id, { name: name === '' ? null : name, email: plain.email ?? null });
+      }
+      return contacts;
     },
 
     /** The customer's plaintext e-mail address and first name, for e-mails only. */

@@ -143,6 +143,7 @@ export const notices: Record<string, string> = {
   'kyc-approved': "The identity was approved. The customer's waiting payout pages move on.",
   'kyc-rejected': "The identity was rejected. The customer's waiting payout pages fail.",
   canceled: 'The payout page was canceled and its reservation released.',
+  reissued: 'The payout page was reissued: it is unlocked, earlier codes no longer work, and the customer was e-mailed the link again.',
   expired: 'The payment page was expired.',
   refunded: 'The refund was made. It shows PENDING until the card processor settles it; PAYMENT_REFUNDED (or REFUND_FAILED) follows.',
   'endpoint-created': 'The webhook endpoint was added.',
@@ -166,6 +167,7 @@ export const errorNotices: Record<string, string> = {
   'refund-form': 'This refund form is out of date. Reload the page and make the refund again.',
   IDEMPOTENCY_KEY_REUSED: 'This form was already used for something else. Reload the page and try again.',
   'erase-unconfirmed': 'Tick the confirmation box to erase the customer: erasing cannot be undone.',
+  'reissue-unconfirmed': 'Tick the confirmation box to reissue the page: do it only once you know the customer made the wrong guesses.',
   'erase-open-payout': 'This customer has a payout page that is not final yet (created, pending or processing). Cancel it or wait until it is paid, then erase.',
 };
 

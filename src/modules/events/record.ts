@@ -4,7 +4,7 @@ import { newId } from '../../crypto/ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 
 /** Every event type the platform emits. */
-export const eventTypes = ['PAYOUT_PAGE_UPDATED', 'PAYMENT_SUCCEEDED', 'PAYMENT_EXPIRED', 'FRAUD_REPORTED', 'ENTITLEMENT_CREATED', 'PAYMENT_REFUNDED', 'REFUND_FAILED', 'DISPUTE_CREATED', 'DISPUTE_CLOSED', 'CUSTOMER_ERASED'] as const;
+export const eventTypes = ['PAYOUT_PAGE_UPDATED', 'PAYMENT_SUCCEEDED', 'PAYMENT_EXPIRED', 'FRAUD_REPORTED', 'ENTITLEMENT_CREATED', 'PAYMENT_REFUNDED', 'REFUND_FAILED', 'DISPUTE_CREATED', 'DISPUTE_CLOSED', 'CUSTOMER_ERASED', 'PAYOUT_PAGE_LOCKED', 'PAYOUT_PAGE_REISSUED'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 /** The job that fans an event out to the merchant's webhook endpoints. */

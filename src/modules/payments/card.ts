@@ -12,32 +12,52 @@ export interface ValidatedCard {
   cardholderName: string;
 }
 
+/** One thing wrong with a typed card: the API field, what is wrong, and the API's message (never the value). */
+export interface CardProblem {
+  field: 'cardNumber' | 'expMonth' | 'expYear' | 'cvc' | 'cardholderName';
+  rule: 'invalid' | 'month' | 'year' | 'expired';
+  message: string;
+}
+
+function normalizeName(name: string): string {
+  return name.trim().replace(/\s+/g, ' ');
+}
+
 /**
- * Checks a card before anything is charged or stored. Messages name the field and the rule and
- * never echo what was typed.
+ * Every problem of a typed card, in form order (the hosted checkout shows them all at once; the API
+ * answers the first). Messages name the field and the rule and never echo what was typed.
  */
-export function validateCard(input: CardPaymentInput, now: Date): ValidatedCard {
-  const number = normalizeCardNumber(input.cardNumber);
-  if (!isLuhnValid(number)) {
-    throw wrongParameter('cardNumber', 'must be a valid card number (12-19 digits passing the Luhn check)');
+export function cardProblems(input: CardPaymentInput, now: Date): CardProblem[] {
+  const problems: CardProblem[] = [];
+  if (!isLuhnValid(normalizeCardNumber(input.cardNumber))) {
+    problems.push({ field: 'cardNumber', rule: 'invalid', message: 'must be a valid card number (12-19 digits passing the Luhn check)' });
   }
-  if (!Number.isInteger(input.expMonth) || input.expMonth < 1 || input.expMonth > 12) {
-    throw wrongParameter('expMonth', 'must be an integer between 1 and 12');
-  }
-  if (!Number.isInteger(input.expYear) || input.expYear < 2000 || input.expYear > now.getUTCFullYear() + 25) {
-    throw wrongParameter('expYear', `must be a four-digit year no later than ${now.getUTCFullYear() + 25}`);
-  }
-  if (isCardExpired(input.expMonth, input.expYear, now)) {
-    throw wrongParameter('expYear', 'and expMonth must not be in the past (the card has expired)');
+  const monthValid = Number.isInteger(input.expMonth) && input.expMonth >= 1 && input.expMonth <= 12;
+  const yearValid = Number.isInteger(input.expYear) && input.expYear >= 2000 && input.expYear <= now.getUTCFullYear() + 25;
+  if (!monthValid) {
+    problems.push({ field: 'expMonth', rule: 'month', message: 'must be an integer between 1 and 12' });
+  } else if (!yearValid) {
+    problems.push({ field: 'expYear', rule: 'year', message: `must be a four-digit year no later than ${now.getUTCFullYear() + 25}` });
+  } else if (isCardExpired(input.expMonth, input.expYear, now)) {
+    problems.push({ field: 'expYear', rule: 'expired', message: 'and expMonth must not be in the past (the card has expired)' });
   }
   if (!/^\d{3,4}$/.test(input.cvc)) {
-    throw wrongParameter('cvc', 'must be 3 or 4 digits');
+    problems.push({ field: 'cvc', rule: 'invalid', message: 'must be 3 or 4 digits' });
   }
-  const cardholderName = input.cardholderName.trim().replace(/\s+/g, ' ');
+  const cardholderName = normalizeName(input.cardholderName);
   if (cardholderName.length === 0 || cardholderName.length > 200 || /\d{6,}/.test(cardholderName)) {
-    throw wrongParameter('cardholderName', 'must be the name printed on the card (1-200 characters)');
+    problems.push({ field: 'cardholderName', rule: 'invalid', message: 'must be the name printed on the card (1-200 characters)' });
   }
-  return { number, expMonth: input.expMonth, expYear: input.expYear, cvc: input.cvc, cardholderName };
+  return problems;
+}
+
+/** Checks a card before anything is charged or stored: the first of `cardProblems` as 400 WRONG_PARAMETER. */
+export function validateCard(input: CardPaymentInput, now: Date): ValidatedCard {
+  const [problem] = cardProblems(input, now);
+  if (problem) {
+    throw wrongParameter(problem.field, problem.message);
+  }
+  return { number: normalizeCardNumber(input.cardNumber), expMonth: input.expMonth, expYear: input.expYear, cvc: input.cvc, cardholderName: normalizeName(input.cardholderName) };
 }
 
 /** How a card scheme is named to a customer (pages, receipts). */

@@ -3,7 +3,7 @@
  * Payment pages, subscriptions and fraud reports use payments through this file only.
  */
 export { createPaymentsService, type CheckoutContact, type PaymentSettledHook, type PaymentsService } from './service.ts';
-export { cardLabel, cardSchemeNames, payinDetailsOf, validateCard, type ValidatedCard } from './card.ts';
+export { cardLabel, cardProblems, cardSchemeNames, payinDetailsOf, validateCard, type CardProblem, type ValidatedCard } from './card.ts';
 export { paymentAttemptResolveQueue } from './jobs.ts';
 export { createPaymentCreditBackfill, paymentCreditBackfillQueue, type PaymentCreditBackfill, type PaymentCreditBackfillResult } from './backfill.ts';
 export type { CardTokenRow, FraudCandidate, FraudCriteria, PagePayment, PaymentRow } from './repository.ts';

@@ -1,13 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, gt, gte, isNull, lt, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { payoutPageAccessCodes, payoutPageSessions } from '../../db/schema/index.ts';
+import { payoutPageAccessCodes, payoutPageSessions, payoutPages } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { constantTimeEqual, hmacSha256, sha256Hex } from '../../crypto/hashing.ts';
 import { randomToken } from '../../crypto/ids.ts';
 import type { Clock } from '../../jobs/worker.ts';
 
-/** A code is good for 10 minutes and 5 guesses; at most 5 codes an hour, one per 30 s. */
+/**
+ * A code is good for 10 minutes and 5 guesses; at most 5 codes an hour, one per 30 s; and a page
+ * takes 10 wrong codes in its whole life (`maxWrongCodes`, lock.ts) before it locks.
+ */
 export const accessCodeTtlMs = 10 * 60_000;
 export const maxCodeAttempts = 5;
 export const maxCodesPerHour = 5;
@@ -15,8 +18,8 @@ export const resendIntervalMs = 30_000;
 /** A verified session lasts 30 minutes. */
 export const sessionTtlMs = 30 * 60_000;
 
-export type SendCodeOutcome = 'sent' | 'recently_sent' | 'too_many';
-export type VerifyOutcome = { outcome: 'verified'; sessionToken: string; expiresAt: Date } | { outcome: 'wrong'; attemptsLeft: number } | { outcome: 'no_code' };
+export type SendCodeOutcome = 'sent' | 'recently_sent' | 'too_many' | 'locked';
+export type VerifyOutcome = { outcome: 'verified'; sessionToken: string; expiresAt: Date } | { outcome: 'wrong'; attemptsLeft: number } | { outcome: 'no_code' } | { outcome: 'locked' };
 
 /**
  * Who may see the customer's stored data on a hosted page: whoever proves they read the customer's
@@ -29,8 +32,10 @@ export function createPayoutPageAccess(deps: {
   keyRing: KeyRing;
   /** E-mails the code inside the transaction that stores it. */
   emailCode: (tx: Executor, payoutPageId: string, code: string, now: Date) => Promise<void>;
+  /** Counts a wrong code against the page's lifetime cap, in the guess's transaction (lock.ts); true when the page is now locked. */
+  countWrongCode: (tx: Executor, payoutPageId: string, now: Date) => Promise<boolean>;
 }) {
-  const { database, clock, keyRing, emailCode } = deps;
+  const { database, clock, keyRing, emailCode, countWrongCode } = deps;
   const codeKey = keyRing.deriveKey('payout-page-access-code');
 
   function hashCode(payoutPageId: string, code: string): string {
@@ -47,6 +52,15 @@ export function createPayoutPageAccess(deps: {
     return row ?? null;
   }
 
+  /**
+   * Whether the page is locked, its row held FOR UPDATE until the caller's commit: every send and
+   * guess of one page runs one after the other, so none slips past the lock another one sets.
+   */
+  async function lockedForUpdate(tx: Executor, payoutPageId: string): Promise<boolean> {
+    const [row] = await tx.select({ lockedAt: payoutPages.lockedAt }).from(payoutPages).where(eq(payoutPages.id, payoutPageId)).for('update');
+    return !row || row.lockedAt !== null;
+  }
+
   function usable(row: { attempts: number; expiresAt: Date; consumedAt: Date | null }, now: Date): boolean {
     return row.consumedAt === null && row.attempts < maxCodeAttempts && row.expiresAt.getTime() > now.getTime();
   }
@@ -56,6 +70,9 @@ export function createPayoutPageAccess(deps: {
     async sendCode(payoutPageId: string): Promise<SendCodeOutcome> {
       const now = clock.now();
       return database.transaction(async (tx) => {
+        if (await lockedForUpdate(tx, payoutPageId)) {
+          return 'locked';
+        }
         const latest = await latestCode(tx, payoutPageId);
         if (latest && usable(latest, now) && now.getTime() - latest.createdAt.getTime() < resendIntervalMs) {
           return 'recently_sent';
@@ -88,6 +105,9 @@ export function createPayoutPageAccess(deps: {
     async verify(payoutPageId: string, code: string): Promise<VerifyOutcome> {
       const now = clock.now();
       return database.transaction(async (tx) => {
+        if (await lockedForUpdate(tx, payoutPageId)) {
+          return { outcome: 'locked' } as const;
+        }
         const latest = await latestCode(tx, payoutPageId);
         if (!latest || !usable(latest, now)) {
           return { outcome: 'no_code' } as const;
@@ -108,6 +128,9 @@ export function createPayoutPageAccess(deps: {
           return { outcome: 'no_code' } as const;
         }
         if (!/^\d{6}$/.test(code) || !constantTimeEqual(hashCode(payoutPageId, code), latest.codeHash)) {
+          if (await countWrongCode(tx, payoutPageId, now)) {
+            return { outcome: 'locked' } as const;
+          }
           return { outcome: 'wrong', attemptsLeft: maxCodeAttempts - counted.attempts } as const;
         }
         const consumed = await tx

@@ -1,10 +1,12 @@
 import type { Executor } from '../../db/client.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { missingKycFields, type KycData } from '../customers/rules.ts';
+import { identityProblems } from '../customers/identity.ts';
 import type { Merchant } from '../merchants/service.ts';
 import { InsufficientFundsError } from '../ledger/service.ts';
 import { createPayoutPageAccess } from './access.ts';
-import { maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
+import type { PayoutPageLock } from './lock.ts';
+import { destinationProblems, maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
 import { verificationCodeEmail } from './emails.ts';
 import { payoutPagesRepository as repository, type PayoutPageRow } from './repository.ts';
 import type { KycInput, PayoutPageResponse } from './schemas.ts';
@@ -20,7 +22,7 @@ export function isRetryable(page: Pick<PayoutPageRow, 'status' | 'subStatus'>): 
  * The customer's side: the hosted page (verification code, confirmation, KYC, decline) and the
  * sandbox test helpers that do the same through the same code; and the KYC decision's hook.
  */
-export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: PayoutTransitions) {
+export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: PayoutTransitions, lock: Pick<PayoutPageLock, 'countWrongCode'>) {
   const { database, clock, keyRing, customers } = deps;
   const { act, requirePage, requireScoped, sealDestination, emailContext, sendEmail, toResponse } = transitions;
 
@@ -116,6 +118,7 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       const context = await emailContext(tx, page);
       await sendEmail(tx, page, verificationCodeEmail({ merchantName: context.merchantName, firstName: context.firstName, code, minutes: 10 }), now);
     },
+    countWrongCode: lock.countWrongCode,
   });
   return {
     access,
@@ -129,15 +132,24 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       return { page, merchantName: await repository.merchantName(database.db, page.merchantId), supportedMethods: supported };
     },
 
-    /** Validates a destination without storing it (the hosted page's review step). */
-    validateDestination(input: PayoutMethodInput): PayoutDestination {
-      return validateDestination(input);
+    /** Validates a destination without storing it (the hosted page's review step): the destination, or every problem at once. */
+    checkDestination(input: PayoutMethodInput): ReturnType<typeof destinationProblems> {
+      return destinationProblems(input);
     },
 
     async confirm(payoutPageId: string, method: PayoutMethodInput): Promise<PayoutPageRow> {
       const destination = validateDestination(method);
       const now = clock.now();
       return database.transaction((tx) => confirmIn(tx, payoutPageId, destination, now, true));
+    },
+
+    /** Every problem of the hosted KYC form at once (with what the customer record already holds), before `submitKyc`. */
+    async kycProblems(payoutPageId: string, input: KycInput): Promise<AppError[]> {
+      const page = await requirePage(database.db, payoutPageId);
+      if (page.status !== 'PENDING' || page.subStatus !== 'KYC_REQUIRED') {
+        return []; // `submitKyc` answers the state
+      }
+      return identityProblems(input, await customers.readKycData(database.db, page.customerId), clock.now());
     },
 
     async submitKyc(payoutPageId: string, input: KycInput): Promise<PayoutPageRow> {

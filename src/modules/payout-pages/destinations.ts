@@ -1,4 +1,4 @@
-import { wrongParameter } from '../../http/errors.ts';
+import { AppError, wrongParameter } from '../../http/errors.ts';
 import type { PayoutMethodMask } from '../../db/schema/index.ts';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -107,51 +107,104 @@ function forbidden(input: PayoutMethodInput, fields: ReadonlyArray<keyof PayoutM
   }
 }
 
-/** Validates what the customer entered; errors name the field (`payoutMethod.routingNumber …`). */
-export function validateDestination(input: PayoutMethodInput, prefix = 'payoutMethod.'): PayoutDestination {
-  if (input.type === 'BANK_TRANSFER') {
-    forbidden(input, ['network', 'address'], prefix);
-    const accountHolderName = required(input, 'accountHolderName', prefix).replace(/\s+/g, ' ');
-    if (accountHolderName.length > 100 || /[\p{Cc}]/u.test(accountHolderName)) {
-      throw wrongParameter(`${prefix}accountHolderName`, 'must be at most 100 printable characters');
+/** Runs one field's check; a WRONG_PARAMETER it throws is collected instead, and the field has no value. */
+function checked<T>(problems: AppError[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
+      problems.push(error);
+      return undefined;
     }
-    const routingNumber = required(input, 'routingNumber', prefix).replace(/[\s-]/g, '');
-    if (!isValidRoutingNumber(routingNumber)) {
-      throw wrongParameter(`${prefix}routingNumber`, 'must be a valid 9-digit ABA routing number (its check digit does not match)');
-    }
-    const accountNumber = required(input, 'accountNumber', prefix).replace(/[\s-]/g, '');
-    if (!/^\d{4,17}$/.test(accountNumber)) {
-      throw wrongParameter(`${prefix}accountNumber`, 'must be 4 to 17 digits');
-    }
-    const accountType = required(input, 'accountType', prefix).toUpperCase();
-    if (!(bankAccountTypes as readonly string[]).includes(accountType)) {
-      throw wrongParameter(`${prefix}accountType`, `must be one of ${bankAccountTypes.join(', ')}`);
-    }
-    return { type: 'BANK_TRANSFER', accountHolderName, routingNumber, accountNumber, accountType: accountType as BankAccountType };
+    throw error;
   }
-  if (input.type === 'CRYPTO_WALLET') {
-    forbidden(input, ['accountHolderName', 'routingNumber', 'accountNumber', 'accountType'], prefix);
-    const network = required(input, 'network', prefix).toUpperCase();
-    if (!(cryptoNetworks as readonly string[]).includes(network)) {
-      throw wrongParameter(`${prefix}network`, `must be one of ${cryptoNetworks.join(', ')}`);
-    }
-    const address = required(input, 'address', prefix);
-    if (network === 'SOLANA') {
-      if (!isValidSolanaAddress(address)) {
-        throw wrongParameter(`${prefix}address`, 'must be a Solana address (base58 encoding of 32 bytes)');
-      }
-      return { type: 'CRYPTO_WALLET', network, address };
-    }
-    const normalized = normalizeEvmAddress(address);
-    if (!normalized) {
-      throw wrongParameter(`${prefix}address`, `must be a ${network} address: 0x and 40 hex digits, with a valid EIP-55 checksum when mixed case`);
-    }
-    return { type: 'CRYPTO_WALLET', network: network as CryptoNetwork, address: normalized };
-  }
-  throw wrongParameter(`${prefix}type`, `must be one of ${payoutMethodTypes.join(', ')}`);
 }
 
-/** `0x5aAe...eAed`: enough to recognise an address, not to reuse it. */
+function bankDestination(input: PayoutMethodInput, prefix: string, problems: AppError[]): PayoutDestination | null {
+  checked(problems, () => forbidden(input, ['network', 'address'], prefix));
+  const accountHolderName = checked(problems, () => {
+    const value = required(input, 'accountHolderName', prefix).replace(/\s+/g, ' ');
+    if (value.length > 100 || /[\p{Cc}]/u.test(value)) {
+      throw wrongParameter(`${prefix}accountHolderName`, 'must be at most 100 printable characters');
+    }
+    return value;
+  });
+  const routingNumber = checked(problems, () => {
+    const value = required(input, 'routingNumber', prefix).replace(/[\s-]/g, '');
+    if (!isValidRoutingNumber(value)) {
+      throw wrongParameter(`${prefix}routingNumber`, 'must be a valid 9-digit ABA routing number (its check digit does not match)');
+    }
+    return value;
+  });
+  const accountNumber = checked(problems, () => {
+    const value = required(input, 'accountNumber', prefix).replace(/[\s-]/g, '');
+    if (!/^\d{4,17}$/.test(value)) {
+      throw wrongParameter(`${prefix}accountNumber`, 'must be 4 to 17 digits');
+    }
+    return value;
+  });
+  const accountType = checked(problems, () => {
+    const value = required(input, 'accountType', prefix).toUpperCase();
+    if (!(bankAccountTypes as readonly string[]).includes(value)) {
+      throw wrongParameter(`${prefix}accountType`, `must be one of ${bankAccountTypes.join(', ')}`);
+    }
+    return value as BankAccountType;
+  });
+  return accountHolderName !== undefined && routingNumber !== undefined && accountNumber !== undefined && accountType !== undefined
+    ? { type: 'BANK_TRANSFER', accountHolderName, routingNumber, accountNumber, accountType }
+    : null;
+}
+
+function walletDestination(input: PayoutMethodInput, prefix: string, problems: AppError[]): PayoutDestination | null {
+  checked(problems, () => forbidden(input, ['accountHolderName', 'routingNumber', 'accountNumber', 'accountType'], prefix));
+  const network = checked(problems, () => {
+    const value = required(input, 'network', prefix).toUpperCase();
+    if (!(cryptoNetworks as readonly string[]).includes(value)) {
+      throw wrongParameter(`${prefix}network`, `must be one of ${cryptoNetworks.join(', ')}`);
+    }
+    return value as CryptoNetwork;
+  });
+  const address = checked(problems, () => required(input, 'address', prefix));
+  if (network === undefined || address === undefined) {
+    return null;
+  }
+  if (network === 'SOLANA') {
+    if (!isValidSolanaAddress(address)) {
+      problems.push(wrongParameter(`${prefix}address`, 'must be a Solana address (base58 encoding of 32 bytes)'));
+      return null;
+    }
+    return { type: 'CRYPTO_WALLET', network, address };
+  }
+  const normalized = normalizeEvmAddress(address);
+  if (!normalized) {
+    problems.push(wrongParameter(`${prefix}address`, `must be a ${network} address: 0x and 40 hex digits, with a valid EIP-55 checksum when mixed case`));
+    return null;
+  }
+  return { type: 'CRYPTO_WALLET', network, address: normalized };
+}
+
+/**
+ * Every problem of what the customer entered, in form order (the hosted page shows them all at once;
+ * the API answers the first); each names its field (`payoutMethod.routingNumber …`).
+ */
+export function destinationProblems(input: PayoutMethodInput, prefix = 'payoutMethod.'): { destination: PayoutDestination | null; problems: AppError[] } {
+  const problems: AppError[] = [];
+  if (input.type !== 'BANK_TRANSFER' && input.type !== 'CRYPTO_WALLET') {
+    return { destination: null, problems: [wrongParameter(`${prefix}type`, `must be one of ${payoutMethodTypes.join(', ')}`)] };
+  }
+  const destination = input.type === 'BANK_TRANSFER' ? bankDestination(input, prefix, problems) : walletDestination(input, prefix, problems);
+  return { destination: problems.length === 0 ? destination : null, problems };
+}
+
+/** Validates what the customer entered: the first of `destinationProblems` as 400 WRONG_PARAMETER. */
+export function validateDestination(input: PayoutMethodInput, prefix = 'payoutMethod.'): PayoutDestination {
+  const { destination, problems } = destinationProblems(input, prefix);
+  if (!destination) {
+    throw problems[0] ?? new Error('a payout method without a destination or a problem');
+  }
+  return destination;
+}
+
 export function maskAddress(address: string): string {
   const head = address.startsWith('0x') ? 6 : 4;
   return `${address.slice(0, head)}...${address.slice(-4)}`;

@@ -124,3 +124,21 @@ export function transitionEmail(kind: PayoutEmail, context: PayoutEmailContext):
       ]);
   }
 }
+
+/** To the customer, when too many wrong codes locked the page: nothing to enter any more, contact the merchant. */
+export function pageLockedEmail(context: PayoutEmailContext): EmailContent {
+  const amount = formatAmount(context.amount, context.currency);
+  return render('payout_page_locked', 'Your payout page was locked', context.firstName, [
+    `Too many wrong verification codes were entered on the page for the payout of ${amount} from ${context.merchantName}, so we locked it to protect your details.`,
+    `If that was not you, someone else may have your link; no details were shown to them. Please contact ${context.merchantName}: they can reissue the page, and you will get an e-mail when it is open again.`,
+  ]);
+}
+
+/** To the customer, when the merchant reissued a locked page. */
+export function pageReissuedEmail(context: PayoutEmailContext): EmailContent {
+  const amount = formatAmount(context.amount, context.currency);
+  return render('payout_page_reissued', `Your payout of ${amount} is open again`, context.firstName, [
+    `${context.merchantName} has reopened the payout page for ${amount}. Earlier codes no longer work: the page will e-mail you a new one.`,
+    { link: context.url, label: 'Open the payout page' },
+  ]);
+}

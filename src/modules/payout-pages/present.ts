@@ -72,6 +72,9 @@ export function createPayoutPresenter(deps: { keyRing: KeyRing; publicUrl: strin
     if (page.customerConfirmedAt) {
       response.customerConfirmedAt = page.customerConfirmedAt.getTime();
     }
+    if (page.lockedAt) {
+      response.lockedAt = page.lockedAt.getTime();
+    }
     if (page.payoutMethod?.type === 'BANK_TRANSFER') {
       const destination = destinationOf(page);
       response.payoutMethod = { type: 'BANK_TRANSFER', last4: page.payoutMethod.last4, routingNumber: destination?.type === 'BANK_TRANSFER' ? destination.routingNumber : '' };

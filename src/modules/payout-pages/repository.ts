@@ -123,6 +123,15 @@ export const payoutPagesRepository = {
     return row?.supportedPayoutMethods ?? null;
   },
 
+  /** The merchant's display name and account address (where notices to the merchant go). */
+  async merchantContact(executor: Executor, merchantId: string): Promise<{ name: string; email: string }> {
+    const [row] = await executor.select({ name: merchants.name, email: merchants.email }).from(merchants).where(eq(merchants.id, merchantId));
+    if (!row) {
+      throw new Error(`merchant ${merchantId} not found`);
+    }
+    return row;
+  },
+
   /** The merchant's display name, read inside the caller's transaction (e-mails, hosted page). */
   async merchantName(executor: Executor, merchantId: string): Promise<string> {
     const [row] = await executor.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));

@@ -123,6 +123,30 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
   );
 
   api.post(
+    '/payout_pages/:payoutPageId/reissue',
+    {
+      schema: {
+        tags,
+        operationId: 'payoutPages_reissue',
+        summary: 'Reissue a locked payout page',
+        description:
+          'A hosted page locks after 10 wrong verification codes in its life (`lockedAt` is set, PAYOUT_PAGE_LOCKED is sent and you and the customer get an e-mail): ' +
+          'no code is sent or accepted on it. Reissuing unlocks it, sets the wrong-code count back to 0, makes every earlier code and session useless, ' +
+          'emits PAYOUT_PAGE_REISSUED and e-mails the customer the link again; the payout, its state and its expiry do not change. ' +
+          'A page that is not locked, or where the customer has nothing left to do (CANCELED, EXPIRED, PROCESSED, FAILED/KYC_REJECTED), answers 409 INVALID_STATE.',
+        querystring: LivemodeQuery,
+        params: PayoutPageIdParams,
+        body: Type.Optional(EmptyBody),
+        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await payoutPages.reissuePayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
+    },
+  );
+
+  api.post(
     '/test_helpers/payout_pages/:payoutPageId/confirm',
     {
       schema: {

@@ -95,6 +95,12 @@ export const PayoutPage = Type.Object(
     successReturnUrl: Type.Optional(Type.String()),
     failureReturnUrl: Type.Optional(Type.String()),
     customerConfirmedAt: Type.Optional(Type.Integer()),
+    lockedAt: Type.Optional(
+      Type.Integer({
+        description:
+          'Epoch ms; present while the hosted page is locked after 10 wrong verification codes (no code is sent or accepted). POST /v1/payout_pages/{payoutPageId}/reissue opens it again.',
+      }),
+    ),
     payoutMethod: Type.Optional(PayoutMethodResponse),
     payoutDetails: Type.Optional(
       Type.Object(

@@ -1,6 +1,7 @@
 import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { createPayoutCustomerFlow } from './customer-flow.ts';
 import { createPayoutJobs } from './jobs.ts';
+import { createPayoutPageLock } from './lock.ts';
 import { createPayoutPageList } from './list.ts';
 import { reencryptPayoutPages } from './reencrypt.ts';
 import { createPayoutReconciliation } from './reconciliation.ts';
@@ -17,12 +18,14 @@ export { defaultPageLifetimeMs, maxPageLifetimeMs } from './use-cases.ts';
  */
 export function createPayoutPagesService(deps: PayoutPagesDeps) {
   const transitions = createPayoutTransitions(deps);
+  const lock = createPayoutPageLock(deps, transitions);
   return {
     toResponse: transitions.toResponse,
     railFor: transitions.railFor,
     ...createPayoutUseCases(deps, transitions),
     ...createPayoutPageList(deps, transitions),
-    ...createPayoutCustomerFlow(deps, transitions),
+    ...createPayoutCustomerFlow(deps, transitions, lock),
+    reissuePayoutPage: lock.reissuePayoutPage,
     ...createPayoutJobs(deps, transitions),
     ...createPayoutReconciliation(deps),
     ...createPayoutFunding(deps),

@@ -6,26 +6,28 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { BatchContext, BatchJob, Clock, JobDefinition } from '../../jobs/worker.ts';
-import { enqueueEmail } from '../email/enqueue.ts';
-import { renderEmail } from '../email/templates.ts';
 import { eventFanoutQueue } from '../events/record.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry.ts';
 import { subscribes } from './rules.ts';
+import { afterCircuit, attemptTimeoutMs, circuitState, DeliveryGate, spread, type FairnessLimits } from './fairness.ts';
+import { claimProbe, parkDelivery, parkNewDeliveries, updateCircuit, type DeferredDelivery } from './deferral.ts';
+import { createUnparkJob } from './unpark.ts';
+import { createEndpointHealth } from './health.ts';
 import { buildSignedRequest } from './signing.ts';
 
 export const deliverQueue = 'webhooks.deliver';
 
-/** An endpoint failing this long gets a warning e-mail … */
-export const failureWarningAfterMs = 3 * 24 * 60 * 60 * 1000;
-/** … and is disabled (with another e-mail) once it has failed this long without a success. */
-export const failureDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
+export { failureDisableAfterMs, failureWarningAfterMs } from './health.ts';
 
 /** Fan-out jobs in flight per worker (each one event's first attempts), and claimed per round trip. */
 export const fanoutConcurrency = 256;
 export const fanoutBatchSize = 64;
-/** Retries and redeliveries in flight per worker. */
-export const deliverConcurrency = 32;
+/**
+ * Retries, redeliveries and deferred first attempts in flight per worker: twice a merchant's cap
+ * (fairness.ts), so one merchant's slow receivers leave at least half of it to the others.
+ */
+export const deliverConcurrency = 128;
 /** A fan-out batch writes what has answered by then, and the rest when it has answered too. */
 export const fanoutFlushAfterMs = 250;
 /** Decrypted endpoint secrets kept per process. */
@@ -37,6 +39,8 @@ export interface DeliverPayload {
   generation: number;
   /** 1-based attempt within this generation; picks the retry step. */
   attempt: number;
+  /** The endpoint's half-open probe, claimed for this attempt by its unpark job (unpark.ts). */
+  probe?: boolean;
 }
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -75,6 +79,10 @@ export interface DeliveryJobsDeps {
   logger: Logger;
   client: WebhookHttpClient;
   publicUrl: string;
+  /** The configured attempt timeout (WEBHOOK_TIMEOUT_MS); endpoints that timed out get a shorter one. */
+  timeoutMs: number;
+  /** In-flight caps of this process (fairness.ts); default `defaultFairnessLimits`. */
+  fairness?: FairnessLimits;
   random?: () => number;
 }
 
@@ -96,84 +104,13 @@ export interface DeliveryJobsDeps {
  * updates the endpoint's health, and completes the job. Delivery is at least once; every copy
  * carries the same `webhook-id` (the event id).
  */
-export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinition<{ eventId: string }>; deliver: JobDefinition<DeliverPayload> } {
+export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinition<{ eventId: string }>; deliver: JobDefinition<DeliverPayload>; unpark: JobDefinition<{ endpointId: string }> } {
   const { database, clock, wallClock, keyRing, logger, client } = deps;
   const random = deps.random ?? Math.random;
-
-  async function notifyMerchant(tx: Executor, endpoint: EndpointRow, merchantEmail: string, now: Date, kind: 'failing' | 'disabled', detail: string): Promise<void> {
-    const mode = endpoint.livemode ? 'live' : 'sandbox';
-    const since = endpoint.failingSince ? endpoint.failingSince.toISOString() : now.toISOString();
-    const content =
-      kind === 'failing'
-        ? renderEmail({
-            subject: `Your ${mode} webhook endpoint is failing`,
-            paragraphs: [
-              `Deliveries to your ${mode} webhook endpoint ${endpoint.url} (${endpoint.id}) have failed since ${since}.`,
-              `Last answer: ${detail}.`,
-              `If no delivery succeeds by ${new Date((endpoint.failingSince ?? now).getTime() + failureDisableAfterMs).toISOString()}, the endpoint will be disabled. Failed deliveries are retried for about a day; you can redeliver any event later with POST /v1/events/:id/redeliver.`,
-            ],
-            action: { label: 'Open the dashboard', url: `${deps.publicUrl}/dashboard` },
-          })
-        : renderEmail({
-            subject: `Your ${mode} webhook endpoint was disabled`,
-            paragraphs: [
-              `We disabled your ${mode} webhook endpoint ${endpoint.url} (${endpoint.id}): ${detail}.`,
-              'No further events are sent to it. Once it works again, enable it with POST /v1/webhook_endpoints/:id {"status":"ENABLED"} (or in the dashboard) and redeliver the events you missed.',
-            ],
-            action: { label: 'Open the dashboard', url: `${deps.publicUrl}/dashboard` },
-          });
-    await enqueueEmail(tx, now, keyRing, {
-      merchantId: endpoint.merchantId,
-      livemode: endpoint.livemode,
-      to: merchantEmail,
-      template: kind === 'failing' ? 'webhook_endpoint_failing' : 'webhook_endpoint_disabled',
-      relatedId: endpoint.id,
-      ...content,
-    });
-  }
-
-  async function disableEndpoint(tx: Executor, endpoint: EndpointRow, merchantEmail: string, reason: 'GONE' | 'FAILING', now: Date): Promise<void> {
-    const disabled = await tx
-      .update(webhookEndpoints)
-      .set({ status: 'DISABLED', disabledReason: reason, disabledAt: now, updatedAt: now })
-      .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.status, 'ENABLED')))
-      .returning({ id: webhookEndpoints.id });
-    if (disabled.length === 1) {
-      logger.warn({ endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
-      await notifyMerchant(tx, endpoint, merchantEmail, now, 'disabled', reason === 'GONE' ? 'it answered 410 Gone' : 'every delivery failed for 5 days');
-    }
-  }
-
-  /** Success clears the failure streak; failures start it, warn after 3 days, disable after 5 (or at once on 410). */
-  async function updateEndpointHealth(tx: Executor, endpoint: EndpointRow, merchantEmail: string, result: AttemptResult, now: Date): Promise<void> {
-    if (result.ok) {
-      if (endpoint.failingSince) {
-        await tx.update(webhookEndpoints).set({ failingSince: null, failureWarningSentAt: null, updatedAt: now }).where(eq(webhookEndpoints.id, endpoint.id));
-      }
-      return;
-    }
-    if (result.statusCode === 410) {
-      await disableEndpoint(tx, endpoint, merchantEmail, 'GONE', now);
-      return;
-    }
-    if (!endpoint.failingSince) {
-      await tx.update(webhookEndpoints).set({ failingSince: now, updatedAt: now }).where(and(eq(webhookEndpoints.id, endpoint.id), isNull(webhookEndpoints.failingSince)));
-      return;
-    }
-    const failingFor = now.getTime() - endpoint.failingSince.getTime();
-    if (failingFor >= failureDisableAfterMs) {
-      await disableEndpoint(tx, endpoint, merchantEmail, 'FAILING', now);
-    } else if (failingFor >= failureWarningAfterMs && !endpoint.failureWarningSentAt) {
-      const claimed = await tx
-        .update(webhookEndpoints)
-        .set({ failureWarningSentAt: now })
-        .where(and(eq(webhookEndpoints.id, endpoint.id), isNull(webhookEndpoints.failureWarningSentAt), eq(webhookEndpoints.status, 'ENABLED')))
-        .returning({ id: webhookEndpoints.id });
-      if (claimed.length === 1) {
-        await notifyMerchant(tx, endpoint, merchantEmail, now, 'failing', result.error ?? `HTTP ${result.statusCode ?? '?'}`);
-      }
-    }
-  }
+  const gate = new DeliveryGate(deps.fairness);
+  /** When a deferred attempt is tried again: after the attempts in flight had time to answer. */
+  const retryGateAt = (now: Date) => spread(now, 2_000, Math.max(3_000, deps.timeoutMs), random);
+  const { updateEndpointHealth } = createEndpointHealth({ keyRing, logger, publicUrl: deps.publicUrl });
 
   /**
    * Decrypted signing secrets, by endpoint and ciphertext (a rotation changes the ciphertext, so a
@@ -209,7 +146,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       { id: event.id, type: event.type, createdAt: event.createdAt.getTime(), livemode: event.livemode, data: event.data as Record<string, unknown> },
       { bodySecret: previous ?? secret, headerSecrets: previous ? [secret, previous] : [secret], timestampSeconds: Math.floor(wallClock.now().getTime() / 1000) },
     );
-    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, livemode: event.livemode });
+    return client.send({ url: endpoint.url, headers: request.headers, body: request.body, livemode: event.livemode, timeoutMs: attemptTimeoutMs(endpoint, deps.timeoutMs) });
   }
 
   /** What an attempt's result means: the delivery's next status and, when failing, the next attempt. */
@@ -230,6 +167,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       });
     }
     await updateEndpointHealth(tx, target.endpoint, target.merchantEmail, result, plan.attemptedAt);
+    await updateCircuit(tx, target.endpoint, result, plan.attemptedAt);
   }
 
   /**
@@ -365,7 +303,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
     for (const { target, result, plan } of planned) {
       if (insertedIds.has(target.deliveryId)) {
         // A success to a healthy endpoint needs nothing more (followUp would find nothing to do).
-        if (!(result.ok && !target.endpoint.failingSince)) {
+        if (!(result.ok && !target.endpoint.failingSince && target.endpoint.consecutiveTimeouts === 0)) {
           await followUp(tx, target, result, plan, true);
         }
         continue;
@@ -378,6 +316,14 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
         await recordAttempt(tx, { ...target, deliveryId: existing.id }, result);
       }
     }
+  }
+
+  function deferredRow(target: AttemptTarget, wakeAt: Date | undefined): DeferredDelivery[] {
+    if (!wakeAt) {
+      return [];
+    }
+    const { event, endpoint } = target;
+    return [{ deliveryId: target.deliveryId, eventId: event.id, endpointId: endpoint.id, merchantId: event.merchantId, livemode: event.livemode, eventType: event.type, wakeAt }];
   }
 
   /**
@@ -430,19 +376,41 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
       );
     }
     // First attempts in parallel; the deliveries are written with them, and each job completes in
-    // the same transaction (a crash before then runs it all again: at least once).
+    // the same transaction (a crash before then runs it all again: at least once). An endpoint whose
+    // circuit is not closed, or that has too many slow attempts (fairness.ts), gets no attempt now:
+    // its delivery is deferred to the retry lane, so the job does not wait on it.
     const results = new Map<AttemptTarget, AttemptResult>();
-    const sent = Promise.all([...targetsByJob.values()].flat().map(async (target) => results.set(target, await send(target))));
-    const ready = (job: BatchJob<{ eventId: string }>) => (targetsByJob.get(job.id) ?? []).every((target) => results.has(target));
+    const deferred = new Map<AttemptTarget, Date>();
+    const attemptOrDefer = async (target: AttemptTarget): Promise<void> => {
+      const circuit = circuitState(target.endpoint, now);
+      if (circuit !== 'closed') {
+        deferred.set(target, afterCircuit(target.endpoint, now, random));
+        return;
+      }
+      const slot = await gate.acquire(target.endpoint.id, target.event.merchantId);
+      if (!slot) {
+        deferred.set(target, retryGateAt(clock.now()));
+        return;
+      }
+      try {
+        results.set(target, await send(target));
+      } finally {
+        slot.release();
+      }
+    };
+    const sent = Promise.all([...targetsByJob.values()].flat().map(attemptOrDefer));
+    const ready = (job: BatchJob<{ eventId: string }>) => (targetsByJob.get(job.id) ?? []).every((target) => results.has(target) || deferred.has(target));
     const flush = async (batch: BatchJob<{ eventId: string }>[]) =>
       context.transaction(batch, async (tx, held) => {
-        const attempts = held.flatMap((job) => (targetsByJob.get(job.id) ?? []).flatMap((target) => {
+        const targets = held.flatMap((job) => targetsByJob.get(job.id) ?? []);
+        const attempts = targets.flatMap((target) => {
           const result = results.get(target);
           return result ? [{ target, result }] : [];
-        }));
+        });
         if (attempts.length > 0) {
           await recordFirstAttempts(tx, attempts, now);
         }
+        await parkNewDeliveries(tx, targets.flatMap((target) => deferredRow(target, deferred.get(target))), now);
       });
     let timer: NodeJS.Timeout | undefined;
     const allSent = await Promise.race([sent.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), fanoutFlushAfterMs)))]);
@@ -504,11 +472,39 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
         });
         return;
       }
+      // Fairness (fairness.ts): an open circuit waits; a half-open one lets one worker probe; an
+      // endpoint or merchant with too many slow attempts waits without holding a slot. A first
+      // attempt waits parked (no job of its own); a retry keeps its job, rescheduled.
+      const now = clock.now();
+      const wait = async (wakeAt: Date) => {
+        if (payload.attempt !== 1) {
+          return { rescheduleAt: wakeAt };
+        }
+        await context.transaction((tx) => parkDelivery(tx, { id: delivery.id, generation: payload.generation, endpointId: endpoint.id }, wakeAt, now));
+        return undefined;
+      };
+      const circuit = payload.probe ? 'closed' : circuitState(endpoint, now);
+      if (circuit === 'open') {
+        return wait(afterCircuit(endpoint, now, random));
+      }
+      if (circuit === 'half-open' && !(await claimProbe(database.db, endpoint.id, now, attemptTimeoutMs(endpoint, deps.timeoutMs) + 5_000))) {
+        return wait(afterCircuit(endpoint, now, random));
+      }
+      const slot = await gate.acquire(endpoint.id, endpoint.merchantId);
+      if (!slot) {
+        return wait(retryGateAt(clock.now()));
+      }
       const target: AttemptTarget = { deliveryId: delivery.id, generation: payload.generation, attempt: payload.attempt, endpoint, event, merchantEmail };
-      const result = await send(target);
+      let result: AttemptResult;
+      try {
+        result = await send(target);
+      } finally {
+        slot.release();
+      }
       await context.transaction((tx) => recordAttempt(tx, target, result));
     },
   };
 
-  return { fanout, deliver };
+  const unpark = createUnparkJob({ database, clock, gate, random, retryGateAt, probeMs: (endpoint) => attemptTimeoutMs(endpoint, deps.timeoutMs) + 5_000, deliverQueue });
+  return { fanout, deliver, unpark };
 }

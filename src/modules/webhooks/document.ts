@@ -30,6 +30,14 @@ const dataSchemas: Record<EventType, TSchema> = {
     },
     { description: 'The payout page as `GET /v1/payout_pages/{payoutPageId}` answers it, without the customer’s e-mail, plus the state it left.' },
   ),
+  PAYOUT_PAGE_LOCKED: Type.Object(
+    { ...PayoutPage.properties, customer: customerReference },
+    { description: 'The payout page as `GET /v1/payout_pages/{payoutPageId}` answers it (with `lockedAt`), without the customer’s e-mail.' },
+  ),
+  PAYOUT_PAGE_REISSUED: Type.Object(
+    { ...PayoutPage.properties, customer: customerReference },
+    { description: 'The payout page as `GET /v1/payout_pages/{payoutPageId}` answers it (unlocked), without the customer’s e-mail.' },
+  ),
   PAYMENT_SUCCEEDED: objectOf({
     pageId: Type.String({ description: 'page_…' }),
     paymentId: Type.String({ description: 'pay_… (also the id of its fraud report, if one comes).' }),
@@ -60,6 +68,8 @@ const dataSchemas: Record<EventType, TSchema> = {
 
 const summaries: Record<EventType, string> = {
   PAYOUT_PAGE_UPDATED: "A payout page's status or sub-status changed",
+  PAYOUT_PAGE_LOCKED: 'A hosted payout page was locked after 10 wrong verification codes (reissue it to open it again)',
+  PAYOUT_PAGE_REISSUED: 'A locked payout page was reissued (POST /v1/payout_pages/{payoutPageId}/reissue or the dashboard)',
   PAYMENT_SUCCEEDED: 'A payment page was paid',
   PAYMENT_EXPIRED: 'A payment page expired (by itself or through the expire operation)',
   FRAUD_REPORTED: 'A card issuer or network reported a payment as fraud (delivered once the operator enabled it for you)',

@@ -20,7 +20,7 @@ export interface WebhookHttpClient {
    * `livemode` for a live endpoint's delivery: https only, and public addresses only whatever
    * `allowPrivateTargets` says (that setting is for sandbox endpoints).
    */
-  send(request: { url: string; headers: Record<string, string>; body: string; livemode?: boolean }): Promise<AttemptResult>;
+  send(request: { url: string; headers: Record<string, string>; body: string; livemode?: boolean; /** Shorter than the client's own for a suspect endpoint. */ timeoutMs?: number }): Promise<AttemptResult>;
   close(): void;
 }
 
@@ -65,7 +65,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
     }
   }
 
-  function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string): Promise<AttemptResult & { reusedSocketReset: boolean }> {
+  function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult & { reusedSocketReset: boolean }> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const secure = target.protocol === 'https:';
@@ -96,9 +96,9 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       const timer = setTimeout(
         () =>
           request.destroy(
-            new AttemptTimeoutError(gotSocket ? `no complete answer within ${options.timeoutMs} ms` : `no free connection to ${target.host} within ${options.timeoutMs} ms (${maxSockets} busy); not sent`),
+            new AttemptTimeoutError(gotSocket ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`),
           ),
-        options.timeoutMs,
+        timeoutMs,
       );
       request.on('socket', (socket: Socket) => {
         gotSocket = true;
@@ -152,7 +152,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   }
 
   return {
-    async send({ url, headers, body, livemode = false }) {
+    async send({ url, headers, body, livemode = false, timeoutMs = options.timeoutMs }) {
       let target: URL;
       try {
         target = new URL(url);
@@ -171,8 +171,9 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       if (refusal !== null) {
         return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${refusal}`, retryAfter: undefined };
       }
-      const first = await attempt(target, policy, headers, body);
-      const final = first.reusedSocketReset ? await attempt(target, policy, headers, body) : first;
+      const limit = Math.min(timeoutMs, options.timeoutMs);
+      const first = await attempt(target, policy, headers, body, limit);
+      const final = first.reusedSocketReset ? await attempt(target, policy, headers, body, limit) : first;
       const { reusedSocketReset: _reusedSocketReset, ...result } = final;
       return result;
     },

@@ -16,6 +16,7 @@ import { createDeliveryJobs, enqueueDeliveries, secretAssociatedData } from './d
 import { createWebhookHttpClient, type WebhookHttpClient } from './http-client.ts';
 import { normalizeEnabledEvents, subscribes, validateEndpointUrl } from './rules.ts';
 import { generateWebhookSecret } from './signing.ts';
+import type { FairnessLimits } from './fairness.ts';
 import { exampleEventData, isTestEventId, newTestEventId } from './test-events.ts';
 import {
   maxEndpointsPerMode,
@@ -102,6 +103,8 @@ export interface WebhooksServiceDeps {
   wallClock?: Clock;
   /** A client of one's own (tests); default node:http(s) with the SSRF guard. */
   client?: WebhookHttpClient;
+  /** In-flight caps per process (fairness.ts); default `defaultFairnessLimits`. */
+  fairness?: FairnessLimits;
   random?: () => number;
 }
 
@@ -120,6 +123,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     logger: deps.logger.child({ component: 'webhooks' }),
     client,
     publicUrl: deps.publicUrl,
+    timeoutMs: deps.timeoutMs,
+    ...(deps.fairness ? { fairness: deps.fairness } : {}),
     ...(deps.random ? { random: deps.random } : {}),
   });
   const deliveryCursors = createCursorCodec(keyRing, 'webhook_deliveries');
@@ -179,7 +184,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
 
   return {
     jobs(): JobDefinition[] {
-      return [jobs.fanout as JobDefinition, jobs.deliver as JobDefinition];
+      return [jobs.fanout as JobDefinition, jobs.deliver as JobDefinition, jobs.unpark as JobDefinition];
     },
 
     async createEndpoint(merchant: Merchant, livemode: boolean, input: WebhookEndpointCreateInput): Promise<WebhookEndpointWithSecretView> {
@@ -233,6 +238,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const changes: Partial<typeof webhookEndpoints.$inferInsert> = { updatedAt: now };
       if (input.url !== undefined) {
         changes.url = validateEndpointUrl(input.url, { livemode: existing.livemode, allowPrivateTargets: deps.allowPrivateTargets });
+        // Another receiver: the circuit breaker (decision 0027) starts closed again.
+        Object.assign(changes, { consecutiveTimeouts: 0, circuitOpenUntil: null });
       }
       if (input.enabledEvents !== undefined) {
         changes.enabledEvents = normalizeEnabledEvents(input.enabledEvents);
@@ -241,7 +248,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         changes.description = input.description;
       }
       if (input.status === 'ENABLED' && existing.status === 'DISABLED') {
-        Object.assign(changes, { status: 'ENABLED', disabledReason: null, disabledAt: null, failingSince: null, failureWarningSentAt: null });
+        Object.assign(changes, { status: 'ENABLED', disabledReason: null, disabledAt: null, failingSince: null, failureWarningSentAt: null, consecutiveTimeouts: 0, circuitOpenUntil: null });
       } else if (input.status === 'DISABLED' && existing.status === 'ENABLED') {
         Object.assign(changes, { status: 'DISABLED', disabledReason: 'MANUAL', disabledAt: now });
       }

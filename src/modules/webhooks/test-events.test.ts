@@ -57,4 +57,12 @@ test('every event type has an example with the real payload shape', () => {
   assert.equal(previousSubStatus, 'AWAITING_CUSTOMER');
   const asRead = { ...page, customer: { ...(customer as Record<string, unknown>), email: 'payee@example.com' } };
   assert.ok(Value.Check(PayoutPage, asRead), JSON.stringify([...Value.Errors(PayoutPage, asRead)].slice(0, 3)));
+
+  // PAYOUT_PAGE_LOCKED / _REISSUED: the page as read, without the e-mail; only the locked one has lockedAt.
+  for (const type of ['PAYOUT_PAGE_LOCKED', 'PAYOUT_PAGE_REISSUED'] as const) {
+    const { customer: reference, ...lockPage } = exampleEventData(type, context);
+    const read = { ...lockPage, customer: { ...(reference as Record<string, unknown>), email: 'payee@example.com' } };
+    assert.ok(Value.Check(PayoutPage, read), `${type}: ${JSON.stringify([...Value.Errors(PayoutPage, read)].slice(0, 3))}`);
+    assert.equal('lockedAt' in lockPage, type === 'PAYOUT_PAGE_LOCKED');
+  }
 });

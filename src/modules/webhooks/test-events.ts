@@ -119,6 +119,25 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
         previousStatus: 'CREATED',
         previousSubStatus: 'AWAITING_CUSTOMER',
       };
+    case 'PAYOUT_PAGE_LOCKED':
+    case 'PAYOUT_PAGE_REISSUED':
+      return {
+        id: ids.payoutPage,
+        status: 'CREATED',
+        'sub-status': 'AWAITING_CUSTOMER',
+        amount: 12_345,
+        fundingCurrency: 'USDC',
+        clientReferenceId: testClientReferenceId,
+        releaseMethod: 'MANUAL',
+        customer,
+        merchant: { id: context.merchantId, livemode: context.livemode },
+        url: `${context.publicUrl}/payout-page/${ids.payoutPage}`,
+        metadata: {},
+        expiresAt: now + 7 * dayMs,
+        createdAt: now - 60_000,
+        updatedAt: now,
+        ...(type === 'PAYOUT_PAGE_LOCKED' ? { lockedAt: now } : {}),
+      };
     case 'CUSTOMER_ERASED':
       return { id: ids.customer, referenceId: testCustomerReferenceId, erasedAt: now };
     case 'PAYMENT_REFUNDED':

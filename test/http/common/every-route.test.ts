@@ -96,6 +96,7 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'POST /v1/refunds',
     'GET /v1/refunds',
     'GET /v1/payout_pages',
+    'POST /v1/payout_pages/{payoutPageId}/reissue',
     'GET /v1/payment_pages',
     'GET /v1/subscriptions',
     'GET /v1/refunds/{refundId}',

@@ -78,7 +78,7 @@ describe('payment pages: description, line items, receipts and refund notices', 
     assert.equal(await pageCount(), before, 'no page was written');
   });
 
-  test('the hosted checkout and the paid page show the description and each line with the total, escaped', async () => {
+  test('the hosted checkout and the paid page show the description and each line with the total, escaped; every state keeps the sandbox note', async () => {
     const page = await createPage(context, merchant, { amount: 16500, description: 'Pro plan for Example Ltd, 2027', lineItems });
     const checkout = await context.request({ method: 'GET', url: `/payment-page/${page.id}` });
     assert.equal(checkout.statusCode, 200);
@@ -92,6 +92,12 @@ describe('payment pages: description, line items, receipts and refund notices', 
     assert.match(paid.body, /Payment complete/);
     assert.match(paid.body, /Extra seats/);
     assert.match(paid.body, /A receipt is on its way/);
+    assert.match(paid.body, /<p class="sandbox" role="note">Sandbox: a test payment, no money moves\.<\/p>/, 'the sandbox note stays after paying');
+    const expiring = await createPage(context, merchant);
+    assert.equal((await context.request({ method: 'POST', url: `/v1/payment_pages/${expiring.id}/expire`, apiKey: merchant.apiKey })).statusCode, 200);
+    const expired = await context.request({ method: 'GET', url: `/payment-page/${expiring.id}` });
+    assert.match(expired.body, /This payment page has expired/);
+    assert.match(expired.body, /<p class="sandbox" role="note">Sandbox: a test payment, no money moves\.<\/p>/, 'and on the expired page');
   });
 
   test("the dashboard's payment page screen shows the description and a line-items table", async () => {

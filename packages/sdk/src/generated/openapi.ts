@@ -245,6 +245,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payout_pages/{payoutPageId}/reissue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reissue a locked payout page
+         * @description A hosted page locks after 10 wrong verification codes in its life (`lockedAt` is set, PAYOUT_PAGE_LOCKED is sent and you and the customer get an e-mail): no code is sent or accepted on it. Reissuing unlocks it, sets the wrong-code count back to 0, makes every earlier code and session useless, emits PAYOUT_PAGE_REISSUED and e-mails the customer the link again; the payout, its state and its expiry do not change. A page that is not locked, or where the customer has nothing left to do (CANCELED, EXPIRED, PROCESSED, FAILED/KYC_REJECTED), answers 409 INVALID_STATE.
+         */
+        post: operations["payoutPages_reissue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test_helpers/payout_pages/{payoutPageId}/confirm": {
         parameters: {
             query?: never;
@@ -1345,6 +1365,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    PAYOUT_PAGE_LOCKED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A hosted payout page was locked after 10 wrong verification codes (reissue it to open it again)
+         * @description Sent to every enabled endpoint of the event's merchant and mode that subscribes to `PAYOUT_PAGE_LOCKED` (at least once; order not guaranteed). Verify both signatures with your endpoint's secret.
+         */
+        post: operations["webhookEvents_payoutPageLocked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    PAYOUT_PAGE_REISSUED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A locked payout page was reissued (POST /v1/payout_pages/{payoutPageId}/reissue or the dashboard)
+         * @description Sent to every enabled endpoint of the event's merchant and mode that subscribes to `PAYOUT_PAGE_REISSUED` (at least once; order not guaranteed). Verify both signatures with your endpoint's secret.
+         */
+        post: operations["webhookEvents_payoutPageReissued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1560,6 +1620,8 @@ export interface components {
             successReturnUrl?: string;
             failureReturnUrl?: string;
             customerConfirmedAt?: number;
+            /** @description Epoch ms; present while the hosted page is locked after 10 wrong verification codes (no code is sent or accepted). POST /v1/payout_pages/{payoutPageId}/reissue opens it again. */
+            lockedAt?: number;
             /** @description The chosen method, masked. Present once the customer confirmed. */
             payoutMethod?: {
                 /** @enum {string} */
@@ -1672,10 +1734,10 @@ export interface components {
             /** @description evt_… (also the `webhook-id` of its deliveries) */
             id: string;
             /**
-             * @description One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED.
+             * @description One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED, PAYOUT_PAGE_LOCKED, PAYOUT_PAGE_REISSUED.
              * @enum {unknown}
              */
-            type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED";
+            type: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "PAYOUT_PAGE_LOCKED" | "PAYOUT_PAGE_REISSUED";
             /** @description Epoch milliseconds. */
             createdAt: number;
             livemode: boolean;
@@ -2079,52 +2141,52 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
+                     *             "id": "cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8",
                      *             "referenceId": "user-43",
-                     *             "signupAt": 1795577872744,
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "signupAt": 1795579583442,
+                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *             "livemode": false,
                      *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795664272744,
-                     *             "updatedAt": 1795664277744,
+                     *             "createdAt": 1795665983442,
+                     *             "updatedAt": 1795665988442,
                      *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..AXcdApL4hMiyu-Cl.9nxy7cs.w6bvBOt3Zorl_SUC1MlqMg",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..E5NOcnJkNWzfS5-_.Nabh1Qh_.R_fJZVAPIeOS3Y7lnaPAMw",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..WbXUCsq9B1rgkYUc.QHeSE6DJyVKz-w.EUJJhc4_kGmcSCTMjTKLdQ",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..3shPe-ppzxK0yFLm.66QKw-WRbocHu6HT.aaDqR6FJ6IBAV9ZzkhibUA",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..aaQZe3v78wsVyzn8._FtJVZc._dR325DE7B4FCmeYmFQCZQ",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..sB1C-lxLbPAZfCBd.wgnJXdak.wXVlQYKneRCakt-jwp0lZw",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..ddhFW5nIeOQ7U1_5.bIRqs8FXssfO1Q.bXL4BFGCjYmy8AZQR2wBsw",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..npY1iWMf5WOzcDBE.0KXXeUE3lgyFyu8v.lLL1uOXxE8M5F-AkmxM9ig",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..eD5DDs3VapJLvNPv.W7ox4CYNhjFoHUg.-mbLPFPMPmUukCm0MJRqWA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..mbeZGgADcCUnPhHX.kg7oBXbJGMzo-yA-3Q.DJ4ewH8XWPD4mZBvkRwPjw",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..ZlKYyk1e8Ply57cs.MnM.vAV99jJE78UDljVRd-0bCg",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..D-yUenbR3DWfjCza.0p4YNfc.8dTiNxRBSqen-d79dMJanA",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..XpZN90Jk8iVTJEVy.q7M.T2aY7qeVWs6dJZLQKoSttQ"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..zEb4TtZoIzrCPQ1O.TDo0XjL1Ybzb2ag.804Vv45RCJB8qcwS-vfWpA",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..Fx1vUzpg-skcwDo8.VIrRNb6k1a1-49qQ7w.hdDHJkz1MmvvDTWQ-uNjow",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..nSw16PAAjCX9I_kG.p0c.yZupSE4NgDxQYwPxHoXapg",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..SOfxf0RjlC0Jh1KQ.xNHogZM.cAMlfuLyB2paTWyP8r7oiw",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..CGFRY5dO4J-tgaHe.3I4.FWkiL9e5VKC_lb4dNbl_xA"
                      *             },
                      *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           },
                      *           {
-                     *             "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *             "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795577872744,
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "signupAt": 1795579583442,
+                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795664272744,
-                     *             "updatedAt": 1795664277744,
+                     *             "createdAt": 1795665983442,
+                     *             "updatedAt": 1795665988442,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..yziEn4uJfe_RcvsX.bD-x.69ia7DpySEgxCQh9ZDkfqQ",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..m2R3-HEUAf89LT3Y.lo6I6CUxlTI.Xv6vafgpbywZaX31IBjVUA",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..D8pTpwoWHmvMqm9b.3j4_WQoHdrIhHg.e8xSjHXOolE2d_7tllxtCA",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..l6olay4Sh-iEYi6D.pa2Y0YNm3p29bjBX.w4WGqLj_pWmiBfeeZ0-8JQ",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..q-gYlo_RVH-NV5Wa.0XQe.6B-wqw8XpsEv_sTdjKw7wQ",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..NSKafRWgkFwUEWsX.rOwe7GEmBSk.gfJhqcQ-kroQyoTmfYnnXw",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..EyO3n4iezNBQDIQh.251UagYe74IWZw.12ZnRtNo3DRNVQq0C8lZjQ",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..XDTNtMi-bRmjcu8n.lf3tw0GyElhi-gIU.xoYSwd5eHuH8-OaH9Y6Ozw",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..-0-Qgr7WfcRPUIiu.s6Mr1NY3ItjHbPg.8oe7PiTffQL938osmA74cg",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7ZG1FXJOrvxi8QZ9.i8jGYJ-K-YwLvKFfHw.Er94Uv1nwbtebAU7bugSYg",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..e_VYUnk66suhnd6_.noo.pZJAtnhpM-QCdP8KKOe6yA",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7phvI490A-i_0GP8.nHd_PMY.G4qMxMU3QlvREughTjH0Ig",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..IPTPYzzU0WegJseo.eOM.Ft22adpfD4kcsmGUGaM3cw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..fhXBWgr3eRGVJCAh.mdwXBd_lIy26H4s.tq0pLvN4cnLEAI_g6_A8yA",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..XSZ8Do7W-2WrDhbP.Txkr-x3jwtlAeMTnNA.xKeCopWOHPnKmgJup4K-sA",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..2mFr9KdP-3jd-W7L.D0k.AgvtkEWRJKEhYrtmYLUM0w",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..KWDtHIHMR8qUwwC1.BRoEm78.GeCx10FFKFQ7uY1FgzxrOg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..jG23fAkwzQ7Xyt4o.e-0.CF0td4dv1dus0sF9Wnxd4Q"
                      *             }
                      *           }
                      *         ],
@@ -2242,7 +2304,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795577872744,
+                 *       "signupAt": 1795579583442,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2301,25 +2363,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579583442,
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665983442,
+                     *         "updatedAt": 1795665983442,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..gz9aU8LUlj9Cfgzv.P7EI.vkd5iU67TIA-PqcBCPEE_A",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LYT0egzBmbwzLqZe.NLhHVezKyQ8.H4XM-LdG0fNb1MyUen16Ag",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..meqEXxKi3oFLQKlr.fo9oC6Uq4wymBA.ffPA8Ez2oX8W-Y917Tuaxg",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..VGB6-dy-hFRzLiR7.hkgD6y1zOLXdRp4F.Ff_WS_MymE4J2j11Cnf6mQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..lqWKRZd8zhyYaFj0.w9HA.QKpWnkB7PSkgC4HKkVI4WA",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..I4GGTQPI8_hg-iwl.ukTwKly5u0s.HpAaZpq66Luw1nUVz6kIUA",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..w8Y1_GNL3Mn6u2yw.1Cnt0adN0kkngg.OL0Mg20q92f5i54Hwxnnsg",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..ZUDqNIbPge_NRhTY.gMZz_-yKx2yqZn7o.euYghc8Suc8uN4QiZ-q15A",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..TUP5pBzLvXUjAymL.dqtWuiOOajbviWI.GG8326Xtpw70SbLqnw9akw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..zUO5J3cfTmzLqGmV.y2RT8Sv3smW8g2OwGw.KzyTpqJqwueoWgQJ0iRjYQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..jelz9yaZFz2giydw.39g.QygCKjZkVd6ZjRGSfm-EFg",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..DHblJWhacgFgFAzV.m_FTO7M.XFdtJh50DWq6QFf5pWLkQw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LMZgPhiZGpD_mCGq.6uo.oMPzY3ifuUBtxqMCqJuPAA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..1oP1PrU7jiXkYeTo.StS6CtVGQyGd8bs.O8Y-aQ24b9ChyzNh1fFWCg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..zYaiMpTeLYI8uqnm.2cbl5sDsvuQBHw_bSQ.eD7HUZkKSjHWqL3nL5sB9g",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..02YgGRysIzeTTeVR.gNQ.0_Hh2hfFcJ3GetxJ6PZFuA",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..T5sNfSlYJYJvUfZW.Yg3rPqE.lu9H7M4tFif2SrokFNRCfw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..YB5SiWSa5zlQik6s.AHc.7P8OwzRkaN4TfXoi866bKQ"
                      *         }
                      *       }
                      *     }
@@ -2456,7 +2518,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
+                /** @example cus_06h1c23qt812bphapgrqbv622qw9cb26qptg */
                 customerId: string;
             };
             cookie?: never;
@@ -2476,25 +2538,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579583442,
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665983442,
+                     *         "updatedAt": 1795665983442,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..N0HwwU--R38Pljca.XWbH.FRwAtqpANFndQAq1f1W_ag",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..g0PyUiU_UJNdIkkZ.lZIGtPPFPk0.rLvkGBhmZm7RrH86FQBd2Q",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..LOZQA40HMmZ1lKv0.NkCjY55ZweIL2w.JhS-XhESDtfAB5pw-_w58A",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..cc-2I8a0tqBPjz54.-OSi2I-FyGg_aH46.9jL3iI6Qh9ZNN0Lmjh3jAQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..m420JR2oQgr6_yrj.r6XS.SzQZpisW_jIaqrEEPoPu8g",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..9cX2wWgkfYR22P2K.bhPM3fud46o.2rAlpuLxIsYeW1B1SO9-Zw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..Nq3t3d91cMNtJHJY.BvUFkGH2w-sFAg.zH9nYRsws3iyKmBH1cML0Q",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..shYFW2_1wdmiHHCj.z7bb6JoSOfeutRnP.yH1PZfJP7Hxiuwh8OnVX_A",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..cLzsnR1jG_yVw3xs.QAyKBd_75fBid90.09c9pz7YKp-d596GCTj98A",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..QHne07il8k-8_c08.NaiymIutk8-7vukO_w.1w-CriLknywQONiZ89mcJw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Fowb-JLNQ9MaSimk.wD4.GaPZVnjUgDMiieWOfqdLiw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..fi_RdGqdovWX3QDz.AoMTtb8.wp140AI_fGV-IBeUe9QS6g",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..kSDOdGbR0_Ds1K3W.awk.ZSEZRUpGQ27238WhxwUpsA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..lggBENoG6SvODn1Z.Z5pqpDzQsgOwqwo.QVcrZMVPGLAXvU19hVFVWw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..4N6K7jVYANHDUQ2G.PnWDiwa9Jq2S_Jf2Ag.SmoTuFDLdFuf5gTR6LxT0g",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..dCklzpfHUks-JzK_.kFg.AP4lPm-8ugQuXnDVoKsPVA",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..17JulfoRhriw_AcR.8RddjQk.AND2hw4leTmiCLXKODuc3A",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..GZpZY0vDmhM1IcAs.CbM.5nvRfoeYCGJ9RvV6z76oNA"
                      *         }
                      *       }
                      *     }
@@ -2608,7 +2670,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
+                /** @example cus_06h1c23qt812bphapgrqbv622qw9cb26qptg */
                 customerId: string;
             };
             cookie?: never;
@@ -2681,25 +2743,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579583442,
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665983442,
+                     *         "updatedAt": 1795665983442,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..1BGvBmusZby-ZiEt.4xGk.3zX9XRg_jpsy9WHeusqRag",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..EyOPz7kPDbJhlNWS.epRUdOFdddM.UCYiBHy3YqOtFlGM1BDuJw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Z4aO3tp56dErBs2M.TtL4ntHPpPPsBA.71CxrNoCDTLwjMuZRjuL8w",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..7GdZBmd7Csn6djdK.EBO5H-97Jmj7eASE.I9GmW6CWPEb4N5triVW3Dw",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..YiEqq250toU7u_L6.abYL.JsfCGFNNtBqhnCOaqvPkZQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..W5nDK8vNpe4sfTeh.CYbDxtfw7Sk.U-sZByUatqIBDxt6f4yoMA",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..NSHzHkK3tuGo3INA.hYh6cS0pYZ493w.mVqHHe_5dxV8iLpR2Hlo9Q",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..xtZ9dmlaQsTPBFGx.FN57Vg8zq3iFi4G3.5UCvLPlaiwyV21RWAFlgbg",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..fBonY3CAJebx6pnK.xLZG8d0BUvMPXyQ.kjtGnF_Cf7GEvRXSAhG_Kw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..Q5xIg-sgHC7vujIJ.64ULNghicDiLCF9A6A.TUPuUSfq9kJJ-eAycFEMfA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..K0oORe6vk3c96H5L.m1w.lcup07T-TXMKU-BgyYmQ5w",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..m6sNLlDQ0SrCMg-d.yLD7qXo.uIUaE7i78rqc5phEh2hqPg",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..096GWaFiz9gLMPLt.V0A.6omdfs-j9EIhWuojHY_ozg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..TRbOjyBxEsfJqBor.6qjI4P1ujc0__dk.cwe9dOehfE1-zRAC4Pemug",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..ilkejMthbKeKS9QJ.qEn96wZa0i1vcSAzOw._GQSC3-WLIAeJ_jY9oOVBA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..RgjtZuZEzoaa6NmF.S7k.ZYQp3dWOMqsc5-GV4zsIEQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..QZ93cIPszJZUc9mC.bHIjzUM.VaIREcBEF4paDz5XPjGKIw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..HRLtZbGxiP5aXmWc.K7I.8vYDYZFtzjLnoxI6PKfzEw"
                      *         }
                      *       }
                      *     }
@@ -2855,7 +2917,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r */
+                /** @example cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr */
                 customerId: string;
             };
             cookie?: never;
@@ -2881,12 +2943,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r",
+                     *         "id": "cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
-                     *         "erasedAt": 1795664277744,
-                     *         "createdAt": 1795664277744
+                     *         "erasedAt": 1795665988442,
+                     *         "createdAt": 1795665988442
                      *       }
                      *     }
                      */
@@ -3035,7 +3097,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r */
+                /** @example cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr */
                 customerId: string;
             };
             cookie?: never;
@@ -3055,16 +3117,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795664277744,
+                     *         "exportedAt": 1795665988442,
                      *         "customer": {
-                     *           "id": "cus_06h1bvkgy01wpkgw8dr30y1w2qe7msazv22r",
+                     *           "id": "cus_06h1c24bb8t88hjtr9kc673vm9j3a4c6zkzr",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795577877744,
-                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "signupAt": 1795579588442,
+                     *           "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795664277744,
-                     *           "updatedAt": 1795664277744,
+                     *           "createdAt": 1795665988442,
+                     *           "updatedAt": 1795665988442,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3522,7 +3584,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *             "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3530,22 +3592,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *               "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *               "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796269077744,
-                     *             "createdAt": 1795664277744,
-                     *             "updatedAt": 1795664282744,
-                     *             "customerConfirmedAt": 1795664277744,
+                     *             "expiresAt": 1796270788442,
+                     *             "createdAt": 1795665988442,
+                     *             "updatedAt": 1795665993442,
+                     *             "customerConfirmedAt": 1795665988442,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3728,7 +3790,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3736,21 +3798,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664277744
+                     *         "expiresAt": 1796270788442,
+                     *         "createdAt": 1795665988442,
+                     *         "updatedAt": 1795665988442
                      *       }
                      *     }
                      */
@@ -3886,7 +3948,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
+                /** @example payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -3906,7 +3968,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -3914,22 +3976,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664282744,
-                     *         "customerConfirmedAt": 1795664277744,
+                     *         "expiresAt": 1796270788442,
+                     *         "createdAt": 1795665988442,
+                     *         "updatedAt": 1795665993442,
+                     *         "customerConfirmedAt": 1795665988442,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4047,7 +4109,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
+                /** @example payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4073,7 +4135,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4081,22 +4143,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664282744,
-                     *         "customerConfirmedAt": 1795664277744,
+                     *         "expiresAt": 1796270788442,
+                     *         "createdAt": 1795665988442,
+                     *         "updatedAt": 1795665993442,
+                     *         "customerConfirmedAt": 1795665988442,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4256,7 +4318,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc */
+                /** @example payout_page_06h1c24yw8jrnzbbjqhwhafn10qgaw42nqm0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4282,7 +4344,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *         "id": "payout_page_06h1c24yw8jrnzbbjqhwhafn10qgaw42nqm0",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4290,19 +4352,220 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24yw8jrnzbbjqhwhafn10qgaw42nqm0",
                      *         "metadata": {},
-                     *         "expiresAt": 1796269082744,
-                     *         "createdAt": 1795664282744,
-                     *         "updatedAt": 1795664282744
+                     *         "expiresAt": 1796270793442,
+                     *         "createdAt": 1795665993442,
+                     *         "updatedAt": 1795665993442
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: components["schemas"]["PayoutPage"];
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: LIVE_MODE_NOT_ENABLED, FORBIDDEN. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: NOT_FOUND. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: DUPLICATE_REFERENCE_ID, DUPLICATE_CLIENT_REFERENCE_ID, INVALID_STATE, INSUFFICIENT_FUNDS, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_RESPONSE_LOST. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    payoutPages_reissue: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `false` selects sandbox, `true` live; omitted means live for creates and "either mode" for reads by id and lists.
+                 * @example false
+                 */
+                livemode?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: for 24 h per merchant, mode and key, the same request replays the first answer (below 500) byte for byte with `Idempotent-Replayed: true`; another request with the key → 409 IDEMPOTENCY_KEY_REUSED; while the first still runs → 409 IDEMPOTENCY_KEY_IN_USE.
+                 * @example order-42-payout
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example payout_page_06h1c2aen8rwzwtd5b2b16japp7wtaehxeb0 */
+                payoutPageId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "id": "payout_page_06h1c2aen8rwzwtd5b2b16japp7wtaehxeb0",
+                     *         "status": "CREATED",
+                     *         "sub-status": "AWAITING_CUSTOMER",
+                     *         "amount": 10000,
+                     *         "fundingCurrency": "USDC",
+                     *         "clientReferenceId": "payout-2026-0004",
+                     *         "releaseMethod": "MANUAL",
+                     *         "customer": {
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "referenceId": "user-42",
+                     *           "email": "ada@example.com"
+                     *         },
+                     *         "merchant": {
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "livemode": false
+                     *         },
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c2aen8rwzwtd5b2b16japp7wtaehxeb0",
+                     *         "metadata": {},
+                     *         "expiresAt": 1796270838442,
+                     *         "createdAt": 1795666038442,
+                     *         "updatedAt": 1795673238442
                      *       }
                      *     }
                      */
@@ -4457,7 +4720,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0 */
+                /** @example payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4536,7 +4799,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4544,22 +4807,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796269077744,
-                     *         "createdAt": 1795664277744,
-                     *         "updatedAt": 1795664277744,
-                     *         "customerConfirmedAt": 1795664277744,
+                     *         "expiresAt": 1796270788442,
+                     *         "createdAt": 1795665988442,
+                     *         "updatedAt": 1795665988442,
+                     *         "customerConfirmedAt": 1795665988442,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4719,7 +4982,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8 */
+                /** @example payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4745,7 +5008,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8",
+                     *         "id": "payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -4753,19 +5016,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f0894sf5wvrwcpymskwkvdrafag8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
                      *         "metadata": {},
-                     *         "expiresAt": 1796269082744,
-                     *         "createdAt": 1795664282744,
-                     *         "updatedAt": 1795664282744
+                     *         "expiresAt": 1796270793442,
+                     *         "createdAt": 1795665993442,
+                     *         "updatedAt": 1795665993442
                      *       }
                      *     }
                      */
@@ -4913,8 +5176,8 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, or the id of the last event seen. */
                 startingAfter?: string;
-                /** @description One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED. */
-                type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED";
+                /** @description One of PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED, PAYOUT_PAGE_LOCKED, PAYOUT_PAGE_REISSUED. */
+                type?: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "PAYOUT_PAGE_LOCKED" | "PAYOUT_PAGE_REISSUED";
                 /**
                  * @description Only this mode; omitted: both modes.
                  * @example false
@@ -4942,29 +5205,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
+                     *             "id": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795664287744,
+                     *             "createdAt": 1795665998442,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *               "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *                 "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *                 "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795664277744,
-                     *               "expiresAt": 1796269077744,
-                     *               "updatedAt": 1795664287744,
+                     *               "createdAt": 1795665988442,
+                     *               "expiresAt": 1796270788442,
+                     *               "updatedAt": 1795665998442,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -4976,42 +5239,42 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795664277744
+                     *               "customerConfirmedAt": 1795665988442
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1bvm4f0znaqgrqn5eay64m11k58efxkfw",
+                     *             "id": "evt_06h1c24yw8y874h9tzgmd7v06e5g8gktqvy0",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795664282744,
+                     *             "createdAt": 1795665993442,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1bvm4f03kn9mtr7tc8hfnch1y2mgnyndc",
+                     *               "id": "payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c24yw8ccsnmx57vtrn2cskhvsw68xct4",
                      *               "amount": 10000,
                      *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *                 "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *                 "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {},
-                     *               "createdAt": 1795664282744,
-                     *               "expiresAt": 1796269082744,
-                     *               "updatedAt": 1795664282744,
-                     *               "sub-status": "MERCHANT_CANCELED",
+                     *               "createdAt": 1795665993442,
+                     *               "expiresAt": 1796270793442,
+                     *               "updatedAt": 1795665993442,
+                     *               "sub-status": "CUSTOMER_DECLINED",
                      *               "releaseMethod": "MANUAL",
                      *               "previousStatus": "CREATED",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0002",
+                     *               "clientReferenceId": "payout-2026-0003",
                      *               "previousSubStatus": "AWAITING_CUSTOMER"
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NjQyODI3NDQsImV2dF8wNmgxYnZtNGYwem5hcWdycW41ZWF5NjRtMTFrNThlZnhrZnciXQ.WksbIu7T5hRJJF2RCzsWvA"
+                     *         "nextCursor": "WzE3OTU2NjU5OTM0NDIsImV2dF8wNmgxYzI0eXc4eTg3NGg5dHpnbWQ3djA2ZTVnOGdrdHF2eTAiXQ.AZ4-dG_LDUWVC7ZgVyGGPA"
                      *       }
                      *     }
                      */
@@ -5112,7 +5375,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr */
+                /** @example evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8 */
                 eventId: string;
             };
             cookie?: never;
@@ -5132,29 +5395,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
+                     *         "id": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795664287744,
+                     *         "createdAt": 1795665998442,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1bvkgy0aj36jsc3kb13hwtge7ea7vrwe0",
+                     *           "id": "payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c24bb8k6kpy25ws1q08xe365v27kwmb4",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *             "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795664277744,
-                     *           "expiresAt": 1796269077744,
-                     *           "updatedAt": 1795664287744,
+                     *           "createdAt": 1795665988442,
+                     *           "expiresAt": 1796270788442,
+                     *           "updatedAt": 1795665998442,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5166,7 +5429,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795664277744
+                     *           "customerConfirmedAt": 1795665988442
                      *         }
                      *       }
                      *     }
@@ -5280,7 +5543,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr */
+                /** @example evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8 */
                 eventId: string;
             };
             cookie?: never;
@@ -5290,7 +5553,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc"
+                 *       "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4"
                  *     }
                  */
                 "application/json": {
@@ -5316,19 +5579,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1bvmr00cwwtc7tpjy2pk5zyj27qnwqa04",
-                     *             "eventId": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
-                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *             "id": "whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4",
+                     *             "eventId": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
+                     *             "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795664287744,
+                     *             "nextAttemptAt": 1795665998442,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665998442,
+                     *             "updatedAt": 1795665998442,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5502,15 +5765,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *             "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665998442,
+                     *             "updatedAt": 1795665998442,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5632,8 +5895,8 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; https in live mode. Redirects are not followed. */
                     url: string;
-                    /** @description Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED), or ["*"] for all, including types added later. Default ["*"]. */
-                    enabledEvents?: ("PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "*")[];
+                    /** @description Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED, PAYOUT_PAGE_LOCKED, PAYOUT_PAGE_REISSUED), or ["*"] for all, including types added later. Default ["*"]. */
+                    enabledEvents?: ("PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "PAYOUT_PAGE_LOCKED" | "PAYOUT_PAGE_REISSUED" | "*")[];
                     description?: string;
                 };
             };
@@ -5653,16 +5916,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
-                     *         "secret": "whsec_WrDV0CaIMuTi3U1GsiCZp0d1jzOs3C45",
+                     *         "createdAt": 1795665998442,
+                     *         "updatedAt": 1795665998442,
+                     *         "secret": "whsec_ugMqxhxpahichXhAH1Rj/X60sQuQ9esR",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5799,7 +6062,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
                 endpointId: string;
             };
             cookie?: never;
@@ -5819,15 +6082,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
+                     *         "createdAt": 1795665998442,
+                     *         "updatedAt": 1795665998442,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -5941,7 +6204,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
                 endpointId: string;
             };
             cookie?: never;
@@ -5956,8 +6219,8 @@ export interface operations {
                 "application/json": {
                     /** @description http or https; https in live mode. Redirects are not followed. */
                     url?: string;
-                    /** @description Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED), or ["*"] for all, including types added later. Default ["*"]. */
-                    enabledEvents?: ("PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "*")[];
+                    /** @description Event types to deliver (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED, PAYOUT_PAGE_LOCKED, PAYOUT_PAGE_REISSUED), or ["*"] for all, including types added later. Default ["*"]. */
+                    enabledEvents?: ("PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "PAYOUT_PAGE_LOCKED" | "PAYOUT_PAGE_REISSUED" | "*")[];
                     description?: string | null;
                     /** @description ENABLED re-enables an endpoint that was disabled (by you, a 410 answer, or 5 days of failures). */
                     status?: "ENABLED" | "DISABLED";
@@ -5979,15 +6242,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
+                     *         "createdAt": 1795665998442,
+                     *         "updatedAt": 1795665998442,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6137,7 +6400,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6157,7 +6420,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6275,7 +6538,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6309,18 +6572,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *         "id": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
-                     *         "secret": "whsec_fzPcl1pz/7H/Yh5kU9d81v6/Fh7eC3zo",
+                     *         "createdAt": 1795665998442,
+                     *         "updatedAt": 1795665998442,
+                     *         "secret": "whsec_3ud/BwuRvaME6V2kJ8NVTKPVHVQpjMvx",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795667887744
+                     *         "previousSecretExpiresAt": 1795669598442
                      *       }
                      *     }
                      */
@@ -6475,7 +6738,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc */
+                /** @example we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6489,10 +6752,10 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED).
+                     * @description The type of the example event: one the endpoint receives (PAYOUT_PAGE_UPDATED, PAYMENT_SUCCEEDED, PAYMENT_EXPIRED, FRAUD_REPORTED, ENTITLEMENT_CREATED, PAYMENT_REFUNDED, REFUND_FAILED, DISPUTE_CREATED, DISPUTE_CLOSED, CUSTOMER_ERASED, PAYOUT_PAGE_LOCKED, PAYOUT_PAGE_REISSUED).
                      * @enum {unknown}
                      */
-                    eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED";
+                    eventType: "PAYOUT_PAGE_UPDATED" | "PAYMENT_SUCCEEDED" | "PAYMENT_EXPIRED" | "FRAUD_REPORTED" | "ENTITLEMENT_CREATED" | "PAYMENT_REFUNDED" | "REFUND_FAILED" | "DISPUTE_CREATED" | "DISPUTE_CLOSED" | "CUSTOMER_ERASED" | "PAYOUT_PAGE_LOCKED" | "PAYOUT_PAGE_REISSUED";
                 };
             };
         };
@@ -6512,9 +6775,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
+                     *           "id": "evt_test_06h1c25jd8m1sj7xzqcf90chbe2jeben9140",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795664287744,
+                     *           "createdAt": 1795665998442,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6539,19 +6802,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
-                     *           "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
-                     *           "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
+                     *           "id": "whd_06h1c25jd8ck8sysrz362n54hefh9rpb3vd0",
+                     *           "eventId": "evt_test_06h1c25jd8m1sj7xzqcf90chbe2jeben9140",
+                     *           "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795664287744,
+                     *           "nextAttemptAt": 1795665998442,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795664287744,
-                     *           "updatedAt": 1795664287744,
+                     *           "createdAt": 1795665998442,
+                     *           "updatedAt": 1795665998442,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -6732,56 +6995,76 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
-                     *             "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
-                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
-                     *             "eventType": "PAYMENT_SUCCEEDED",
+                     *             "id": "whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4",
+                     *             "eventId": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
+                     *             "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795664292893,
-                     *             "lastAttemptAt": 1795664287744,
+                     *             "attemptCount": 2,
+                     *             "nextAttemptAt": 1795666325332,
+                     *             "lastAttemptAt": 1795666003442,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665998442,
+                     *             "updatedAt": 1795666003442,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795664287744,
+                     *                 "attemptedAt": 1795665998442,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 91,
+                     *                 "latencyMs": 10,
+                     *                 "responseBody": null,
+                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *               },
+                     *               {
+                     *                 "number": 2,
+                     *                 "attemptedAt": 1795666003442,
+                     *                 "url": "https://hooks.acme.example/paysail",
+                     *                 "outcome": "FAILED",
+                     *                 "statusCode": null,
+                     *                 "latencyMs": 4,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1bvmr00cwwtc7tpjy2pk5zyj27qnwqa04",
-                     *             "eventId": "evt_06h1bvmr00kt4kfda2wnryh6kvqzjb16mabr",
-                     *             "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
-                     *             "eventType": "PAYOUT_PAGE_UPDATED",
+                     *             "id": "whd_06h1c25jd8ck8sysrz362n54hefh9rpb3vd0",
+                     *             "eventId": "evt_test_06h1c25jd8m1sj7xzqcf90chbe2jeben9140",
+                     *             "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795664292993,
-                     *             "lastAttemptAt": 1795664287744,
+                     *             "attemptCount": 2,
+                     *             "nextAttemptAt": 1795666273950,
+                     *             "lastAttemptAt": 1795666003442,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795664287744,
-                     *             "updatedAt": 1795664287744,
+                     *             "createdAt": 1795665998442,
+                     *             "updatedAt": 1795666003442,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795664287744,
+                     *                 "attemptedAt": 1795665998442,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 69,
+                     *                 "latencyMs": 9,
+                     *                 "responseBody": null,
+                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *               },
+                     *               {
+                     *                 "number": 2,
+                     *                 "attemptedAt": 1795666003442,
+                     *                 "url": "https://hooks.acme.example/paysail",
+                     *                 "outcome": "FAILED",
+                     *                 "statusCode": null,
+                     *                 "latencyMs": 3,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -6887,7 +7170,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8 */
+                /** @example whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6907,28 +7190,38 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1bvmr00pv9vaavwe1a6jx2wxhjb4xa5r8",
-                     *         "eventId": "evt_test_06h1bvmr00a0e3jdjesf3vg2hv90j0bmah3c",
-                     *         "endpointId": "we_06h1bvmr00a4ch639ccw0dtd1he97f1gtmqc",
-                     *         "eventType": "PAYMENT_SUCCEEDED",
+                     *         "id": "whd_06h1c25jd8q3f887x8q1458ev7w127w6v8x4",
+                     *         "eventId": "evt_06h1c25jd8yv4tgt1sj6fsfw8d6bss7xf2a8",
+                     *         "endpointId": "we_06h1c25jd8qhvmbtnq0vwp3tvexwtyp9vqy4",
+                     *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
-                     *         "attemptCount": 1,
-                     *         "nextAttemptAt": 1795664292893,
-                     *         "lastAttemptAt": 1795664287744,
+                     *         "attemptCount": 2,
+                     *         "nextAttemptAt": 1795666325332,
+                     *         "lastAttemptAt": 1795666003442,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795664287744,
-                     *         "updatedAt": 1795664287744,
+                     *         "createdAt": 1795665998442,
+                     *         "updatedAt": 1795666003442,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795664287744,
+                     *             "attemptedAt": 1795665998442,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 91,
+                     *             "latencyMs": 10,
+                     *             "responseBody": null,
+                     *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "attemptedAt": 1795666003442,
+                     *             "url": "https://hooks.acme.example/paysail",
+                     *             "outcome": "FAILED",
+                     *             "statusCode": null,
+                     *             "latencyMs": 4,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7075,26 +7368,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *             "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *               "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *             "expiresAt": 1795750692744,
-                     *             "createdAt": 1795664292744,
+                     *             "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *             "expiresAt": 1795752403442,
+                     *             "createdAt": 1795666003442,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795664292744,
-                     *             "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *             "paidAt": 1795666003442,
+                     *             "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7320,19 +7613,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "expiresAt": 1795752403442,
+                     *         "createdAt": 1795666003442,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7486,7 +7779,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8 */
+                /** @example page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4 */
                 pageId: string;
             };
             cookie?: never;
@@ -7506,26 +7799,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "expiresAt": 1795752403442,
+                     *         "createdAt": 1795666003442,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795664292744,
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "paidAt": 1795666003442,
+                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7661,7 +7954,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238 */
+                /** @example page_06h1c265y8a80ndbwmp4apzedvfhd059x888 */
                 pageId: string;
             };
             cookie?: never;
@@ -7687,23 +7980,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238",
+                     *         "id": "page_06h1c265y8a80ndbwmp4apzedvfhd059x888",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0wv1e6ebrr4v66ewjhb7gakj238",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8a80ndbwmp4apzedvfhd059x888",
+                     *         "expiresAt": 1795752403442,
+                     *         "createdAt": 1795666003442,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795664292744
+                     *         "expiredAt": 1795666003442
                      *       }
                      *     }
                      */
@@ -7858,7 +8151,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8 */
+                /** @example page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4 */
                 pageId: string;
             };
             cookie?: never;
@@ -7901,26 +8194,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                     *         "id": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *           "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "expiresAt": 1795750692744,
-                     *         "createdAt": 1795664292744,
+                     *         "url": "http://paysail.test/payment-page/page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "expiresAt": 1795752403442,
+                     *         "createdAt": 1795666003442,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795664292744,
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "paidAt": 1795666003442,
+                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8133,14 +8426,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
-                     *             "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *             "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *             "id": "re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0",
+                     *             "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *             "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795664292744,
+                     *             "createdAt": 1795666003442,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8257,7 +8550,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
+                 *       "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8290,14 +8583,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
-                     *         "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "id": "re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0",
+                     *         "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795664292744,
+                     *         "createdAt": 1795666003442,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8447,7 +8740,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr */
+                /** @example re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0 */
                 refundId: string;
             };
             cookie?: never;
@@ -8467,14 +8760,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1bvnbh0z08frbdaxhr5g2e46yeh79n7qr",
-                     *         "paymentPageId": "page_06h1bvnbh0gkx4wshe0vbt7hwgknmnxhyhj8",
-                     *         "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *         "id": "re_06h1c265y806p285bsv67xh2c7xd5xfe3kt0",
+                     *         "paymentPageId": "page_06h1c265y8x0h4v7mmmxm6x1gjb1x43p8py4",
+                     *         "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795664292744,
+                     *         "createdAt": 1795666003442,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8610,12 +8903,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *             "checkoutPaymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 03:38:17",
-                     *             "transactionDate": "2026-11-26 03:38:12",
+                     *             "fraudIssueDate": "2026-11-26 04:06:48",
+                     *             "transactionDate": "2026-11-26 04:06:43",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -8727,7 +9020,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w */
+                /** @example pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw */
                 id: string;
             };
             cookie?: never;
@@ -8748,12 +9041,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *           "checkoutPaymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 03:38:17",
-                     *           "transactionDate": "2026-11-26 03:38:12",
+                     *           "fraudIssueDate": "2026-11-26 04:06:48",
+                     *           "transactionDate": "2026-11-26 04:06:43",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -8882,7 +9175,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                 *       "paymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -8911,12 +9204,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1bvnbh0mj9cfft0b3dpkff7mcdrw73z4w",
+                     *           "checkoutPaymentId": "pay_06h1c265y8thfv6evzcs6sz4cqpqzy82m3bw",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 03:38:17",
-                     *           "transactionDate": "2026-11-26 03:38:12",
+                     *           "fraudIssueDate": "2026-11-26 04:06:48",
+                     *           "transactionDate": "2026-11-26 04:06:43",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9103,15 +9396,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
-                     *             "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
-                     *             "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
+                     *             "id": "dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g",
+                     *             "paymentPageId": "page_06h1c26sf89a8npw72bnzk6fzr8qnpnxvkw8",
+                     *             "paymentId": "pay_06h1c26sf8zek8xh2snzs8893vm773z61exc",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796269107744,
-                     *             "createdAt": 1795664307744,
+                     *             "evidenceDueBy": 1796270818442,
+                     *             "createdAt": 1795666018442,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9228,7 +9521,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm */
+                /** @example dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g */
                 disputeId: string;
             };
             cookie?: never;
@@ -9248,15 +9541,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
-                     *         "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
-                     *         "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
+                     *         "id": "dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g",
+                     *         "paymentPageId": "page_06h1c26sf89a8npw72bnzk6fzr8qnpnxvkw8",
+                     *         "paymentId": "pay_06h1c26sf8zek8xh2snzs8893vm773z61exc",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796269107744,
-                     *         "createdAt": 1795664307744,
+                     *         "evidenceDueBy": 1796270818442,
+                     *         "createdAt": 1795666018442,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9370,7 +9663,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm */
+                /** @example dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g */
                 disputeId: string;
             };
             cookie?: never;
@@ -9406,15 +9699,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1bvq640bv6rmvta9qbr4nnz6q86v324hm",
-                     *         "paymentPageId": "page_06h1bvnz20xh12k87aqfthqmqm8zc0ef4nxr",
-                     *         "paymentId": "pay_06h1bvnz20zv6akf3w1egqhrwsewa5j9jjfg",
+                     *         "id": "dp_06h1c280h88bxsamh428wwa6f32b7zxyx42g",
+                     *         "paymentPageId": "page_06h1c26sf89a8npw72bnzk6fzr8qnpnxvkw8",
+                     *         "paymentId": "pay_06h1c26sf8zek8xh2snzs8893vm773z61exc",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796269107744,
-                     *         "createdAt": 1795664307744,
+                     *         "evidenceDueBy": 1796270818442,
+                     *         "createdAt": 1795666018442,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9594,33 +9887,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *             "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *             "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *             "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795664317744,
-                     *             "currentPeriodEnd": 1798256317744,
+                     *             "currentPeriodStart": 1795666028442,
+                     *             "currentPeriodEnd": 1798258028442,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795664317744,
-                     *             "updatedAt": 1795664317744,
+                     *             "createdAt": 1795666028442,
+                     *             "updatedAt": 1795666028442,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g",
+                     *               "id": "inv_06h1c297k8vchqk3s5jfrhaw9yza2944km70",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98",
-                     *               "periodStart": 1795664317744,
-                     *               "periodEnd": 1798256317744,
-                     *               "paidAt": 1795664317744,
-                     *               "createdAt": 1795664317744
+                     *               "paymentId": "pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0",
+                     *               "periodStart": 1795666028442,
+                     *               "periodEnd": 1798258028442,
+                     *               "paidAt": 1795666028442,
+                     *               "createdAt": 1795666028442
                      *             }
                      *           }
                      *         ],
@@ -9784,7 +10077,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
+                /** @example sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -9804,33 +10097,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *         "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *         "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795664317744,
-                     *         "currentPeriodEnd": 1798256317744,
+                     *         "currentPeriodStart": 1795666028442,
+                     *         "currentPeriodEnd": 1798258028442,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795664317744,
-                     *         "updatedAt": 1795664317744,
+                     *         "createdAt": 1795666028442,
+                     *         "updatedAt": 1795666028442,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g",
+                     *           "id": "inv_06h1c297k8vchqk3s5jfrhaw9yza2944km70",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98",
-                     *           "periodStart": 1795664317744,
-                     *           "periodEnd": 1798256317744,
-                     *           "paidAt": 1795664317744,
-                     *           "createdAt": 1795664317744
+                     *           "paymentId": "pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0",
+                     *           "periodStart": 1795666028442,
+                     *           "periodEnd": 1798258028442,
+                     *           "paidAt": 1795666028442,
+                     *           "createdAt": 1795666028442
                      *         }
                      *       }
                      *     }
@@ -10003,7 +10296,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
+                /** @example sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10029,34 +10322,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *         "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *         "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795664322744,
-                     *         "currentPeriodEnd": 1798256322744,
+                     *         "currentPeriodStart": 1795666033442,
+                     *         "currentPeriodEnd": 1798258033442,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795664317744,
-                     *         "updatedAt": 1795664327744,
-                     *         "canceledAt": 1795664327744,
+                     *         "createdAt": 1795666028442,
+                     *         "updatedAt": 1795666038442,
+                     *         "canceledAt": 1795666038442,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr",
+                     *           "id": "inv_06h1c29v48kkd4q0kbh3y10rzf697vqarfxg",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bvs0q0pry84bjf43m8g697bt524xt8sc",
-                     *           "periodStart": 1795664322744,
-                     *           "periodEnd": 1798256322744,
-                     *           "paidAt": 1795664322744,
-                     *           "createdAt": 1795664322744
+                     *           "paymentId": "pay_06h1c29v4893ey5737jyq13cx2dshcy6mqzw",
+                     *           "periodStart": 1795666033442,
+                     *           "periodEnd": 1798258033442,
+                     *           "paidAt": 1795666033442,
+                     *           "createdAt": 1795666033442
                      *         }
                      *       }
                      *     }
@@ -10271,7 +10564,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar */
+                /** @example sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10297,33 +10590,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *         "id": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *         "pageId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795664322744,
-                     *         "currentPeriodEnd": 1798256322744,
+                     *         "currentPeriodStart": 1795666033442,
+                     *         "currentPeriodEnd": 1798258033442,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795664317744,
-                     *         "updatedAt": 1795664322744,
+                     *         "createdAt": 1795666028442,
+                     *         "updatedAt": 1795666033442,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr",
+                     *           "id": "inv_06h1c29v48kkd4q0kbh3y10rzf697vqarfxg",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1bvs0q0pry84bjf43m8g697bt524xt8sc",
-                     *           "periodStart": 1795664322744,
-                     *           "periodEnd": 1798256322744,
-                     *           "paidAt": 1795664322744,
-                     *           "createdAt": 1795664322744
+                     *           "paymentId": "pay_06h1c29v4893ey5737jyq13cx2dshcy6mqzw",
+                     *           "periodStart": 1795666033442,
+                     *           "periodEnd": 1798258033442,
+                     *           "paidAt": 1795666033442,
+                     *           "createdAt": 1795666033442
                      *         }
                      *       }
                      *     }
@@ -10564,31 +10857,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1bvrd60zhtfzsy5m1cge8fhmbsbtc8pdm",
-                     *           "createdAt": 1795664317744,
-                     *           "subscriptionId": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *           "id": "ent_06h1c297k8hvwjkcch3dtmmwqf2ahv977sy8",
+                     *           "createdAt": 1795666028442,
+                     *           "subscriptionId": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
-                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
-                     *           "startPeriod": 1795664317744,
-                     *           "endPeriod": 1795664322744,
-                     *           "idempotencyKey": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar-1795664317744-1795664322744",
-                     *           "updatedAt": 1795664322744,
-                     *           "invoiceId": "inv_06h1bvrd60zbsn17m2csyvprpxn9c0p2tr9g"
+                     *           "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "startPeriod": 1795666028442,
+                     *           "endPeriod": 1795666033442,
+                     *           "idempotencyKey": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4-1795666028442-1795666033442",
+                     *           "updatedAt": 1795666033442,
+                     *           "invoiceId": "inv_06h1c297k8vchqk3s5jfrhaw9yza2944km70"
                      *         },
                      *         {
-                     *           "id": "ent_06h1bvs0q0a7518ed5mhz88qswf082az6nd0",
-                     *           "createdAt": 1795664322744,
-                     *           "subscriptionId": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar",
+                     *           "id": "ent_06h1c29v4856b6gb851bv3pth5zjhd0qv3sw",
+                     *           "createdAt": 1795666033442,
+                     *           "subscriptionId": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
-                     *           "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
-                     *           "startPeriod": 1795664322744,
-                     *           "endPeriod": 1798256322744,
-                     *           "idempotencyKey": "sub_06h1bvrd60byrzm13qz23rtjqren8vz093ar-1795664322744-1798256322744",
-                     *           "invoiceId": "inv_06h1bvs0q062mnn5cd5p4sjshjzgmdfnmztr"
+                     *           "customerId": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
+                     *           "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
+                     *           "startPeriod": 1795666033442,
+                     *           "endPeriod": 1798258033442,
+                     *           "idempotencyKey": "sub_06h1c297k8ajncmmjtnsvbbgxvccrwj3ksr4-1795666033442-1798258033442",
+                     *           "invoiceId": "inv_06h1c29v48kkd4q0kbh3y10rzf697vqarfxg"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -10724,18 +11017,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1bvjxd0656bvr4qg5mk2bexa94ykm959m",
-                     *             "customerId": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
+                     *             "verificationId": "kyc_06h1c23qt8zh79fyqj8gaexfmr4yxsbwrpnr",
+                     *             "customerId": "cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1bvjxd0656bvr4qg5mk2bexa94ykm959m_data",
+                     *             "providerCheckId": "check_kyc_06h1c23qt8zh79fyqj8gaexfmr4yxsbwrpnr_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795664272744
+                     *             "createdAt": 1795665983442
                      *           }
                      *         ]
                      *       }
@@ -10840,7 +11133,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54 */
+                /** @example cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8 */
                 customerId: string;
             };
             cookie?: never;
@@ -10875,7 +11168,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1bvjxd0zc8mczgep1ptr6xx5zj29xpb54",
+                     *         "customerId": "cus_06h1c23qt8qr349xwe414v0g6phqh8f43me8",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11038,14 +11331,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665983442
                      *         }
                      *       ]
                      *     }
@@ -11164,14 +11457,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *           "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1bvjxd0a7bxkebemd6cg5setq1gkevcx4_O8xupB1rtTxfdcKLGMHN7PuDU2ek_OBSuAuuKkH7aUM",
+                     *         "apiKey": "sk_06h1c23qt83w7acqvbxg7v90f3mvx4e2re3c_wTGnWsUEFJjg3fMeW4eC1T78-iyt8VybnJjM9QnPS8A",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "vDkQZgVyeSsn5kXFr3NY5UAz"
+                     *           "password": "4BrTrjqwfOgxHUAsuHSkiA_9"
                      *         }
                      *       }
                      *     }
@@ -11290,7 +11583,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -11308,14 +11601,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795664272744
+                     *         "createdAt": 1795665983442
                      *       }
                      *     }
                      */
@@ -11413,7 +11706,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -11437,14 +11730,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795664272744,
+                     *         "createdAt": 1795665983442,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11581,7 +11874,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -11613,14 +11906,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "id": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795664272744
+                     *         "createdAt": 1795665983442
                      *       }
                      *     }
                      */
@@ -11747,7 +12040,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -11766,18 +12059,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
+                     *           "id": "key_06h1c23qt835btngm22b44negg65k8mnsnem",
                      *           "name": "reporting",
-                     *           "last4": "Yo90",
-                     *           "createdAt": 1795664272744,
+                     *           "last4": "t5bE",
+                     *           "createdAt": 1795665983442,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1bvjxd0a7bxkebemd6cg5setq1gkevcx4",
+                     *           "id": "key_06h1c23qt83w7acqvbxg7v90f3mvx4e2re3c",
                      *           "name": "Default key",
-                     *           "last4": "7aUM",
-                     *           "createdAt": 1795664272744,
+                     *           "last4": "PS8A",
+                     *           "createdAt": 1795665983442,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -11874,7 +12167,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -11904,10 +12197,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
+                     *         "id": "key_06h1c23qt835btngm22b44negg65k8mnsnem",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1bvjxd05h8xw6r88nd833dt02va2y7k40_LsE8E7ZygCbfCFwTCnqfha_awLP3R6PN30nAfi2Yo90",
-                     *         "createdAt": 1795664272744
+                     *         "apiKey": "sk_06h1c23qt835btngm22b44negg65k8mnsnem_4jJ8z2R0GIMrIfSmUTnrc9Mhfb-Jhk_ECX7XE-Nt5bE",
+                     *         "createdAt": 1795665983442
                      *       }
                      *     }
                      */
@@ -12034,9 +12327,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
-                /** @example key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40 */
+                /** @example key_06h1c23qt835btngm22b44negg65k8mnsnem */
                 keyId: string;
             };
             cookie?: never;
@@ -12060,7 +12353,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1bvjxd05h8xw6r88nd833dt02va2y7k40",
+                     *         "id": "key_06h1c23qt835btngm22b44negg65k8mnsnem",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12181,7 +12474,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -12200,10 +12493,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1bvjxd0jkgxx6va2pne3mjg8cw56chjtc",
-                     *           "key": "MRNKODvULteJN2ozqiIVnpDEuHayHKKD5h3BO8fq2ZI",
+                     *           "id": "pii_06h1c23qt8kxw76pvktsr1ts78w2mvjx2t9w",
+                     *           "key": "sRKRclOl2NxvyG7Ap08YYjkKsF4_zE5snTstF9d1Epw",
                      *           "active": true,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665983442
                      *         }
                      *       ]
                      *     }
@@ -12296,7 +12589,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -12321,16 +12614,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1bvjxd0jkgxx6va2pne3mjg8cw56chjtc",
-                     *           "key": "MRNKODvULteJN2ozqiIVnpDEuHayHKKD5h3BO8fq2ZI",
+                     *           "id": "pii_06h1c23qt8kxw76pvktsr1ts78w2mvjx2t9w",
+                     *           "key": "sRKRclOl2NxvyG7Ap08YYjkKsF4_zE5snTstF9d1Epw",
                      *           "active": false,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665983442
                      *         },
                      *         {
-                     *           "id": "pii_06h1bvjxd0h7ryrg2vfpx41mq6gwxshf3az0",
-                     *           "key": "TRcR2-rCWAvc_WF94g3J9_fXbWOg0yqeWtx6NWT7bN8",
+                     *           "id": "pii_06h1c23qt8t54f7rv9ryp8j08dasvqbna41c",
+                     *           "key": "n756GJG7qfxP7wEh0IWkKWvZr-bCuRBJBbJkgjFv7rQ",
                      *           "active": true,
-                     *           "createdAt": 1795664272744
+                     *           "createdAt": 1795665983442
                      *         }
                      *       ]
                      *     }
@@ -12458,7 +12751,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr */
+                /** @example cus_06h1c23qt812bphapgrqbv622qw9cb26qptg */
                 customerId: string;
             };
             cookie?: never;
@@ -12491,29 +12784,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1bvjxd0d2qbpb5ke1ssn9w7v5y4mmgzhr",
+                     *         "id": "cus_06h1c23qt812bphapgrqbv622qw9cb26qptg",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795577872744,
-                     *         "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *         "signupAt": 1795579583442,
+                     *         "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795664272744,
-                     *         "updatedAt": 1795664272744,
+                     *         "createdAt": 1795665983442,
+                     *         "updatedAt": 1795665983442,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..MdtHGPSmoIaNz9Jd.Cg1t.C7SEGxvKuqw5GILulSMY9g",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..poEeGa1rkJpnfG75.AHEgAxzdwG0.CKHRtH6y2MN7_scaJ_NkOQ",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..WwrmMi0qrmZC6ib2.q9_70rKE7j3BXA.4UROpSWPxk8VkUziqDqR9A",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..OIM-xL7ofhSX2Mwk._Ymt4t1TDWSOpJfa.2gYYQTzyOHrPyhSzSMVw0Q",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..CBH9z7MEm14CiO9e.KwMG.CyovxZRNrNXOQW00GNXYIw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..NpxDhmbCfXs9HhNn.9pDm0jn_TDw._a8c9Jxp81Y7ZAvQVBaGJw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..0wdAnnR_dm8ONIT7.hI_bBewRBRSdjw.pfMOXrLgIZN73SkZVAxqkA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..xK_jFSpKhWYloL-A.qotKjNVvt_0Yphx3.CWvazMhMee1RrBdbWfvkuQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..tXYfo6ScIJgC8woY.W-2LzcyIvEuQVp0.NXoLVLL3SbDbeTbcQcg1zQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..h7wMh5_0QRSX0t6a.A4qaXO_idWGsjef-JQ.xVHtmYruabshq3kdHjX3LQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..A2XePQSmPf8yLN6Y.luE.4RU6QkVQt_xUQUayglHq0w",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..B5mqJt29I1vcUXxT.CsBVlR8.DXoT9PzAsZOQtdg8AOjMcw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFidmp4ZDBoN3J5cmcydmZweDQxbXE2Z3d4c2hmM2F6MCJ9..hrUbi4GuS2eKf3z2.OcQ.nOXypHVl_zLnanqgW783KA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..LrKkmOi7rebm_5a-.ODETomhGfkhWF8Y.1qf_SsOs-HTejqI-I4e0Nw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..JG0g_2NFhZRLYV8X.8nUsY8FSjipwMLpLjg.A17owYe7ATUMszaIsYvgwg",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..CxsuX-197OK8u3D8.DG4.YaJ2auWnMMrqXLVRb7X9Mg",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..VXPRaosrCKXt3Qsw.GYUrjBI.GzGWAdge30VhFO6SaMLeeA",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjMjNxdDh0NTRmN3J2OXJ5cDhqMDhkYXN2cWJuYTQxYyJ9..bOUbwpgMt0170_-U.Cg0.QCxzecIbfgXAf6aaKO-Frw"
                      *         }
                      *       }
                      *     }
@@ -12636,7 +12929,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -12793,7 +13086,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g */
+                /** @example mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r */
                 merchantId: string;
             };
             cookie?: never;
@@ -13173,19 +13466,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1bvrd60czdwnfzqynftyk6r2bw6mhjv2w",
-                     *             "merchantId": "mer_06h1bvjxd0v7ced77qygvhtgjv0bf7mf2c9g",
+                     *             "id": "eml_06h1c297k8qj32zaremaqvb22ams2jng8mpc",
+                     *             "merchantId": "mer_06h1c23qt8hxt98kvh8r3nsc7fmn45mjhb5r",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
                      *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 3:38 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 3:38 AM UTC\nPayment ID: pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 3:38 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 3:38 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1bvrd60kxkh7h1whbhg74e2vg2x0eqq98</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:07 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:07 AM UTC\nPayment ID: pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:07 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:07 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c297k8bhs9dej9qkw6428vd8j7zte5m0</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1bvrd60dvyqw7dk5tawb65s6tn6j74q7c",
+                     *             "relatedId": "page_06h1c297k8cg1wzc1ckmbba2xmx3bhvk97gm",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795664317744,
+                     *             "createdAt": 1795666028442,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13302,14 +13595,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1bvsm80bt9mgkjg97wp3b5hwxc80xgk8w",
+                     *           "id": "fim_06h1c2aen8snwts2tbmdy0ar5mj9tnzy3edw",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795664327744
+                     *           "createdAt": 1795666038442
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -13931,6 +14224,8 @@ export interface operations {
                         successReturnUrl?: string;
                         failureReturnUrl?: string;
                         customerConfirmedAt?: number;
+                        /** @description Epoch ms; present while the hosted page is locked after 10 wrong verification codes (no code is sent or accepted). POST /v1/payout_pages/{payoutPageId}/reissue opens it again. */
+                        lockedAt?: number;
                         /** @description The chosen method, masked. Present once the customer confirmed. */
                         payoutMethod?: {
                             /** @constant */
@@ -14975,6 +15270,335 @@ export interface operations {
                         referenceId: string;
                         /** @description When the customer was erased (epoch milliseconds). */
                         erasedAt: number;
+                    };
+                    /** @description Base64 HMAC-SHA256, keyed with the secret’s bytes, of the RFC 8785 canonical JSON of this object without `signature`. */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 seconds (redirects are not followed; anything else is retried on the schedule). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once, without retries, and the account address gets an e-mail. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; a `Retry-After` header (seconds or an HTTP date) can make the next wait longer than the schedule, up to 10 hours. */
+            429: {
+                headers: {
+                    /** @description Seconds or an HTTP date. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, honouring `Retry-After` as for 429. */
+            503: {
+                headers: {
+                    /** @description Seconds or an HTTP date. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEvents_payoutPageLocked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`): the same on every retry and redelivery; use it to ignore repeats.
+                 * @example evt_test_00000000000000000000000000000000000a
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Epoch seconds when this attempt was sent; refuse it when more than 5 minutes from your clock.
+                 * @example 1767225601
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, one per active secret (two during a rotation).
+                 * @example v1,8oVphSdpGfeyb+mQGXyZO3zi9uZd1CglQychjVGibjU=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "createdAt": 1767225600000,
+                 *       "data": {
+                 *         "amount": 12345,
+                 *         "clientReferenceId": "paysail-test-event",
+                 *         "createdAt": 1767225540000,
+                 *         "customer": {
+                 *           "id": "cus_test_0000000000000000000000000000000",
+                 *           "referenceId": "paysail-test-customer"
+                 *         },
+                 *         "expiresAt": 1767830400000,
+                 *         "fundingCurrency": "USDC",
+                 *         "id": "payout_page_test_0000000000000000000000000000000",
+                 *         "lockedAt": 1767225600000,
+                 *         "merchant": {
+                 *           "id": "mer_test_0000000000000000000000000000000",
+                 *           "livemode": false
+                 *         },
+                 *         "metadata": {},
+                 *         "releaseMethod": "MANUAL",
+                 *         "status": "CREATED",
+                 *         "sub-status": "AWAITING_CUSTOMER",
+                 *         "updatedAt": 1767225600000,
+                 *         "url": "http://localhost:4000/payout-page/payout_page_test_0000000000000000000000000000000"
+                 *       },
+                 *       "id": "evt_test_00000000000000000000000000000000000a",
+                 *       "livemode": false,
+                 *       "signature": "+ojOec3tqPkEaRgMNprfuLFGOhhPtqn0vzn2S6ZNZ5s=",
+                 *       "type": "PAYOUT_PAGE_LOCKED"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description evt_… (also the `webhook-id` header); the same on every retry and redelivery. */
+                    id: string;
+                    /** @constant */
+                    type: "PAYOUT_PAGE_LOCKED";
+                    /** @description Epoch milliseconds. */
+                    createdAt: number;
+                    livemode: boolean;
+                    /** @description The payout page as `GET /v1/payout_pages/{payoutPageId}` answers it (with `lockedAt`), without the customer’s e-mail. */
+                    data: {
+                        /** @description payout_page_… */
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "CREATED" | "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" | "CANCELED" | "EXPIRED";
+                        /** @enum {unknown} */
+                        "sub-status": "AWAITING_CUSTOMER" | "KYC_REQUIRED" | "KYC_IN_REVIEW" | "AWAITING_RELEASE" | "SUBMITTED" | "PAID" | "KYC_REJECTED" | "PAYOUT_REJECTED" | "PAYOUT_RETURNED" | "CUSTOMER_DECLINED" | "MERCHANT_CANCELED" | "NOT_COMPLETED";
+                        /** @description Why the page is where it is when that is not obvious (no live payout rail, rail rejection). */
+                        statusReason?: string;
+                        amount: number;
+                        /** @enum {unknown} */
+                        fundingCurrency: "USDC" | "USD";
+                        clientReferenceId: string;
+                        /** @enum {unknown} */
+                        releaseMethod: "AUTOMATIC" | "MANUAL";
+                        customer: {
+                            /** @description cus_… */
+                            id: string;
+                            referenceId: string;
+                        };
+                        merchant: {
+                            id: string;
+                            livemode: boolean;
+                        };
+                        /** @description {PUBLIC_URL}/payout-page/<id> */
+                        url: string;
+                        successReturnUrl?: string;
+                        failureReturnUrl?: string;
+                        customerConfirmedAt?: number;
+                        /** @description Epoch ms; present while the hosted page is locked after 10 wrong verification codes (no code is sent or accepted). POST /v1/payout_pages/{payoutPageId}/reissue opens it again. */
+                        lockedAt?: number;
+                        /** @description The chosen method, masked. Present once the customer confirmed. */
+                        payoutMethod?: {
+                            /** @constant */
+                            type: "BANK_TRANSFER";
+                            last4: string;
+                            routingNumber: string;
+                        } | {
+                            /** @constant */
+                            type: "CRYPTO_WALLET";
+                            /** @enum {unknown} */
+                            network: "ETHEREUM" | "POLYGON" | "BASE" | "SOLANA";
+                            /** @description Masked: 0x5aAe...eAed */
+                            address: string;
+                        };
+                        /** @description USDC payouts, once paid: where to see the transfer on chain. */
+                        payoutDetails?: {
+                            /** @description The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
+                            transactionHash: string;
+                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
+                            explorerUrl: string;
+                        };
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        expiresAt: number;
+                        createdAt: number;
+                        updatedAt: number;
+                    };
+                    /** @description Base64 HMAC-SHA256, keyed with the secret’s bytes, of the RFC 8785 canonical JSON of this object without `signature`. */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 15 seconds (redirects are not followed; anything else is retried on the schedule). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once, without retries, and the account address gets an e-mail. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; a `Retry-After` header (seconds or an HTTP date) can make the next wait longer than the schedule, up to 10 hours. */
+            429: {
+                headers: {
+                    /** @description Seconds or an HTTP date. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, honouring `Retry-After` as for 429. */
+            503: {
+                headers: {
+                    /** @description Seconds or an HTTP date. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEvents_payoutPageReissued: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_…`): the same on every retry and redelivery; use it to ignore repeats.
+                 * @example evt_test_00000000000000000000000000000000000b
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Epoch seconds when this attempt was sent; refuse it when more than 5 minutes from your clock.
+                 * @example 1767225601
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, one per active secret (two during a rotation).
+                 * @example v1,On7SY8JIDLzj4q4SS6max/ihn72DKiaFERDtAqe2SzA=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "createdAt": 1767225600000,
+                 *       "data": {
+                 *         "amount": 12345,
+                 *         "clientReferenceId": "paysail-test-event",
+                 *         "createdAt": 1767225540000,
+                 *         "customer": {
+                 *           "id": "cus_test_0000000000000000000000000000000",
+                 *           "referenceId": "paysail-test-customer"
+                 *         },
+                 *         "expiresAt": 1767830400000,
+                 *         "fundingCurrency": "USDC",
+                 *         "id": "payout_page_test_0000000000000000000000000000000",
+                 *         "merchant": {
+                 *           "id": "mer_test_0000000000000000000000000000000",
+                 *           "livemode": false
+                 *         },
+                 *         "metadata": {},
+                 *         "releaseMethod": "MANUAL",
+                 *         "status": "CREATED",
+                 *         "sub-status": "AWAITING_CUSTOMER",
+                 *         "updatedAt": 1767225600000,
+                 *         "url": "http://localhost:4000/payout-page/payout_page_test_0000000000000000000000000000000"
+                 *       },
+                 *       "id": "evt_test_00000000000000000000000000000000000b",
+                 *       "livemode": false,
+                 *       "signature": "+3stjQ6mMkntryYsE5oWPQeA90zPFth1fHdGRMD5rF4=",
+                 *       "type": "PAYOUT_PAGE_REISSUED"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description evt_… (also the `webhook-id` header); the same on every retry and redelivery. */
+                    id: string;
+                    /** @constant */
+                    type: "PAYOUT_PAGE_REISSUED";
+                    /** @description Epoch milliseconds. */
+                    createdAt: number;
+                    livemode: boolean;
+                    /** @description The payout page as `GET /v1/payout_pages/{payoutPageId}` answers it (unlocked), without the customer’s e-mail. */
+                    data: {
+                        /** @description payout_page_… */
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "CREATED" | "PENDING" | "PROCESSING" | "PROCESSED" | "FAILED" | "CANCELED" | "EXPIRED";
+                        /** @enum {unknown} */
+                        "sub-status": "AWAITING_CUSTOMER" | "KYC_REQUIRED" | "KYC_IN_REVIEW" | "AWAITING_RELEASE" | "SUBMITTED" | "PAID" | "KYC_REJECTED" | "PAYOUT_REJECTED" | "PAYOUT_RETURNED" | "CUSTOMER_DECLINED" | "MERCHANT_CANCELED" | "NOT_COMPLETED";
+                        /** @description Why the page is where it is when that is not obvious (no live payout rail, rail rejection). */
+                        statusReason?: string;
+                        amount: number;
+                        /** @enum {unknown} */
+                        fundingCurrency: "USDC" | "USD";
+                        clientReferenceId: string;
+                        /** @enum {unknown} */
+                        releaseMethod: "AUTOMATIC" | "MANUAL";
+                        customer: {
+                            /** @description cus_… */
+                            id: string;
+                            referenceId: string;
+                        };
+                        merchant: {
+                            id: string;
+                            livemode: boolean;
+                        };
+                        /** @description {PUBLIC_URL}/payout-page/<id> */
+                        url: string;
+                        successReturnUrl?: string;
+                        failureReturnUrl?: string;
+                        customerConfirmedAt?: number;
+                        /** @description Epoch ms; present while the hosted page is locked after 10 wrong verification codes (no code is sent or accepted). POST /v1/payout_pages/{payoutPageId}/reissue opens it again. */
+                        lockedAt?: number;
+                        /** @description The chosen method, masked. Present once the customer confirmed. */
+                        payoutMethod?: {
+                            /** @constant */
+                            type: "BANK_TRANSFER";
+                            last4: string;
+                            routingNumber: string;
+                        } | {
+                            /** @constant */
+                            type: "CRYPTO_WALLET";
+                            /** @enum {unknown} */
+                            network: "ETHEREUM" | "POLYGON" | "BASE" | "SOLANA";
+                            /** @description Masked: 0x5aAe...eAed */
+                            address: string;
+                        };
+                        /** @description USDC payouts, once paid: where to see the transfer on chain. */
+                        payoutDetails?: {
+                            /** @description The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
+                            transactionHash: string;
+                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
+                            explorerUrl: string;
+                        };
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        expiresAt: number;
+                        createdAt: number;
+                        updatedAt: number;
                     };
                     /** @description Base64 HMAC-SHA256, keyed with the secret’s bytes, of the RFC 8785 canonical JSON of this object without `signature`. */
                     signature: string;

@@ -20,6 +20,7 @@ export const operations = {
   "GET /v1/payout_pages/{payoutPageId}": { method: "GET", path: "/v1/payout_pages/{payoutPageId}", pathParams: ["payoutPageId"], query: ["livemode"], body: "none", envelope: true },
   "POST /v1/payout_pages/{payoutPageId}/release": { method: "POST", path: "/v1/payout_pages/{payoutPageId}/release", pathParams: ["payoutPageId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/payout_pages/{payoutPageId}/cancel": { method: "POST", path: "/v1/payout_pages/{payoutPageId}/cancel", pathParams: ["payoutPageId"], query: ["livemode"], body: "optional", envelope: true },
+  "POST /v1/payout_pages/{payoutPageId}/reissue": { method: "POST", path: "/v1/payout_pages/{payoutPageId}/reissue", pathParams: ["payoutPageId"], query: ["livemode"], body: "optional", envelope: true },
   "POST /v1/test_helpers/payout_pages/{payoutPageId}/confirm": { method: "POST", path: "/v1/test_helpers/payout_pages/{payoutPageId}/confirm", pathParams: ["payoutPageId"], query: ["livemode"], body: "required", envelope: true },
   "POST /v1/test_helpers/payout_pages/{payoutPageId}/decline": { method: "POST", path: "/v1/test_helpers/payout_pages/{payoutPageId}/decline", pathParams: ["payoutPageId"], query: ["livemode"], body: "optional", envelope: true },
   "GET /v1/events": { method: "GET", path: "/v1/events", pathParams: [], query: ["limit","startingAfter","type","livemode"], body: "none", envelope: true },
@@ -58,4 +59,4 @@ export const operations = {
 } as const satisfies OperationTable;
 
 /** The event types of the document's `webhooks` section. */
-export const webhookEventTypes = ["PAYOUT_PAGE_UPDATED","PAYMENT_SUCCEEDED","PAYMENT_EXPIRED","FRAUD_REPORTED","ENTITLEMENT_CREATED","PAYMENT_REFUNDED","REFUND_FAILED","DISPUTE_CREATED","DISPUTE_CLOSED","CUSTOMER_ERASED"] as const;
+export const webhookEventTypes = ["PAYOUT_PAGE_UPDATED","PAYMENT_SUCCEEDED","PAYMENT_EXPIRED","FRAUD_REPORTED","ENTITLEMENT_CREATED","PAYMENT_REFUNDED","REFUND_FAILED","DISPUTE_CREATED","DISPUTE_CLOSED","CUSTOMER_ERASED","PAYOUT_PAGE_LOCKED","PAYOUT_PAGE_REISSUED"] as const;

@@ -1,6 +1,8 @@
 import { kycStatuses } from '../../../db/schema/index.ts';
 import { modePath } from '../paths.ts';
-import type { CustomerDetailView, CustomerFilters, CustomerRowView } from '../presenters/customers.ts';
+import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '../presenters/customers.ts';
+import { CustomerStory } from './customer-story.tsx';
+import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import { Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -14,18 +16,22 @@ const kycExplanations: Record<string, string> = {
   REJECTED: 'The KYC provider rejected the identity data; payouts to this customer fail.',
 };
 
-export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerRowView>; inReview: KycReviewItem[] }) {
+export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerListRowView>; inReview: KycReviewItem[] }) {
   const { frame, filters, result } = props;
   const path = modePath(frame.mode, '/customers');
-  const filtered = Boolean(filters.reference || filters.kycStatus);
+  const filtered = Boolean(filters.reference || filters.kycStatus || filters.email);
   return (
     <DashboardPage frame={frame} section="customers" title="Customers">
       <h1>Customers</h1>
       <KycReviewQueue frame={frame} items={props.inReview} />
       <form method="get" action={path} class="toolbar" role="search" aria-label="Filter customers">
         <div>
-          <label for="reference">Reference ID starts with</label>
+          <label for="reference">Reference ID starts with, or customer ID</label>
           <input id="reference" name="reference" type="search" value={filters.reference ?? ''} autocomplete="off" />
+        </div>
+        <div>
+          <label for="email">E-mail (exact)</label>
+          <input id="email" name="email" type="email" value={filters.email ?? ''} autocomplete="off" />
         </div>
         <div>
           <label for="kyc">KYC status</label>
@@ -33,7 +39,7 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
             <option value="">Any</option>
             {kycStatuses.map((status) => (
               <option value={status} selected={filters.kycStatus === status}>
-                {status}
+                {statusInWords(status)}
               </option>
             ))}
           </select>
@@ -51,7 +57,7 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
         filtered ? (
           <EmptyState title="No customer matches these filters.">
             <p>
-              Check the reference ID (it is case-sensitive) or <a href={path}>clear the filters</a>.
+              Check the reference ID (it is case-sensitive) and the e-mail address (it must match exactly), or <a href={path}>clear the filters</a>.
             </p>
           </EmptyState>
         ) : (
@@ -62,12 +68,14 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
           </EmptyState>
         )
       ) : (
-        <DataTable label="Customers" headers={['Reference ID', 'KYC status', 'Created', 'ID']}>
+        <DataTable label="Customers" headers={['Reference ID', 'Name', 'E-mail', 'KYC status', 'Created', 'ID']}>
           {result.items.map((customer) => (
             <tr>
               <td>
                 <a href={modePath(frame.mode, `/customers/${customer.id}`)}>{customer.referenceId}</a>
               </td>
+              <td>{customer.name ?? <span class="muted">—</span>}</td>
+              <td>{customer.email ?? <span class="muted">—</span>}</td>
               <td>
                 <Badge value={customer.kycStatus} />
               </td>
@@ -81,7 +89,7 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
           ))}
         </DataTable>
       )}
-      <Pagination path={path} query={{ reference: filters.reference, kyc: filters.kycStatus }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }
@@ -163,6 +171,7 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
           ))}
         </DataTable>
       )}
+      <CustomerStory frame={frame} story={customer.story} />
     </DashboardPage>
   );
 }

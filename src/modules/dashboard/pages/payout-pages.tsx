@@ -2,7 +2,7 @@ import { payoutPageStatuses } from '../../payout-pages/states.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
 import { cancelPayoutConfirmation, releasePayoutConfirmation } from './confirmations.tsx';
 import { payoutSubStatusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -85,7 +85,7 @@ function method(page: PayoutPageDetailView['page']): string {
 
 export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDetailView; notice?: string | undefined; error?: string | undefined; eventsSection: boolean }) {
   const { frame } = props;
-  const { page, history, canRelease, canCancel } = props.detail;
+  const { page, history, canRelease, canCancel, canReissue } = props.detail;
   const base = modePath(frame.mode, `/payout-pages/${page.id}`);
   return (
     <DashboardPage frame={frame} section="payout-pages" title={`Payout page ${page.clientReferenceId}`} notice={props.notice} error={props.error}>
@@ -103,6 +103,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           </div>
         ) : null}
       </div>
+      {canReissue ? <ReissueCard frame={frame} pageId={page.id} lockedAt={page.lockedAt ?? 0} /> : null}
       <div class="card">
         <p class="amount">
           <Money amount={page.amount} currency={page.fundingCurrency} />
@@ -231,5 +232,24 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
       </DataTable>
       <Pagination path={base} query={{}} page={history.page} hasMore={history.hasMore} label="Status history pages" fragment="history" />
     </DashboardPage>
+  );
+}
+
+/** A page locked after too many wrong codes: reissuing it needs a ticked confirmation the server checks too. */
+function ReissueCard(props: { frame: Frame; pageId: string; lockedAt: number }) {
+  return (
+    <form method="post" action={modePath(props.frame.mode, `/payout-pages/${props.pageId}/reissue`)} class="card compact" aria-labelledby="reissue-heading">
+      <h2 id="reissue-heading">Locked after too many wrong codes</h2>
+      <CsrfField token={props.frame.csrfToken} />
+      <p class="muted" id="reissue-help">
+        Since <Time value={new Date(props.lockedAt)} /> the hosted page sends and accepts no verification code: someone entered 10 wrong codes. The customer was told to
+        contact you. Reissue it once you know the guesses were theirs: it unlocks the page, makes earlier codes useless and e-mails the customer the link again. The
+        payout itself does not change.
+      </p>
+      <label class="choice">
+        <input type="checkbox" name="confirm" value="yes" required aria-describedby="reissue-help" /> I confirm: the customer asked for the page again.
+      </label>
+      <button type="submit">Reissue payout page</button>
+    </form>
   );
 }

@@ -5,7 +5,7 @@ import { explorerUrl, railReferenceUrl } from '../../payout-pages/rails/explorer
 import type { Merchant } from '../../merchants/service.ts';
 import type { PayoutPagesService } from '../../payout-pages/service.ts';
 import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
-import { findTransition, payoutPageStatuses, payoutPageSubStatuses, type PayoutPageStatus, type PayoutPageSubStatus } from '../../payout-pages/states.ts';
+import { findTransition, isFinal, payoutPageStatuses, payoutPageSubStatuses, type PayoutPageStatus, type PayoutPageSubStatus } from '../../payout-pages/states.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface PayoutPageRowView {
@@ -54,6 +54,8 @@ export interface PayoutPageDetailView {
   history: PageOf<PayoutHistoryView>;
   canRelease: boolean;
   canCancel: boolean;
+  /** Locked after too many wrong codes, with something left for the customer to do. */
+  canReissue: boolean;
 }
 
 /** The list filter takes a status (`PENDING`) or a sub-status (`AWAITING_RELEASE`). */
@@ -152,6 +154,7 @@ export function createPayoutPagesPresenter(deps: { database: Database; payoutPag
         history,
         canRelease: findTransition(state, 'release', context) !== null,
         canCancel: findTransition(state, 'cancel', context) !== null,
+        canReissue: page.lockedAt !== undefined && !isFinal(state),
       };
     },
   };

@@ -14,7 +14,8 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
     const view = screen(tools, request, reply);
     const reference = field(request.query, 'reference', 255).trim();
     const kycStatus = parseKycStatus(field(request.query, 'kyc', 20));
-    const filters = { ...(reference ? { reference } : {}), ...(kycStatus ? { kycStatus } : {}) };
+    const email = field(request.query, 'email', 254).trim();
+    const filters = { ...(reference ? { reference } : {}), ...(kycStatus ? { kycStatus } : {}), ...(email ? { email } : {}) };
     const result = await presenter.list(view.session.merchant.id, view.livemode, filters, parsePage(field(request.query, 'page', 5)));
     const inReview = await reviews.listInReview(view.session.merchant.id, view.livemode);
     return view.page((frame) => CustomersPage({ frame, filters, result, inReview }));

@@ -40,6 +40,17 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
     return runAction(reply, back, 'released', () => deps.payoutPages.releasePayoutPage(view.session.merchant, view.livemode, id));
   });
 
+  // Reissuing a locked page: a ticked confirmation, checked here too (it lets guessing start again).
+  web.post('/:mode/payout-pages/:payoutPageId/reissue', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const id = param(request, 'payoutPageId');
+    const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
+    if (field(request.body, 'confirm', 5) !== 'yes') {
+      return reply.redirect(`${back}?error=reissue-unconfirmed`, 303);
+    }
+    return runAction(reply, back, 'reissued', () => deps.payoutPages.reissuePayoutPage(view.session.merchant, view.livemode, id));
+  });
+
   web.post('/:mode/payout-pages/:payoutPageId/cancel', async (request, reply) => {
     const view = screen(tools, request, reply);
     const id = param(request, 'payoutPageId');

@@ -9,10 +9,12 @@ import type { MerchantsService } from '../../../modules/merchants/service.ts';
 import type { Clock } from '../../../jobs/worker.ts';
 import { CheckoutPage, ExpiredPage, InProgressPage, PaidPage, declineMessage, type CheckoutField, type CheckoutFormState } from './views.tsx';
 import { StripeCheckoutPage, stripeSources, type StripeCheckoutSettings } from './stripe-checkout.tsx';
+import { cardProblems, type CardProblem } from '../../../modules/payments/index.ts';
+import { checkoutMessages } from './checkout-messages.ts';
 
 const PageParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
-const fieldOfApiError: Record<string, CheckoutField> = {
+const fieldOfApiError: Record<CardProblem['field'], CheckoutField> = {
   cardNumber: 'cardNumber',
   expMonth: 'expiry',
   expYear: 'expiry',
@@ -20,18 +22,55 @@ const fieldOfApiError: Record<string, CheckoutField> = {
   cardholderName: 'cardholderName',
 };
 
-const fieldMessages: Record<CheckoutField, string> = {
-  cardNumber: 'Enter a valid card number.',
-  expiry: 'Enter the expiry date as MM / YY; it must not be in the past.',
-  cvc: 'Enter the 3- or 4-digit security code.',
-  cardholderName: 'Enter the name as it appears on the card.',
+/** What the customer reads for each problem the card check finds (the API's wording is for developers). */
+const problemMessages: Record<CardProblem['field'], Partial<Record<CardProblem['rule'], string>>> = {
+  cardNumber: { invalid: checkoutMessages.cardNumberInvalid },
+  expMonth: { month: checkoutMessages.expiryMonth },
+  expYear: { year: checkoutMessages.expiryYear, expired: checkoutMessages.expiryPast },
+  cvc: { invalid: checkoutMessages.cvcInvalid },
+  cardholderName: { invalid: checkoutMessages.nameInvalid },
 };
+
+const missingMessages: Record<CheckoutField, string> = {
+  cardNumber: checkoutMessages.cardNumberMissing,
+  expiry: checkoutMessages.expiryMissing,
+  cvc: checkoutMessages.cvcMissing,
+  cardholderName: checkoutMessages.nameMissing,
+};
+
+function messageOf(problem: CardProblem): string {
+  return problemMessages[problem.field][problem.rule] ?? missingMessages[fieldOfApiError[problem.field] ?? 'cardNumber'];
+}
+
+/**
+ * Every problem of the submitted form at once, in form order, as the customer reads them: a missing
+ * field, an unreadable expiry date, then the card checks of the payments module on what was typed.
+ */
+export function checkoutErrors(body: { cardNumber: string; expiry: string; cvc: string; cardholderName: string }, now: Date): CheckoutFormState['errors'] {
+  const errors: CheckoutFormState['errors'] = {};
+  const expiry = parseExpiry(body.expiry);
+  const typed = { cardNumber: body.cardNumber, expMonth: expiry?.expMonth ?? 1, expYear: expiry?.expYear ?? now.getUTCFullYear() + 1, cvc: body.cvc, cardholderName: body.cardholderName };
+  for (const problem of cardProblems(typed, now)) {
+    const formField = fieldOfApiError[problem.field] ?? 'cardNumber';
+    errors[formField] ??= messageOf(problem);
+  }
+  if (body.expiry.trim() !== '' && !expiry) {
+    errors.expiry = checkoutMessages.expiryUnreadable;
+  }
+  for (const formField of ['cardNumber', 'expiry', 'cvc', 'cardholderName'] as const) {
+    if (body[formField].trim() === '') {
+      errors[formField] = missingMessages[formField];
+    }
+  }
+  // In form order, so the summary reads top to bottom.
+  return Object.fromEntries((['cardNumber', 'expiry', 'cvc', 'cardholderName'] as const).flatMap((formField) => (errors[formField] ? [[formField, errors[formField]]] : [])));
+}
 
 function csrfScope(pageId: string): string {
   return `payment-page:${pageId}`;
 }
 
-/** "MM/YY", "MM / YYYY", "MMYY" → month and four-digit year; null when unreadable. */
+/** "MM/YY", "MM / YYYY", "MMYY" → month and four-digit year (the month is checked with the card); null when unreadable. */
 export function parseExpiry(raw: string): { expMonth: number; expYear: number } | null {
   const match = /^\s*(\d{1,2})\s*[/-]?\s*(\d{2}|\d{4})\s*$/.exec(raw);
   if (!match) {
@@ -40,7 +79,7 @@ export function parseExpiry(raw: string): { expMonth: number; expYear: number } 
   const expMonth = Number(match[1]);
   const year = Number(match[2]);
   const expYear = (match[2] ?? '').length === 2 ? 2000 + year : year;
-  return expMonth >= 1 && expMonth <= 12 ? { expMonth, expYear } : null;
+  return { expMonth, expYear };
 }
 
 function field(body: Record<string, unknown>, name: string): string {
@@ -99,7 +138,7 @@ export function registerPaymentPageWebRoutes(
       return renderProcessorFields(reply, loaded, settings, state.problem, status);
     }
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
-    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM' }), options);
+    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM', now: clock.now() }), options);
   }
 
   /**
@@ -159,15 +198,14 @@ export function registerPaymentPageWebRoutes(
     }
     const loaded = await load(pageId);
     const values = { expiry: field(body, 'expiry').slice(0, 9), cardholderName: field(body, 'cardholderName').slice(0, 200) };
+    const typed = { ...values, cardNumber: field(body, 'cardNumber').slice(0, 40), cvc: field(body, 'cvc').slice(0, 8) };
+    const errors = checkoutErrors(typed, clock.now());
     const expiry = parseExpiry(values.expiry);
-    if (!expiry) {
-      return renderState(request, reply, loaded, { errors: { expiry: fieldMessages.expiry }, values }, 400);
+    if (Object.keys(errors).length > 0 || !expiry) {
+      return renderState(request, reply, loaded, { errors, values }, 400);
     }
     try {
-      const outcome = await paymentPages.payPage(
-        { pageId },
-        { cardNumber: field(body, 'cardNumber').slice(0, 40), cvc: field(body, 'cvc').slice(0, 8), cardholderName: values.cardholderName, ...expiry },
-      );
+      const outcome = await paymentPages.payPage({ pageId }, { cardNumber: typed.cardNumber, cvc: typed.cvc, cardholderName: values.cardholderName, ...expiry });
       if (outcome.outcome === 'DECLINED') {
         return renderState(request, reply, { ...loaded, page: outcome.page }, { errors: {}, problem: declineMessage(outcome.declineReason), values }, 402);
       }
@@ -178,8 +216,10 @@ export function registerPaymentPageWebRoutes(
     } catch (error) {
       if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
         const apiField = typeof error.extra.field === 'string' ? error.extra.field : '';
-        const formField = fieldOfApiError[apiField] ?? 'cardNumber';
-        return renderState(request, reply, loaded, { errors: { [formField]: fieldMessages[formField] }, values }, 400);
+        // The checks above run the same rules first, so this is only a card that changed meaning
+        // between the two (a month that ended meanwhile).
+        const formField = (fieldOfApiError as Record<string, CheckoutField | undefined>)[apiField] ?? 'cardNumber';
+        return renderState(request, reply, loaded, { errors: { [formField]: 'Check this and try again.' }, values }, 400);
       }
       if (error instanceof AppError && error.code === 'INVALID_STATE') {
         return reply.code(303).redirect(`/payment-page/${pageId}`, 303);

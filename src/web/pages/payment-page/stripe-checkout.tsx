@@ -1,7 +1,7 @@
 import { Layout } from '../../layout.tsx';
 import type { ExtraSources } from '../../security.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
-import { formatAmount } from './views.tsx';
+import { formatAmount, SandboxNote, stateStyles } from './views.tsx';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
 
 /** The live checkout's Stripe settings (from the operator's configuration). */
@@ -32,8 +32,6 @@ export function stripeSources(jsUrl: string): ExtraSources {
 }
 
 const styles = `
-.merchant { font-weight: 600; color: var(--muted); margin: 0; }
-.sandbox { background: #fef3c7; border: 1px solid #f59e0b; border-radius: 8px; padding: 0.5rem 0.75rem; font-size: 0.9rem; }
 #payment-element { min-height: 196px; }
 #payment-element .loading { color: var(--muted); margin: 0; padding: 4.5rem 0; text-align: center; }
 #payment-message { margin: 0.75rem 0 0; }
@@ -109,7 +107,7 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
     <Layout
       title={`Pay ${amount} to ${props.merchantName}`}
       nonce={props.nonce}
-      styles={styles + orderSummaryStyles}
+      styles={stateStyles + styles + orderSummaryStyles}
       externalScript={settings.jsUrl}
       script={checkoutScript({ publishableKey: settings.publishableKey, clientSecret: props.clientSecret, returnPath: `/payment-page/${page.id}/complete`, payLabel })}
     >
@@ -118,7 +116,7 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
         Pay <span class="amount">{amount}</span>
       </h1>
       <OrderSummary page={page} format={formatAmount} />
-      {page.livemode ? null : <p class="sandbox">Sandbox: no money moves. Use a Stripe test card such as 4242 4242 4242 4242.</p>}
+      <SandboxNote page={page}>Sandbox: no money moves. Use a Stripe test card such as 4242 4242 4242 4242.</SandboxNote>
       <div class="card">
         {props.problem ? (
           <div class="error-summary" role="alert" id="form-problem" tabindex={-1}>

@@ -1,8 +1,8 @@
 import { Layout } from '../../layout.tsx';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
-import { schemeHints } from '../../../modules/card-processor/bin-table.ts';
 import { cardSchemeNames as schemeNames } from '../../../modules/payments/index.ts';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
+import { checkoutScript } from './checkout-script.ts';
 
 export type CheckoutField = 'cardNumber' | 'expiry' | 'cvc' | 'cardholderName';
 
@@ -36,43 +36,28 @@ export function declineMessage(reason: string): string {
   return declineMessages[reason] ?? 'Your card was declined. Please use a different card.';
 }
 
-const checkoutStyles = `
+/** What every state of the page shares: the merchant's name and the sandbox note. */
+export const stateStyles = `
 .merchant { font-weight: 600; color: var(--muted); margin: 0; }
-.hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; min-height: 1.2rem; }
-.field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
-input[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
 .sandbox { background: #fef3c7; border: 1px solid #f59e0b; border-radius: 8px; padding: 0.5rem 0.75rem; font-size: 0.9rem; }
-.links { margin-top: 1rem; text-align: center; }
 `;
 
-/**
- * Shows the card scheme while the customer types. The page works without it: the server checks
- * everything again.
- */
-function schemeScript(): string {
-  const hints = JSON.stringify(schemeHints());
-  return `(function () {
-  var hints = ${hints};
-  var names = ${JSON.stringify(schemeNames)};
-  var input = document.getElementById('cardNumber');
-  var output = document.getElementById('cardNumber-scheme');
-  if (!input || !output) { return; }
-  function schemeOf(digits) {
-    var best = null;
-    for (var i = 0; i < hints.length; i++) {
-      var h = hints[i];
-      var head = digits.slice(0, h.low.length);
-      if (head.length === h.low.length && head >= h.low && head <= h.high && (!best || h.low.length > best.low.length)) { best = h; }
-    }
-    return best ? best.scheme : null;
-  }
-  input.addEventListener('input', function () {
-    var digits = input.value.replace(/[^0-9]/g, '');
-    var scheme = digits.length > 0 ? schemeOf(digits) : null;
-    output.textContent = scheme ? names[scheme] || '' : '';
-  });
-})();`;
+/** Sandbox pages say so in every state, so nobody mistakes a test payment for a real one. */
+export function SandboxNote(props: { page: PaymentPageResponse; children?: string }) {
+  return props.page.livemode ? null : (
+    <p class="sandbox" role="note">
+      {props.children ?? 'Sandbox: a test payment, no money moves.'}
+    </p>
+  );
 }
+
+const checkoutStyles = `
+.hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; min-height: 1.2rem; }
+.field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
+#cardNumber-scheme:not(:empty) { display: inline-block; padding: 0.05rem 0.5rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; color: var(--ink); font-weight: 700; font-size: 0.8rem; letter-spacing: 0.03em; }
+input[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
+.links { margin-top: 1rem; text-align: center; }
+`;
 
 function FieldError(props: { id: string; message: string | undefined }) {
   return props.message ? (
@@ -87,19 +72,19 @@ function describedBy(...ids: Array<string | null>): string | undefined {
   return present.length > 0 ? present.join(' ') : undefined;
 }
 
-export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean }) {
+export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean; now: Date }) {
   const { page, state } = props;
   const amount = formatAmount(page.amount, page.currency);
   const errorEntries = Object.entries(state.errors) as Array<[CheckoutField, string]>;
   const invalid = (field: CheckoutField) => (state.errors[field] ? 'true' : undefined);
   return (
-    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? schemeScript() : undefined}>
+    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={stateStyles + checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? checkoutScript(props.now) : undefined}>
       <p class="merchant">{props.merchantName}</p>
       <h1>
         Pay <span class="amount">{amount}</span>
       </h1>
       <OrderSummary page={page} format={formatAmount} />
-      {page.livemode ? null : <p class="sandbox">Sandbox: no money moves. Use a test card such as 4242 4242 4242 4242.</p>}
+      <SandboxNote page={page}>Sandbox: no money moves. Use a test card such as 4242 4242 4242 4242.</SandboxNote>
       {!props.cardPaymentsAvailable ? (
         <div class="card" role="alert">
           <p>Card payments are not available for this page yet. Please contact {props.merchantName}.</p>
@@ -207,9 +192,10 @@ export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merc
   const { page } = props;
   const details = page.payinDetails;
   return (
-    <Layout title="Payment complete" nonce={props.nonce} styles={orderSummaryStyles}>
+    <Layout title="Payment complete" nonce={props.nonce} styles={stateStyles + orderSummaryStyles}>
       <p class="merchant">{props.merchantName}</p>
       <h1 id="done">Payment complete</h1>
+      <SandboxNote page={page} />
       <div class="card" role="status">
         <p class="success">Thank you. Your payment of {formatAmount(page.amount, page.currency)} was successful.</p>
         <OrderSummary page={page} format={formatAmount} />
@@ -237,9 +223,10 @@ export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merc
 export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
   const { page } = props;
   return (
-    <Layout title="This payment page has expired" nonce={props.nonce}>
+    <Layout title="This payment page has expired" nonce={props.nonce} styles={stateStyles}>
       <p class="merchant">{props.merchantName}</p>
       <h1 id="expired">This payment page has expired</h1>
+      <SandboxNote page={page} />
       <div class="card" role="alert">
         <p>The payment of {formatAmount(page.amount, page.currency)} can no longer be made here. Nothing was charged.</p>
       </div>
@@ -254,9 +241,10 @@ export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; m
 
 export function InProgressPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
   return (
-    <Layout title="Payment in progress" nonce={props.nonce} refreshSeconds={2}>
+    <Layout title="Payment in progress" nonce={props.nonce} refreshSeconds={2} styles={stateStyles}>
       <p class="merchant">{props.merchantName}</p>
       <h1>Payment in progress</h1>
+      <SandboxNote page={props.page} />
       <div class="card" role="status">
         <p>Your payment of {formatAmount(props.page.amount, props.page.currency)} is being processed. This page refreshes by itself.</p>
       </div>

@@ -52,10 +52,15 @@ export function destinationInput(body: Record<string, unknown>): { method: Payou
   return { method, input, values };
 }
 
-export function destinationErrors(error: AppError): FieldErrors {
-  const field = formField(error, ['payoutMethod.']);
-  const name = (destinationFieldNames as readonly string[]).includes(field) ? field : field === 'type' ? 'type' : 'accountHolderName';
-  return { [name]: ruleOf(error, field, ['payoutMethod.']) };
+/** Each problem beside its field (the first one per field), in form order. */
+export function destinationErrors(...errors: AppError[]): FieldErrors {
+  const fieldErrors: FieldErrors = {};
+  for (const error of errors) {
+    const field = formField(error, ['payoutMethod.']);
+    const name = (destinationFieldNames as readonly string[]).includes(field) ? field : field === 'type' ? 'type' : 'accountHolderName';
+    fieldErrors[name] ??= ruleOf(error, field, ['payoutMethod.']);
+  }
+  return fieldErrors;
 }
 
 /** What the review step shows of a validated destination (the account number masked). */
@@ -97,8 +102,13 @@ export function kycInput(body: Record<string, unknown>): { values: Record<string
   return { values, input };
 }
 
-export function kycErrors(error: AppError): FieldErrors {
-  const field = formField(error, ['kyc.']);
-  const name = (kycFieldNames as readonly string[]).includes(field) ? field : 'firstName';
-  return { [name]: ruleOf(error, field, ['kyc.']) };
+/** Each problem beside its field (the first one per field), in the form's order. */
+export function kycErrors(...errors: AppError[]): FieldErrors {
+  const byField: FieldErrors = {};
+  for (const error of errors) {
+    const field = formField(error, ['kyc.']);
+    const name = (kycFieldNames as readonly string[]).includes(field) ? field : 'firstName';
+    byField[name] ??= ruleOf(error, field, ['kyc.']);
+  }
+  return Object.fromEntries(kycFieldNames.flatMap((name) => (byField[name] ? [[name, byField[name]]] : [])));
 }

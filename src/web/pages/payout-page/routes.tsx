@@ -4,7 +4,7 @@ import { AppError } from '../../../http/errors.ts';
 import type { WebTools } from '../../scope.ts';
 import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
 import { isRetryable } from '../../../modules/payout-pages/customer-flow.ts';
-import { MethodPage, ReviewPage, type DestinationValues, type VerifyNotice } from './views.tsx';
+import { LockedPage, MethodPage, ReviewPage, type DestinationValues, type VerifyNotice } from './views.tsx';
 import { destinationErrors, destinationInput, isMethod, kycErrors, kycInput, reviewDisplay, text } from './form-input.ts';
 import { csrfScope, payoutPageContext, sessionCookieName, type PayoutPageDeps } from './page-context.ts';
 import { createPayoutStepUp } from './step-up.tsx';
@@ -42,6 +42,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
         return ctx.renderDecline(request, reply, loaded);
       }
       return (await stepUp.render(request, reply, loaded, verified)) ?? ctx.renderStatus(request, reply, loaded, verified);
+    }
+    if (page.lockedAt) {
+      return tools.render(reply, (nonce) => LockedPage({ nonce, summary: summaryOf(loaded) }), renderOptions(page, 403));
     }
     if (!verified) {
       const notice = typeof query.notice === 'string' && ['sent', 'recently_sent', 'too_many', 'session_expired'].includes(query.notice) ? (query.notice as VerifyNotice) : null;
@@ -91,6 +94,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
       });
       return reply.redirect(`/payout-page/${id}${isRetryable(loaded.page) ? '?step=retry' : ''}`, 303);
     }
+    if (result.outcome === 'locked') {
+      return reply.redirect(`/payout-page/${id}`, 303);
+    }
     if (result.outcome === 'wrong') {
       return ctx.renderVerify(request, reply, loaded, result.attemptsLeft > 0 ? 'wrong' : 'no_code', 400, result.attemptsLeft);
     }
@@ -111,14 +117,9 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
     if (!method || !loaded.supportedMethods.includes(method)) {
       return reply.redirect(`/payout-page/${id}`, 303);
     }
-    let destination;
-    try {
-      destination = payoutPages.validateDestination(input);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'WRONG_PARAMETER') {
-        return ctx.renderDestination(request, reply, loaded, method, values, destinationErrors(error), 400);
-      }
-      throw error;
+    const { destination, problems } = payoutPages.checkDestination(input);
+    if (!destination) {
+      return ctx.renderDestination(request, reply, loaded, method, values, destinationErrors(...problems), 400);
     }
     const display = reviewDisplay(destination);
     const normalized: DestinationValues = Object.fromEntries(Object.entries(destination).filter(([name]) => name !== 'type').map(([name, value]) => [name, String(value)]));
@@ -151,6 +152,10 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
       return reply.redirect(redirect, 303);
     }
     const { values, input } = kycInput(body);
+    const problems = await payoutPages.kycProblems(id, input);
+    if (problems.length > 0) {
+      return ctx.renderKyc(request, reply, await load(id), values, kycErrors(...problems), 400);
+    }
     try {
       await payoutPages.submitKyc(id, input);
     } catch (error) {

@@ -68,3 +68,21 @@ export function VerifyPage(props: { nonce: string; summary: PageSummary; csrfTok
     </Shell>
   );
 }
+
+/** Too many wrong codes: nothing can be entered until the merchant reissues the page (no form, no code sent). */
+export function LockedPage(props: { nonce: string; summary: PageSummary }) {
+  const { summary } = props;
+  return (
+    <Shell nonce={props.nonce} title="Page locked" summary={summary}>
+      <h1>This payout page is locked</h1>
+      <div class="card" role="alert">
+        <p class="status error">Locked for your security</p>
+        <p>Too many wrong verification codes were entered, so we locked this page to protect your details. No more codes can be sent or entered here.</p>
+        <p>
+          Please contact {summary.merchantName}. They can reissue the page; you will then get an e-mail and can continue with a new code. Your payout has not been
+          changed.
+        </p>
+      </div>
+    </Shell>
+  );
+}
