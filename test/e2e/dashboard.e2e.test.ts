@@ -211,6 +211,11 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     detailUrls.payout = page.url();
     await check('payout-detail');
     await page.getByRole('button', { name: 'Release payout' }).click();
+    // It asks first (issue 16 item 8): the dialog names the amount and the payee.
+    const confirmRelease = page.getByRole('dialog', { name: 'Release this payout?' });
+    assert.match(await confirmRelease.innerText(), /250\.00 USDC will be paid to payee@example\.com \(customer e2e-payee\) by bank transfer to account …6789/);
+    await check('payout-release-dialog');
+    await confirmRelease.getByRole('button', { name: 'Release 250.00 USDC' }).click();
     assert.match(await page.getByRole('status').first().innerText(), /The payout was released and is being processed/);
     assert.match(await page.locator('h1').innerText(), /Processing/);
     assert.equal(await page.getByRole('button', { name: 'Release payout' }).count(), 0);
@@ -235,6 +240,9 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await check('payment-pages');
     await page.getByRole('link', { name: 'e2e-order-expire' }).click();
     await page.getByRole('button', { name: 'Expire page' }).click();
+    const confirmExpiry = page.getByRole('dialog', { name: 'Expire this payment page?' });
+    assert.match(await confirmExpiry.innerText(), /buyer@example\.com \(customer e2e-buyer\) can no longer pay 42\.00 EUR on payment page e2e-order-expire/);
+    await confirmExpiry.getByRole('button', { name: 'Expire page' }).click();
     assert.match(await page.getByRole('status').first().innerText(), /The payment page was expired/);
     assert.match(await page.locator('h1').innerText(), /Expired/);
     await check('payment-page-expired');

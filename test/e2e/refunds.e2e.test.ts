@@ -56,7 +56,7 @@ describe('dashboard refunds in chromium', { timeout: 300_000, skip: onEmbeddedRu
     ['desktop', { width: 1440, height: 900 }],
     ['phone', { width: 390, height: 844 }],
   ] as const) {
-    test(`${device}: refund part of a paid page with the confirmation box; the refund is listed, then SUCCEEDED`, async () => {
+    test(`${device}: refund part of a paid page, confirmed in the dialog; the refund is listed, then SUCCEEDED`, async () => {
       const page = await (await browser.newContext({ viewport, locale: 'en-US' })).newPage();
       await signIn(page);
       const paid = await paidPage(context, merchant, { amount: 4999, currency: 'EUR' });
@@ -64,11 +64,17 @@ describe('dashboard refunds in chromium', { timeout: 300_000, skip: onEmbeddedRu
       await check(page, `${device}-1-paid-page`);
       await page.getByLabel('Amount (EUR)').fill('12.5');
       await page.getByLabel('Reason').selectOption('REQUESTED_BY_CUSTOMER');
-      await page.getByRole('button', { name: 'Refund' }).click();
-      assert.match(page.url(), new RegExp(`/payment-pages/${paid.id}$`), 'the browser refuses to send it unconfirmed');
+      await page.getByRole('button', { name: 'Refund', exact: true }).click();
+      // The dialog names the typed amount (as money) and the card; Escape changes nothing.
+      const dialog = page.getByRole('dialog', { name: 'Refund this payment?' });
+      assert.match(await dialog.innerText(), /12\.50 EUR will be sent back to the card \S+ [^.]*•••• \d{4} of \S+@\S+/);
+      await check(page, `${device}-1b-refund-dialog`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.match(page.url(), new RegExp(`/payment-pages/${paid.id}$`), 'nothing was sent');
       assert.equal((await readPage(context, merchant, paid.id)).refundedAmount, 0);
-      await page.getByLabel(/I confirm/).check();
-      await page.getByRole('button', { name: 'Refund' }).click();
+      await page.getByRole('button', { name: 'Refund', exact: true }).click();
+      await dialog.getByRole('button', { name: 'Make the refund' }).click();
       await page.waitForURL(/notice=refunded/);
       assert.match(await page.getByRole('status').first().innerText(), /The refund was made/);
       assert.equal((await readPage(context, merchant, paid.id)).refundedAmount, 1250);

@@ -164,7 +164,6 @@ export const errorNotices: Record<string, string> = {
   INSUFFICIENT_FUNDS: 'Your balance cannot cover this action. Add funds and try again.',
   FORBIDDEN: 'This action is not allowed in this mode.',
   'refund-amount': 'Enter the refund amount as a number with at most two decimals (for example 12.50), no more than what is left to refund.',
-  'refund-unconfirmed': 'Tick the confirmation box to make the refund: it sends money back to the customer and cannot be undone.',
   'refund-form': 'This refund form is out of date. Reload the page and make the refund again.',
   IDEMPOTENCY_KEY_REUSED: 'This form was already used for something else. Reload the page and try again.',
   'erase-unconfirmed': 'Tick the confirmation box to erase the customer: erasing cannot be undone.',

@@ -45,7 +45,7 @@ describe('dashboard actions go through the same services as the API', () => {
     assert.match(detail.body, /Cancel payout page/);
     assert.match(textOf(detail.body), /Status history When Status Sub-status What happened By Event .*Open Waiting for the customer create merchant/);
 
-    const released = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/release`);
+    const released = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/release`, { confirmed: '1' });
     assert.equal(released.statusCode, 303);
     assert.equal(released.headers.location, `/dashboard/sandbox/payout-pages/${page.id}?notice=released`);
     assert.equal((await apiGet(`/v1/payout_pages/${page.id}`)).status, 'PROCESSING');
@@ -54,7 +54,7 @@ describe('dashboard actions go through the same services as the API', () => {
     assert.match(textOf(after.body), /Processing Sent to the bank or network release merchant/);
     assert.doesNotMatch(after.body, /Release payout/);
 
-    const again = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/release`);
+    const again = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/release`, { confirmed: '1' });
     assert.equal(again.headers.location, `/dashboard/sandbox/payout-pages/${page.id}?error=INVALID_STATE`);
     assert.match(textOf((await client.get(String(again.headers.location))).body), /This action is not possible now/);
 
@@ -74,7 +74,7 @@ describe('dashboard actions go through the same services as the API', () => {
     const confirmed = await context.request({ method: 'POST', url: `/v1/test_helpers/payout_pages/${payout.id}/confirm?livemode=false`, apiKey: merchant.apiKey, body: { payoutMethod: bankAccount } });
     assert.equal(confirmed.statusCode, 200, confirmed.body);
     await client.get(`/dashboard/sandbox/payout-pages/${payout.id}`);
-    assert.equal((await client.post(`/dashboard/sandbox/payout-pages/${payout.id}/release`)).headers.location, `/dashboard/sandbox/payout-pages/${payout.id}?notice=released`);
+    assert.equal((await client.post(`/dashboard/sandbox/payout-pages/${payout.id}/release`, { confirmed: '1' })).headers.location, `/dashboard/sandbox/payout-pages/${payout.id}?notice=released`);
     await settleJobs(context);
     assert.equal((await apiGet(`/v1/payout_pages/${payout.id}`)).status, 'PROCESSED');
 
@@ -102,7 +102,7 @@ describe('dashboard actions go through the same services as the API', () => {
   test('payout pages: cancel from the dashboard', async () => {
     const page = await createPayoutPage(context, merchant);
     await client.get(`/dashboard/sandbox/payout-pages/${page.id}`);
-    const canceled = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/cancel`);
+    const canceled = await client.post(`/dashboard/sandbox/payout-pages/${page.id}/cancel`, { confirmed: '1' });
     assert.equal(canceled.headers.location, `/dashboard/sandbox/payout-pages/${page.id}?notice=canceled`);
     const data = await apiGet(`/v1/payout_pages/${page.id}`);
     assert.equal(data.status, 'CANCELED');
@@ -113,7 +113,7 @@ describe('dashboard actions go through the same services as the API', () => {
     const open = await createPaymentPage(context, merchant);
     const detail = await client.get(`/dashboard/sandbox/payment-pages/${open.id}`);
     assert.match(detail.body, /Expire page/);
-    const expired = await client.post(`/dashboard/sandbox/payment-pages/${open.id}/expire`);
+    const expired = await client.post(`/dashboard/sandbox/payment-pages/${open.id}/expire`, { confirmed: '1' });
     assert.equal(expired.headers.location, `/dashboard/sandbox/payment-pages/${open.id}?notice=expired`);
     assert.equal((await apiGet(`/v1/payment_pages/${open.id}`)).status, 'EXPIRED');
     const after = await client.get(`/dashboard/sandbox/payment-pages/${open.id}?notice=expired`);
@@ -122,7 +122,7 @@ describe('dashboard actions go through the same services as the API', () => {
 
     const paid = await createPaymentPage(context, merchant);
     await payPaymentPage(context, merchant, paid.id);
-    const refused = await client.post(`/dashboard/sandbox/payment-pages/${paid.id}/expire`);
+    const refused = await client.post(`/dashboard/sandbox/payment-pages/${paid.id}/expire`, { confirmed: '1' });
     assert.equal(refused.headers.location, `/dashboard/sandbox/payment-pages/${paid.id}?error=WRONG_PARAMETER`);
     assert.equal((await apiGet(`/v1/payment_pages/${paid.id}`)).status, 'PAID');
     const paidPage = textOf((await client.get(`/dashboard/sandbox/payment-pages/${paid.id}`)).body);
@@ -197,7 +197,7 @@ describe('dashboard actions go through the same services as the API', () => {
     const all = await client.get(`/dashboard/sandbox/entitlements?subscriptionId=${paid.subscriptionId}`);
     assert.equal((all.body.match(/<code>ent_/g) ?? []).length, 2);
 
-    const canceled = await client.post(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}/cancel`);
+    const canceled = await client.post(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}/cancel`, { confirmed: '1' });
     assert.equal(canceled.headers.location, `/dashboard/sandbox/subscriptions/${paid.subscriptionId}?notice=subscription-canceled`);
     assert.equal((await apiGet(`/v1/subscriptions/${paid.subscriptionId}?livemode=false`)).cancelAtPeriodEnd, true);
     const after = await client.get(String(canceled.headers.location));
@@ -246,7 +246,7 @@ describe('dashboard actions go through the same services as the API', () => {
     assert.ok(keyId);
     const ciKey = (await context.platform.services.merchants.listApiKeys(merchant.id)).find((candidate) => candidate.name === 'CI server');
     assert.ok(ciKey);
-    const revoked = await client.post(`/dashboard/sandbox/developers/api-keys/${ciKey.id}/revoke`);
+    const revoked = await client.post(`/dashboard/sandbox/developers/api-keys/${ciKey.id}/revoke`, { confirmed: '1' });
     assert.equal(revoked.headers.location, '/dashboard/sandbox/developers/api-keys?notice=api-key-revoked');
     assert.equal((await context.request({ method: 'GET', url: '/v1/balance?livemode=false', apiKey: key })).statusCode, 401);
     const lastUsed = textOf((await client.get('/dashboard/sandbox/developers/api-keys')).body);
@@ -264,7 +264,7 @@ describe('dashboard actions go through the same services as the API', () => {
     assert.match(revealed.body, new RegExp(`<code class="secret">${escape(active.key)}</code>`));
     assert.match(textOf(revealed.body), new RegExp(`compactDecrypt.*'${active.id}': Buffer\\.from\\('${escape(active.key)}', 'base64url'\\)`));
 
-    const rotated = await client.post('/dashboard/sandbox/developers/pii-key/rotate');
+    const rotated = await client.post('/dashboard/sandbox/developers/pii-key/rotate', { confirmed: '1' });
     assert.equal(rotated.headers.location, '/dashboard/sandbox/developers/pii-key?notice=pii-key-rotated');
     const keys = await context.platform.services.merchants.revealPiiKeys(merchant.id);
     assert.equal(keys.length, 2);
@@ -293,7 +293,7 @@ describe('dashboard actions go through the same services as the API', () => {
     assert.match(detail.body, /<input type="checkbox" name="enabledEvents" value="PAYMENT_EXPIRED" checked=""/);
     const revealed = await client.post(`${base}/reveal`);
     assert.match(revealed.body, new RegExp(`id="webhook-secret">${escape(secret)}<`));
-    const rotation = await client.post(`${base}/rotate`);
+    const rotation = await client.post(`${base}/rotate`, { confirmed: '1' });
     assert.equal(rotation.headers.location, `${base}?notice=secret-rotated`);
     const rotated = await client.get(String(rotation.headers.location));
     const newSecret = /id="webhook-secret">(whsec_[^<]+)</.exec(rotated.body)?.[1];
@@ -308,7 +308,7 @@ describe('dashboard actions go through the same services as the API', () => {
 
     const page = await createPaymentPage(context, merchant);
     await client.get(`/dashboard/sandbox/payment-pages/${page.id}`);
-    await client.post(`/dashboard/sandbox/payment-pages/${page.id}/expire`);
+    await client.post(`/dashboard/sandbox/payment-pages/${page.id}/expire`, { confirmed: '1' });
     await context.drainJobs();
     const log = await client.get('/dashboard/sandbox/developers/events?type=PAYMENT_EXPIRED');
     const eventId = /href="\/dashboard\/sandbox\/developers\/events\/(evt_[0-9a-z]+)"/.exec(log.body)?.[1];
@@ -326,7 +326,7 @@ describe('dashboard actions go through the same services as the API', () => {
     const refusedRedelivery = await client.post(`/dashboard/sandbox/developers/events/${eventId}/redeliver`, { endpointId: endpoint.id });
     assert.equal(refusedRedelivery.headers.location, `/dashboard/sandbox/developers/events/${eventId}?error=INVALID_STATE`);
 
-    const deleted = await client.post(`${base}/delete`);
+    const deleted = await client.post(`${base}/delete`, { confirmed: '1' });
     assert.equal(deleted.headers.location, '/dashboard/sandbox/developers/webhooks?notice=endpoint-deleted');
     assert.equal((await client.get(base)).statusCode, 404);
   });

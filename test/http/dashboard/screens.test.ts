@@ -139,18 +139,18 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
     await otherClient.get('/dashboard/sandbox');
     const endpointPath = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
     const actions: Array<[string, Record<string, string>]> = [
-      [`/dashboard/sandbox/payout-pages/${payout.id}/cancel`, {}],
-      [`/dashboard/sandbox/payout-pages/${awaiting.id}/release`, {}],
-      [`/dashboard/sandbox/payment-pages/${payment.id}/expire`, {}],
+      [`/dashboard/sandbox/payout-pages/${payout.id}/cancel`, { confirmed: '1' }],
+      [`/dashboard/sandbox/payout-pages/${awaiting.id}/release`, { confirmed: '1' }],
+      [`/dashboard/sandbox/payment-pages/${payment.id}/expire`, { confirmed: '1' }],
       [`/dashboard/sandbox/developers/events/${event.id}/redeliver`, {}],
-      [`/dashboard/sandbox/subscriptions/${subscriptionId}/cancel`, {}],
+      [`/dashboard/sandbox/subscriptions/${subscriptionId}/cancel`, { confirmed: '1' }],
       [`/dashboard/sandbox/subscriptions/${subscriptionId}/renew`, {}],
       [`${endpointPath}/reveal`, {}],
-      [`${endpointPath}/rotate`, {}],
+      [`${endpointPath}/rotate`, { confirmed: '1' }],
       [`${endpointPath}/status`, { status: 'DISABLED' }],
       [`${endpointPath}/events`, { enabledEvents: 'PAYMENT_EXPIRED' }],
       [`${endpointPath}/test`, { eventType: 'PAYMENT_EXPIRED' }],
-      [`${endpointPath}/delete`, {}],
+      [`${endpointPath}/delete`, { confirmed: '1' }],
     ];
     for (const [url, fields] of actions) {
       const foreign = await otherClient.post(url, fields);
@@ -174,6 +174,7 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
     const [acmeKey] = keys;
     assert.ok(acmeKey);
     assert.equal((await otherClient.post(`/dashboard/sandbox/developers/api-keys/${acmeKey.id}/revoke`)).statusCode, 404);
+    assert.equal((await otherClient.post(`/dashboard/sandbox/developers/api-keys/${acmeKey.id}/revoke`, { confirmed: '1' })).statusCode, 404);
     assert.equal((await context.platform.services.merchants.listApiKeys(acme.id))[0]?.revokedAt, null, "the other merchant's key is untouched");
     assert.equal((await context.platform.services.payoutPages.getPayoutPage(await context.platform.services.merchants.getMerchant(acme.id), false, payout.id)).status, 'CREATED');
   });

@@ -1,6 +1,7 @@
 import type { Child } from 'hono/jsx';
 import { withQuery } from '../paths.ts';
 import { statusInWords } from './status-words.ts';
+import { ConfirmDialog, confirmId, type Confirmation } from './confirm-dialog.tsx';
 
 /** ISO time in `datetime`, UTC text inside; the layout's script rewrites it to the browser's time zone. */
 export function Time(props: { value: Date | null | undefined; fallback?: string }) {
@@ -63,17 +64,31 @@ export function CsrfField(props: { token: string }) {
   return <input type="hidden" name="_csrf" value={props.token} />;
 }
 
-/** A POST button: one form per action, with the CSRF token. */
-export function ActionButton(props: { action: string; csrfToken: string; label: string; tone?: 'danger' | 'secondary'; fields?: Record<string, string>; describedBy?: string }) {
+/**
+ * A POST button: one form per action, with the CSRF token. An irreversible action passes `confirm`
+ * (what will happen): the button then opens an accessible dialog that says it (with JavaScript), and
+ * without JavaScript the form posts without `confirmed=1`, so the server answers its confirmation page.
+ */
+export function ActionButton(props: {
+  action: string;
+  csrfToken: string;
+  label: string;
+  tone?: 'danger' | 'secondary';
+  fields?: Record<string, string>;
+  describedBy?: string;
+  confirm?: Confirmation;
+}) {
+  const dialogId = props.confirm ? confirmId(props.action) : undefined;
   return (
-    <form method="post" action={props.action} class="inline">
+    <form method="post" action={props.action} class="inline" data-confirm={dialogId}>
       <CsrfField token={props.csrfToken} />
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={props.tone} aria-describedby={props.describedBy}>
+      <button type="submit" class={props.tone} aria-describedby={props.describedBy} aria-haspopup={dialogId ? 'dialog' : undefined}>
         {props.label}
       </button>
+      {props.confirm && dialogId ? <ConfirmDialog id={dialogId} confirmation={props.confirm} /> : null}
     </form>
   );
 }

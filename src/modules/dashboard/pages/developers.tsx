@@ -2,6 +2,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { ApiKeyRowView, PiiKeyRowView } from '../presenters/developers.ts';
 import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
@@ -60,7 +61,7 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
                 {key.revokedAt ? (
                   <Time value={key.revokedAt} />
                 ) : (
-                  <ActionButton action={`${base}/${key.id}/revoke`} csrfToken={frame.csrfToken} label="Revoke" tone="danger" describedBy={`key-${key.id}`} />
+                  <ActionButton action={`${base}/${key.id}/revoke`} csrfToken={frame.csrfToken} label="Revoke" tone="danger" describedBy={`key-${key.id}`} confirm={revokeApiKeyConfirmation(key)} />
                 )}
               </td>
             </tr>
@@ -103,7 +104,7 @@ export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; r
       </p>
       <div class="toolbar">
         {props.revealed ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal keys" fields={keys.page > 1 ? { page: String(keys.page) } : {}} />}
-        <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate key" tone="secondary" />
+        <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate key" tone="secondary" confirm={rotatePiiKeyConfirmation()} />
       </div>
       <DataTable label="PII keys" headers={['Key id', 'Status', 'Created', 'Key (base64url)']}>
         {keys.items.map((key) => {

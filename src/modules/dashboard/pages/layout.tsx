@@ -2,6 +2,7 @@ import type { Child } from 'hono/jsx';
 import { baseStyles } from '../../../web/layout.tsx';
 import { dashboardPrefix, modePath, type Mode } from '../paths.ts';
 import { CsrfField, Notice } from './components.tsx';
+import { confirmDialogScript, confirmStyles } from './confirm-dialog.tsx';
 
 export type Section =
   | 'overview'
@@ -148,11 +149,11 @@ export function ShellDocument(props: { title: string; nonce: string; children?: 
         <meta name="robots" content="noindex" />
         <title>{`${props.title} · Paysail dashboard`}</title>
         {/* Raw text elements: escaping would corrupt CSS (`>`) and JS. The contents are our own constants. */}
-        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + dashboardStyles) }} />
+        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + dashboardStyles + confirmStyles) }} />
       </head>
       <body>
         {props.children}
-        <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(localTimeScript) }} />
+        <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(localTimeScript + confirmDialogScript) }} />
       </body>
     </html>
   );

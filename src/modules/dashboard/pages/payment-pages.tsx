@@ -3,6 +3,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { expirePaymentConfirmation, paidWithCard } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { DisputeRowView } from '../presenters/disputes.ts';
@@ -118,7 +119,7 @@ export function PaymentPageDetailPage(props: {
         </h1>
         {page.status === 'CREATED' ? (
           <div>
-            <ActionButton action={modePath(frame.mode, `/payment-pages/${page.id}/expire`)} csrfToken={frame.csrfToken} label="Expire page" tone="danger" describedBy="expire-help" />
+            <ActionButton action={modePath(frame.mode, `/payment-pages/${page.id}/expire`)} csrfToken={frame.csrfToken} label="Expire page" tone="danger" describedBy="expire-help" confirm={expirePaymentConfirmation(page)} />
             <p class="muted" id="expire-help">
               The customer can no longer pay; a PAYMENT_EXPIRED event follows.
             </p>
@@ -236,7 +237,7 @@ export function PaymentPageDetailPage(props: {
         <>
           <h2>Refunds</h2>
           <RefundsTable refunds={props.detail.refunds} />
-          <RefundForm frame={frame} pageId={page.id} currency={page.currency} left={page.amount - page.refundedAmount} refundKey={props.refundKey} />
+          <RefundForm frame={frame} page={page} card={paidWithCard(attempts)} left={page.amount - page.refundedAmount} refundKey={props.refundKey} />
         </>
       ) : null}
       {props.disputes.length > 0 ? (

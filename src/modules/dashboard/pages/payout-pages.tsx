@@ -3,6 +3,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
 import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
+import { cancelPayoutConfirmation, releasePayoutConfirmation } from './confirmations.tsx';
 import { payoutSubStatusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -97,8 +98,8 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
         </h1>
         {canRelease || canCancel ? (
           <div class="toolbar">
-            {canRelease ? <ActionButton action={`${base}/release`} csrfToken={frame.csrfToken} label="Release payout" /> : null}
-            {canCancel ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel payout page" tone="danger" /> : null}
+            {canRelease ? <ActionButton action={`${base}/release`} csrfToken={frame.csrfToken} label="Release payout" confirm={releasePayoutConfirmation(page)} /> : null}
+            {canCancel ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel payout page" tone="danger" confirm={cancelPayoutConfirmation(page)} /> : null}
           </div>
         ) : null}
       </div>

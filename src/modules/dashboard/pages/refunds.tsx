@@ -1,6 +1,9 @@
 import type { RefundView } from '../../refunds/index.ts';
 import { modePath } from '../paths.ts';
+import type { PaymentPageResponse } from '../../payment-pages/schemas.ts';
 import { Badge, CsrfField, DataTable, EmptyState, Money, Time } from './components.tsx';
+import { ConfirmDialog, confirmId } from './confirm-dialog.tsx';
+import { refundConfirmation } from './confirmations.tsx';
 import type { Frame } from './layout.tsx';
 
 const reasons = [
@@ -25,12 +28,20 @@ export function minorUnitsOf(typed: string): number | null {
 }
 
 /**
- * The refund form of a PAID page: the amount (what is left, by default), a reason, and a checkbox
- * that confirms the money goes back to the customer's card (the server checks it too). Its one-time
- * `refundKey` makes a double click or a resubmitted form one refund.
+ * The refund form of a PAID page: the amount (what is left, by default) and a reason. Refund opens a
+ * dialog naming the typed amount and the card (without JavaScript the server answers the
+ * confirmation page). Its one-time `refundKey` makes a double click or a resubmitted form one refund.
  */
-export function RefundForm(props: { frame: Frame; pageId: string; currency: string; left: number; refundKey: string }) {
-  const { frame } = props;
+export function RefundForm(props: { frame: Frame; page: PaymentPageResponse; card: string | undefined; left: number; refundKey: string }) {
+  const { frame, page } = props;
+  const currency = page.currency;
+  const action = modePath(frame.mode, `/payment-pages/${page.id}/refund`);
+  const dialogId = confirmId(action);
+  const typedAmount = (
+    <>
+      <span data-value-of="refund-amount">{decimalOf(props.left)}</span> {currency}
+    </>
+  );
   if (props.left <= 0) {
     return (
       <p class="muted" id="refund-help">
@@ -39,14 +50,14 @@ export function RefundForm(props: { frame: Frame; pageId: string; currency: stri
     );
   }
   return (
-    <form method="post" action={modePath(frame.mode, `/payment-pages/${props.pageId}/refund`)} class="card compact" aria-labelledby="refund-heading">
+    <form method="post" action={action} class="card compact" aria-labelledby="refund-heading" data-confirm={dialogId}>
       <h2 id="refund-heading">Refund this payment</h2>
       <CsrfField token={frame.csrfToken} />
       <input type="hidden" name="refundKey" value={props.refundKey} />
-      <label for="refund-amount">Amount ({props.currency})</label>
+      <label for="refund-amount">Amount ({currency})</label>
       <input id="refund-amount" name="amount" inputmode="decimal" required pattern="\d{1,9}([.,]\d{1,2})?" value={decimalOf(props.left)} aria-describedby="refund-amount-help" />
       <p class="muted" id="refund-amount-help">
-        Up to <Money amount={props.left} currency={props.currency} /> is left to refund. The amount leaves your available balance now and comes back if the refund fails.
+        Up to <Money amount={props.left} currency={currency} /> is left to refund. The amount leaves your available balance now and comes back if the refund fails.
       </p>
       <label for="refund-reason">Reason</label>
       <select id="refund-reason" name="reason">
@@ -54,12 +65,10 @@ export function RefundForm(props: { frame: Frame; pageId: string; currency: stri
           <option value={value}>{label}</option>
         ))}
       </select>
-      <label class="choice">
-        <input type="checkbox" name="confirm" value="yes" required /> I confirm: send this amount back to the customer's card. A refund cannot be undone.
-      </label>
-      <button type="submit" class="danger">
+      <button type="submit" class="danger" aria-haspopup="dialog">
         Refund
       </button>
+      <ConfirmDialog id={dialogId} confirmation={refundConfirmation(page, typedAmount, props.card)} />
     </form>
   );
 }

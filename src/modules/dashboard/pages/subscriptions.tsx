@@ -4,6 +4,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -119,7 +120,7 @@ export function SubscriptionPage(props: {
           {subscription.productId} <Badge value={subscription.status} />
         </h1>
         <div class="toolbar">
-          {cancellable ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel at period end" tone="danger" /> : null}
+          {cancellable ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel at period end" tone="danger" confirm={cancelSubscriptionConfirmation(subscription, props.customerReferenceId)} /> : null}
           {frame.mode === 'sandbox' && subscription.status !== 'CANCELED' ? <ActionButton action={`${base}/renew`} csrfToken={frame.csrfToken} label="Renew now (sandbox)" tone="secondary" /> : null}
         </div>
       </div>

@@ -6,6 +6,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EventRowView } from '../presenters/webhooks.ts';
 import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, SelectFilter, Time } from './components.tsx';
+import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 const at = (millis: number | null | undefined) => (millis ? new Date(millis) : null);
@@ -244,9 +245,9 @@ export function WebhookEndpointPage(props: {
         </dl>
         <div class="toolbar">
           {props.secret ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal signing secret" tone="secondary" />}
-          <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate secret" tone="secondary" />
+          <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate secret" tone="secondary" confirm={rotateWebhookSecretConfirmation(endpoint)} />
           <ActionButton action={`${base}/status`} csrfToken={frame.csrfToken} label={endpoint.status === 'ENABLED' ? 'Disable' : 'Enable'} tone="secondary" fields={{ status: endpoint.status === 'ENABLED' ? 'DISABLED' : 'ENABLED' }} />
-          <ActionButton action={`${base}/delete`} csrfToken={frame.csrfToken} label="Delete endpoint" tone="danger" />
+          <ActionButton action={`${base}/delete`} csrfToken={frame.csrfToken} label="Delete endpoint" tone="danger" confirm={deleteEndpointConfirmation(endpoint)} />
         </div>
         <p class="muted">After a rotation the previous secret keeps signing for 24 hours, so you can switch without missing events.</p>
       </div>

@@ -1,10 +1,12 @@
 import type { Api } from '../../../http/types.ts';
 import type { MerchantsService } from '../../merchants/service.ts';
-import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { field, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath, withQuery } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import type { DevelopersPresenter } from '../presenters/developers.ts';
 import { ApiKeysPage, PiiKeyPage } from '../pages/developers.tsx';
+import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from '../pages/confirmations.tsx';
+import { confirmFirst } from './confirm.ts';
 
 /** API keys and the PII key: both belong to the merchant, not to a mode (the URL's mode is kept for navigation). */
 export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchants: MerchantsService; presenter: DevelopersPresenter }): void {
@@ -38,7 +40,23 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
 
   web.post('/:mode/developers/api-keys/:keyId/revoke', async (request, reply) => {
     const view = screen(tools, request, reply);
-    return runAction(reply, modePath(view.mode, '/developers/api-keys'), 'api-key-revoked', () => merchants.revokeApiKey(view.session.merchant.id, param(request, 'keyId')));
+    const keyId = param(request, 'keyId');
+    const back = modePath(view.mode, '/developers/api-keys');
+    const confirming = await confirmFirst(view, request, {
+      section: 'api-keys',
+      back,
+      confirmation: async () => {
+        const key = (await merchants.listApiKeys(view.session.merchant.id)).find((candidate) => candidate.id === keyId);
+        if (!key) {
+          throw notFoundPage('API key');
+        }
+        return revokeApiKeyConfirmation(key);
+      },
+    });
+    if (confirming) {
+      return reply;
+    }
+    return runAction(reply, back, 'api-key-revoked', () => merchants.revokeApiKey(view.session.merchant.id, keyId));
   });
 
   web.get('/:mode/developers/pii-key', async (request, reply) => {
@@ -57,6 +75,10 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
 
   web.post('/:mode/developers/pii-key/rotate', async (request, reply) => {
     const view = screen(tools, request, reply);
+    const confirming = await confirmFirst(view, request, { section: 'pii-key', back: modePath(view.mode, '/developers/pii-key'), confirmation: rotatePiiKeyConfirmation });
+    if (confirming) {
+      return reply;
+    }
     await merchants.rotatePiiKey(view.session.merchant.id);
     return reply.redirect(withQuery(modePath(view.mode, '/developers/pii-key'), { notice: 'pii-key-rotated' }), 303);
   });

@@ -11,6 +11,9 @@ import { parsePaymentPageStatus, type PaymentPagesPresenter } from '../presenter
 import type { DisputesPresenter } from '../presenters/disputes.ts';
 import { PaymentPageDetailPage, PaymentPagesPage } from '../pages/payment-pages.tsx';
 import { minorUnitsOf } from '../pages/refunds.tsx';
+import { formatMoney } from '../pages/components.tsx';
+import { expirePaymentConfirmation, paidWithCard, refundConfirmation } from '../pages/confirmations.tsx';
+import { confirmFirst } from './confirm.ts';
 
 /** The refund form's one-time key, as rendered (a UUID). */
 const refundKeyPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -46,12 +49,22 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
   web.post('/:mode/payment-pages/:pageId/expire', async (request, reply) => {
     const view = screen(tools, request, reply);
     const pageId = param(request, 'pageId');
-    return runAction(reply, modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`), 'expired', () => deps.paymentPages.expirePage(view.session.merchant, view.livemode, pageId));
+    const back = modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`);
+    const confirming = await confirmFirst(view, request, {
+      section: 'payment-pages',
+      back,
+      confirmation: async () => expirePaymentConfirmation(await deps.paymentPages.getPage(view.session.merchant, view.livemode, pageId)),
+    });
+    if (confirming) {
+      return reply;
+    }
+    return runAction(reply, back, 'expired', () => deps.paymentPages.expirePage(view.session.merchant, view.livemode, pageId));
   });
 
   /**
-   * The refund form: the same service as POST /v1/refunds; the amount is typed in major units, the
-   * checkbox confirms. The form's one-time `refundKey` makes it idempotent: a double click or a
+   * The refund form: the same service as POST /v1/refunds; the amount is typed in major units. A
+   * valid form without `confirmed=1` answers the confirmation page naming the amount and the card
+   * (the dialog says it first with JavaScript). The form's one-time `refundKey` makes it idempotent: a double click or a
    * resubmitted form answers the refund it made the first time, never a second refund.
    */
   web.post('/:mode/payment-pages/:pageId/refund', async (request, reply) => {
@@ -59,9 +72,6 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     const pageId = param(request, 'pageId');
     const back = modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`);
     const amount = minorUnitsOf(field(request.body, 'amount', 20));
-    if (field(request.body, 'confirm', 5) !== 'yes') {
-      return reply.redirect(`${back}?error=refund-unconfirmed`, 303);
-    }
     if (amount === null || amount < 1) {
       return reply.redirect(`${back}?error=refund-amount`, 303);
     }
@@ -71,6 +81,17 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     }
     const reasonField = field(request.body, 'reason', 40);
     const reason = (refundReasons as readonly string[]).includes(reasonField) ? (reasonField as RefundReason) : undefined;
+    const confirming = await confirmFirst(view, request, {
+      section: 'payment-pages',
+      back,
+      confirmation: async () => {
+        const detail = await presenter.detail(view.session.merchant, view.livemode, pageId);
+        return refundConfirmation(detail.page, formatMoney(amount, detail.page.currency), paidWithCard(detail.attempts));
+      },
+    });
+    if (confirming) {
+      return reply;
+    }
     return runAction(reply, back, 'refunded', async () => {
       try {
         await deps.refunds.createRefund(view.session.merchant, view.livemode, { paymentPageId: pageId, amount, ...(reason ? { reason } : {}) }, { requestKey });

@@ -5,6 +5,8 @@ import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parsePayoutStatusFilter, type PayoutPagesPresenter } from '../presenters/payout-pages.ts';
 import { PayoutPageDetailPage, PayoutPagesPage } from '../pages/payout-pages.tsx';
+import { cancelPayoutConfirmation, releasePayoutConfirmation } from '../pages/confirmations.tsx';
+import { confirmFirst } from './confirm.ts';
 
 export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PayoutPagesPresenter; payoutPages: PayoutPagesService }): void {
   const { presenter } = deps;
@@ -26,7 +28,16 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
   web.post('/:mode/payout-pages/:payoutPageId/release', async (request, reply) => {
     const view = screen(tools, request, reply);
     const id = param(request, 'payoutPageId');
-    return runAction(reply, modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`), 'released', () => deps.payoutPages.releasePayoutPage(view.session.merchant, view.livemode, id));
+    const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
+    const confirming = await confirmFirst(view, request, {
+      section: 'payout-pages',
+      back,
+      confirmation: async () => releasePayoutConfirmation(await deps.payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
+    });
+    if (confirming) {
+      return reply;
+    }
+    return runAction(reply, back, 'released', () => deps.payoutPages.releasePayoutPage(view.session.merchant, view.livemode, id));
   });
 
   // Reissuing a locked page: a ticked confirmation, checked here too (it lets guessing start again).
@@ -43,6 +54,15 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
   web.post('/:mode/payout-pages/:payoutPageId/cancel', async (request, reply) => {
     const view = screen(tools, request, reply);
     const id = param(request, 'payoutPageId');
-    return runAction(reply, modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`), 'canceled', () => deps.payoutPages.cancelPayoutPage(view.session.merchant, view.livemode, id));
+    const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
+    const confirming = await confirmFirst(view, request, {
+      section: 'payout-pages',
+      back,
+      confirmation: async () => cancelPayoutConfirmation(await deps.payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
+    });
+    if (confirming) {
+      return reply;
+    }
+    return runAction(reply, back, 'canceled', () => deps.payoutPages.cancelPayoutPage(view.session.merchant, view.livemode, id));
   });
 }

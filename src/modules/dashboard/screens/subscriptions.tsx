@@ -6,6 +6,8 @@ import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parseSubscriptionStatus, type EntitlementFilters, type SubscriptionsPresenter } from '../presenters/subscriptions.ts';
 import { EntitlementsPage, SubscriptionPage, SubscriptionsPage } from '../pages/subscriptions.tsx';
+import { cancelSubscriptionConfirmation } from '../pages/confirmations.tsx';
+import { confirmFirst } from './confirm.ts';
 
 export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: { presenter: SubscriptionsPresenter; subscriptions: SubscriptionsService; clock: Clock }): void {
   const { presenter } = deps;
@@ -27,7 +29,19 @@ export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: 
   web.post('/:mode/subscriptions/:subscriptionId/cancel', async (request, reply) => {
     const view = screen(tools, request, reply);
     const id = param(request, 'subscriptionId');
-    return runAction(reply, modePath(view.mode, `/subscriptions/${encodeURIComponent(id)}`), 'subscription-canceled', () =>
+    const back = modePath(view.mode, `/subscriptions/${encodeURIComponent(id)}`);
+    const confirming = await confirmFirst(view, request, {
+      section: 'subscriptions',
+      back,
+      confirmation: async () => {
+        const detail = await deps.presenter.detail(view.session.merchant, view.livemode, id, deps.clock.now());
+        return cancelSubscriptionConfirmation(detail.subscription, detail.customerReferenceId);
+      },
+    });
+    if (confirming) {
+      return reply;
+    }
+    return runAction(reply, back, 'subscription-canceled', () =>
       deps.subscriptions.cancelSubscription(view.session.merchant, view.livemode, id),
     );
   });

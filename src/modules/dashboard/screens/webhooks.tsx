@@ -7,6 +7,8 @@ import { modePath, withQuery } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parseEventType, type WebhooksPresenter } from '../presenters/webhooks.ts';
 import { EventPage, EventsPage, WebhookEndpointPage, WebhooksPage } from '../pages/webhooks.tsx';
+import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from '../pages/confirmations.tsx';
+import { confirmFirst } from './confirm.ts';
 
 /** What the redirect after "Send test event" may carry to the page (anything else is ignored). */
 const testEventIdPattern = /^evt_test_[0-9a-z]{36}$/;
@@ -96,7 +98,16 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.post('/:mode/developers/webhooks/:endpointId/rotate', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const rotated = await webhooks.rotateSecret(view.session.merchant, view.livemode, param(request, 'endpointId'));
+    const endpointId = param(request, 'endpointId');
+    const confirming = await confirmFirst(view, request, {
+      section: 'webhooks',
+      back: `${endpointsPath(view.mode)}/${encodeURIComponent(endpointId)}`,
+      confirmation: async () => rotateWebhookSecretConfirmation(await webhooks.getEndpoint(view.session.merchant, view.livemode, endpointId)),
+    });
+    if (confirming) {
+      return reply;
+    }
+    const rotated = await webhooks.rotateSecret(view.session.merchant, view.livemode, endpointId);
     tools.flash.put(reply, view.session, { endpointId: rotated.id, secret: rotated.secret });
     return reply.redirect(withQuery(`${endpointsPath(view.mode)}/${encodeURIComponent(rotated.id)}`, { notice: 'secret-rotated' }), 303);
   });
@@ -118,7 +129,16 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.post('/:mode/developers/webhooks/:endpointId/delete', async (request, reply) => {
     const view = screen(tools, request, reply);
-    await webhooks.deleteEndpoint(view.session.merchant, view.livemode, param(request, 'endpointId'));
+    const endpointId = param(request, 'endpointId');
+    const confirming = await confirmFirst(view, request, {
+      section: 'webhooks',
+      back: `${endpointsPath(view.mode)}/${encodeURIComponent(endpointId)}`,
+      confirmation: async () => deleteEndpointConfirmation(await webhooks.getEndpoint(view.session.merchant, view.livemode, endpointId)),
+    });
+    if (confirming) {
+      return reply;
+    }
+    await webhooks.deleteEndpoint(view.session.merchant, view.livemode, endpointId);
     return reply.redirect(withQuery(endpointsPath(view.mode), { notice: 'endpoint-deleted' }), 303);
   });
 

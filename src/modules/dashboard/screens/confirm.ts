@@ -1,0 +1,44 @@
+import type { FastifyRequest } from 'fastify';
+import type { ScreenRequest } from '../context.ts';
+import type { Section } from '../pages/layout.tsx';
+import { confirmedField, type Confirmation } from '../pages/confirm-dialog.tsx';
+import { ConfirmationPage } from '../pages/confirm.tsx';
+
+/** The fields of the posted form carried to the confirmation page (the token is issued afresh). */
+function carriedFields(body: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (body === null || typeof body !== 'object') {
+    return fields;
+  }
+  for (const [name, value] of Object.entries(body).slice(0, 20)) {
+    if (typeof value === 'string' && name !== '_csrf' && name !== confirmedField) {
+      fields[name.slice(0, 40)] = value.slice(0, 500);
+    }
+  }
+  return fields;
+}
+
+/**
+ * The guard of an irreversible action (issue 16 item 8): a POST without `confirmed=1` changes
+ * nothing and answers the confirmation page (200), which says what will happen and posts the same
+ * form again with `confirmed=1`. So a form posted without JavaScript, or crafted, never skips it.
+ * The CSRF check (the signed-in scope's preHandler) runs before this. `confirmation` reads the
+ * resource scoped by merchant and mode, so another merchant's id is 404 here as well.
+ * Returns false when the form carries `confirmed=1`: the route then performs the action; true when
+ * the confirmation page was sent (the route returns its reply). A boolean, not the reply: a Fastify
+ * reply is thenable, so awaiting a promise of it would not give it back.
+ */
+export async function confirmFirst(
+  view: ScreenRequest,
+  request: FastifyRequest,
+  options: { section: Section; back: string; confirmation: () => Confirmation | Promise<Confirmation> },
+): Promise<boolean> {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body?.[confirmedField] === '1') {
+    return false;
+  }
+  const confirmation = await options.confirmation();
+  const action = request.url.split('?')[0] ?? request.url;
+  await view.page((frame) => ConfirmationPage({ frame, section: options.section, action, back: options.back, confirmation, fields: carriedFields(body) }));
+  return true;
+}
