@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { targetOf, type AuditRecorder } from '../../http/audit.ts';
 import { dashboardPrefix } from './paths.ts';
+import { isConfirmationStep } from './screens/confirm.ts';
 
 /**
  * The audit action of each dashboard form, named like the API operation that does the same (so one
@@ -40,14 +41,15 @@ export function dashboardRoutePath(request: FastifyRequest): string {
 }
 
 /**
- * The signed-in scope's `onSend` hook: every form a signed-in user posts becomes one audit row. A
+ * The signed-in scope's `onSend` hook: every form a signed-in user posts becomes one audit row (but
+ * the confirmation step of an irreversible action, which attempts nothing: `confirmFirst`). A
  * form answers with a redirect (303) either way; one whose address carries `error=` (an expected
  * refusal shown as a notice, `runAction`) or an error page (4xx/5xx) is a FAILED action.
  */
 export function createDashboardAuditHook(audit: AuditRecorder) {
   return function dashboardAuditOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
     const session = request.dashboardSession;
-    if (session && request.method === 'POST' && request.routeOptions.url !== undefined) {
+    if (session && request.method === 'POST' && request.routeOptions.url !== undefined && !isConfirmationStep(request)) {
       const path = dashboardRoutePath(request);
       const location = reply.getHeader('location');
       const refused = typeof location === 'string' ? /[?&]error=([A-Za-z_-]{1,40})/.exec(location)?.[1] : undefined;

@@ -94,16 +94,18 @@ describe('audit log: what is recorded', () => {
     const detail = await client.get(`/dashboard/sandbox/payment-pages/${page.id}`);
     const refundKey = /name="refundKey" value="([^"]+)"/.exec(detail.body)?.[1];
     assert.ok(refundKey);
-    const refused = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '5.00', refundKey });
-    assert.match(String(refused.headers.location), /error=refund-unconfirmed/);
-    const made = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '5.00', confirm: 'yes', refundKey });
+    const asked = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '5.00', refundKey });
+    assert.equal(asked.statusCode, 200, 'the confirmation step: nothing attempted, nothing recorded');
+    const refused = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '99.00', refundKey, confirmed: '1' });
+    assert.match(String(refused.headers.location), /error=refund-amount/);
+    const made = await client.post(`/dashboard/sandbox/payment-pages/${page.id}/refund`, { amount: '5.00', refundKey, confirmed: '1' });
     assert.match(String(made.headers.location), /notice=refunded/);
 
     const rows = (await rowsFor(page.id)).filter((row) => row.action === 'refunds_create');
     assert.deepEqual(
       sorted(rows.map((row) => [row.actorType, row.actorId, row.merchantId, row.livemode, row.address, row.outcome, row.statusCode, row.errorCode])),
       [
-        ['dashboard_user', userId, merchant.id, false, '198.51.100.23', 'FAILED', 303, 'refund-unconfirmed'],
+        ['dashboard_user', userId, merchant.id, false, '198.51.100.23', 'FAILED', 303, 'refund-amount'],
         ['dashboard_user', userId, merchant.id, false, '198.51.100.23', 'SUCCEEDED', 303, null],
       ],
     );
@@ -119,7 +121,9 @@ describe('audit log: what is recorded', () => {
     const keyId = keyIds[0];
     assert.notEqual(keyId, `key_${merchant.apiKey.split('_')[1]}`);
     assert.ok(keyId);
-    const revoked = await client.post(`/dashboard/sandbox/developers/api-keys/${keyId}/revoke`);
+    const asked = await client.post(`/dashboard/sandbox/developers/api-keys/${keyId}/revoke`);
+    assert.equal(asked.statusCode, 200, 'the confirmation step is not recorded');
+    const revoked = await client.post(`/dashboard/sandbox/developers/api-keys/${keyId}/revoke`, { confirmed: '1' });
     assert.match(String(revoked.headers.location), /notice=api-key-revoked/);
     const forged = await client.post(`/dashboard/sandbox/developers/api-keys/${keyId}/revoke`, {}, { csrf: 'forged' });
     assert.equal(forged.statusCode, 403);

@@ -28,6 +28,13 @@ function carriedFields(body: unknown): Record<string, string> {
  * the confirmation page was sent (the route returns its reply). A boolean, not the reply: a Fastify
  * reply is thenable, so awaiting a promise of it would not give it back.
  */
+/** Requests answered with the confirmation step: nothing was attempted yet, so the audit log leaves them out. */
+const confirmationSteps = new WeakSet<FastifyRequest>();
+
+export function isConfirmationStep(request: FastifyRequest): boolean {
+  return confirmationSteps.has(request);
+}
+
 export async function confirmFirst(
   view: ScreenRequest,
   request: FastifyRequest,
@@ -38,6 +45,7 @@ export async function confirmFirst(
     return false;
   }
   const confirmation = await options.confirmation();
+  confirmationSteps.add(request);
   const action = request.url.split('?')[0] ?? request.url;
   await view.page((frame) => ConfirmationPage({ frame, section: options.section, action, back: options.back, confirmation, fields: carriedFields(body) }));
   return true;
