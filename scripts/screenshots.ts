@@ -101,7 +101,7 @@ try {
     await current.fill('#expiry', '13 / 20');
     await current.fill('#cvc', '1');
     await current.click('#pay');
-    await current.waitForSelector('#form-problem');
+    await current.waitForSelector('#expiry-error');
   });
   await page.setViewportSize(devices.desktop);
   await page.goto(checkoutUrl);
@@ -115,11 +115,14 @@ try {
   await shoot(page, 'payout-page', String(payout['url']).replace(/^https?:\/\/[^/]+/, base));
 
   await page.setViewportSize(devices.desktop);
-  await page.goto(`${base}/dashboard/login`);
+  await page.goto(`${base}/dashboard/sign-in`);
   await page.fill('input[name=email]', server.email);
   await page.fill('input[name=password]', server.password);
   await page.click('button[type=submit]');
-  await page.waitForURL((url) => url.pathname !== '/dashboard/login');
+  await page.waitForLoadState('networkidle');
+  if (new URL(page.url()).pathname === '/dashboard/sign-in') {
+    throw new Error(`signing in failed: ${(await page.locator('main').innerText()).slice(0, 300)}`);
+  }
   await shoot(page, 'dashboard-overview', `${base}/dashboard/sandbox`);
   await shoot(page, 'dashboard-payment-page', `${base}/dashboard/sandbox/payment-pages/${String(checkout['id'])}`);
   await shoot(page, 'dashboard-payout-page', `${base}/dashboard/sandbox/payout-pages/${String(payout['id'])}`);
