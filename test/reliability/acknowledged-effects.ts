@@ -162,8 +162,12 @@ export async function assertAcknowledgedEffects(
       payoutEvents.set(String(event.data.id), [...(payoutEvents.get(String(event.data.id)) ?? []), event]);
     } else if (event.type === 'PAYMENT_SUCCEEDED') {
       recordedEvents.add(`PAYMENT_SUCCEEDED page ${String(event.data.pageId)}`);
+      // A paid page sends its customer one receipt, in the same transaction (e-mails about a page are related to it).
+      expectedEmails.add(`payment_receipt ${String(event.data.pageId)}`);
     } else if (event.type === 'PAYMENT_REFUNDED') {
       recordedEvents.add(`PAYMENT_REFUNDED refund ${String(event.data.id)}`);
+      // A refund that succeeded sends one refund notice, in the transaction that settles it.
+      expectedEmails.add(`payment_refunded ${String(event.data.paymentPageId)}`);
     } else if (event.type === 'ENTITLEMENT_CREATED') {
       recordedEvents.add(`ENTITLEMENT_CREATED subscription ${String(event.data.subscriptionId)}`);
     } else {
