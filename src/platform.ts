@@ -21,6 +21,7 @@ import { reencryptEverything, sealedValueStatus, type ReencryptResult, type Reen
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
+import { defaultFairnessLimits } from './modules/webhooks/fairness.ts';
 import { createEmailService, type EmailService } from './modules/email/service.ts';
 import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/service.ts';
 import { createAuditLog, type AuditLog } from './modules/audit/index.ts';
@@ -271,6 +272,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     publicUrl: config.publicUrl,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     timeoutMs: config.webhookTimeoutMs,
+    fairness: { ...defaultFairnessLimits, slowAfterMs: config.webhookSlowAttemptMs },
   });
   for (const job of webhooks.jobs()) {
     registry.register(job);

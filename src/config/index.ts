@@ -45,6 +45,8 @@ export interface Config {
   readonly webhookAllowPrivateTargets: boolean;
   /** One webhook attempt (connect + answer) must finish within this; docs/API.md §12 says 15 s. */
   readonly webhookTimeoutMs: number;
+  /** An attempt unanswered after this long counts as slow for delivery fairness (webhooks/fairness.ts). */
+  readonly webhookSlowAttemptMs: number;
   /** How long a claimed job is held before another worker may take it over (its worker died). */
   readonly jobLeaseMs: number;
   readonly role: 'all' | 'api' | 'worker';
@@ -277,6 +279,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   // and live endpoints never may (webhooks/ssrf.ts).
   const privateTargetsDefault = nodeEnv !== 'production' && isLoopbackHost(host);
   const webhookTimeoutMs = readInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000);
+  const webhookSlowAttemptMs = readInteger(env, 'WEBHOOK_SLOW_ATTEMPT_MS', 1_000, 100, 60_000);
   const jobLeaseMs = readInteger(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000);
   if (jobLeaseMs < webhookTimeoutMs + 1_000) {
     // A lease shorter than one webhook attempt would hand a running delivery to a second worker.
@@ -308,6 +311,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     payoutReconcileAfterMs: readInteger(env, 'PAYOUT_RECONCILE_AFTER_MS', 900_000, 1_000, 86_400_000),
     webhookAllowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', privateTargetsDefault),
     webhookTimeoutMs,
+    webhookSlowAttemptMs,
     jobLeaseMs,
     role: readRole(env, argv),
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -351,6 +355,7 @@ export const configDocumentation: ReadonlyArray<{ name: string; fallback: string
   { name: 'SANDBOX_PAYOUT_DELAY_MS', fallback: '2000', meaning: 'Sandbox payout rail settlement delay; also how long sandbox card refunds take to settle, and when the sandbox opens the dispute of card `4000000000000259`.' },
   { name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS', fallback: 'true when HOST is a loopback address and NODE_ENV is not production, else false', meaning: 'Let sandbox webhook endpoints target loopback and private addresses. Live endpoints never may, and link-local / cloud metadata addresses are refused everywhere.' },
   { name: 'WEBHOOK_TIMEOUT_MS', fallback: '15000', meaning: 'Time limit of one webhook attempt (connect to last byte).' },
+  { name: 'WEBHOOK_SLOW_ATTEMPT_MS', fallback: '1000', meaning: 'A webhook attempt unanswered after this long counts as slow: an endpoint with 4 slow attempts in flight, or a merchant with 16, gets no new attempt until they finish.' },
   { name: 'JOB_LEASE_MS', fallback: '60000', meaning: 'How long a claimed job is held before another worker may take it over; at least WEBHOOK_TIMEOUT_MS + 1000.' },
   { name: 'ROLE', fallback: 'all', meaning: '`api`, `worker` or `all` (also `--role=`).' },
   { name: 'LOG_LEVEL', fallback: 'info', meaning: 'pino log level.' },

@@ -178,8 +178,10 @@ describe('webhook delivery survives crashes (at least once, same webhook-id)', (
       // PGlite is one process, so a crash is simulated in-process: each doomed worker claims fan-out
       // jobs, sends the HTTP requests, and then never commits (as if killed there). Its leases run
       // out and the two healthy workers redo those deliveries. The receiver shares the event loop
-      // with PGlite's synchronous queries, so the attempt timeout is generous.
-      const context = await createTestContext({ env: { JOB_LEASE_MS: '6000', WEBHOOK_TIMEOUT_MS: '5000' }, clock: new WallClock() });
+      // with PGlite's synchronous queries, so the attempt timeout is generous, and so is the time after
+      // which an attempt counts as slow: on a loaded machine the fairness gate would otherwise isolate
+      // the endpoint and park the doomed workers' attempts, and no crash would be exercised.
+      const context = await createTestContext({ env: { JOB_LEASE_MS: '6000', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_SLOW_ATTEMPT_MS: '5000' }, clock: new WallClock() });
       const receiver = await WebhookReceiver.start();
       const logger = createLogger({ level: 'silent' });
       const options = { registry: context.platform.jobs, clock: systemClock, logger, concurrency: 8, pollIntervalMs: 20, leaseMs: 6_000 };
