@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import { modePath } from '../paths.ts';
 import type { CustomerStoryView } from '../presenters/customers.ts';
 import { storyLimit } from '../presenters/customers.ts';
@@ -5,13 +6,40 @@ import { Badge, DataTable, Money, Time } from './components.tsx';
 import type { Frame } from './layout.tsx';
 import { payoutSubStatusInWords } from './status-words.ts';
 
-function Section(props: { title: string; count: number; empty: string; children?: unknown }) {
+/** Every row of the story has these; each kind adds its first column and its status. */
+interface StoryRow {
+  amount: number;
+  currency: string;
+  status: string;
+  createdAt: Date;
+}
+
+/** One kind of the customer's records: title, count, then a table of first column, amount, status, date. */
+function StorySection<T extends StoryRow>(props: { title: string; empty: string; headers: [string, string]; rows: T[]; first: (row: T) => Child; status?: (row: T) => Child }) {
+  const count = props.rows.length;
   return (
     <>
       <h2>
-        {props.title} <span class="muted">({props.count === storyLimit ? `latest ${storyLimit}` : props.count})</span>
+        {props.title} <span class="muted">({count === storyLimit ? `latest ${storyLimit}` : count})</span>
       </h2>
-      {props.count === 0 ? <p class="muted">{props.empty}</p> : props.children}
+      {count === 0 ? (
+        <p class="muted">{props.empty}</p>
+      ) : (
+        <DataTable label={props.title} headers={[props.headers[0], 'Amount', 'Status', props.headers[1]]}>
+          {props.rows.map((row) => (
+            <tr>
+              <td>{props.first(row)}</td>
+              <td>
+                <Money amount={row.amount} currency={row.currency} />
+              </td>
+              <td>{props.status ? props.status(row) : <Badge value={row.status} />}</td>
+              <td>
+                <Time value={row.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
     </>
   );
 }
@@ -22,78 +50,21 @@ export function CustomerStory(props: { frame: Frame; story: CustomerStoryView })
   const link = (section: string, id: string, text: string) => (frame.sections.some((known) => known === section) ? <a href={modePath(frame.mode, `/${section}/${id}`)}>{text}</a> : <code>{text}</code>);
   return (
     <>
-      <Section title="Payouts" count={story.payoutPages.length} empty="No payout page for this customer yet.">
-        <DataTable label="Payouts" headers={['Client reference', 'Amount', 'Status', 'Created']}>
-          {story.payoutPages.map((page) => (
-            <tr>
-              <td>{link('payout-pages', page.id, page.clientReferenceId)}</td>
-              <td>
-                <Money amount={page.amount} currency={page.currency} />
-              </td>
-              <td>
-                <Badge value={page.status} /> <span class="muted">{payoutSubStatusInWords(page.subStatus)}</span>
-              </td>
-              <td>
-                <Time value={page.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      </Section>
-      <Section title="Payments" count={story.paymentPages.length} empty="No payment page for this customer yet.">
-        <DataTable label="Payments" headers={['Client reference', 'Amount', 'Status', 'Created']}>
-          {story.paymentPages.map((page) => (
-            <tr>
-              <td>{link('payment-pages', page.id, page.clientReferenceId)}</td>
-              <td>
-                <Money amount={page.amount} currency={page.currency} />
-              </td>
-              <td>
-                <Badge value={page.status} />
-              </td>
-              <td>
-                <Time value={page.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      </Section>
-      <Section title="Subscriptions" count={story.subscriptions.length} empty="No subscription for this customer.">
-        <DataTable label="Subscriptions" headers={['Product', 'Amount', 'Status', 'Started']}>
-          {story.subscriptions.map((subscription) => (
-            <tr>
-              <td>{link('subscriptions', subscription.id, subscription.productId)}</td>
-              <td>
-                <Money amount={subscription.amount} currency={subscription.currency} />
-              </td>
-              <td>
-                <Badge value={subscription.status} />
-              </td>
-              <td>
-                <Time value={subscription.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      </Section>
-      <Section title="Refunds" count={story.refunds.length} empty="No refund for this customer.">
-        <DataTable label="Refunds" headers={['Refund', 'Amount', 'Status', 'Made']}>
-          {story.refunds.map((refund) => (
-            <tr>
-              <td>{link('payment-pages', refund.paymentPageId, refund.id)}</td>
-              <td>
-                <Money amount={refund.amount} currency={refund.currency} />
-              </td>
-              <td>
-                <Badge value={refund.status} />
-              </td>
-              <td>
-                <Time value={refund.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      </Section>
+      <StorySection
+        title="Payouts"
+        empty="No payout page for this customer yet."
+        headers={['Client reference', 'Created']}
+        rows={story.payoutPages}
+        first={(page) => link('payout-pages', page.id, page.clientReferenceId)}
+        status={(page) => (
+          <>
+            <Badge value={page.status} /> <span class="muted">{payoutSubStatusInWords(page.subStatus)}</span>
+          </>
+        )}
+      />
+      <StorySection title="Payments" empty="No payment page for this customer yet." headers={['Client reference', 'Created']} rows={story.paymentPages} first={(page) => link('payment-pages', page.id, page.clientReferenceId)} />
+      <StorySection title="Subscriptions" empty="No subscription for this customer." headers={['Product', 'Started']} rows={story.subscriptions} first={(subscription) => link('subscriptions', subscription.id, subscription.productId)} />
+      <StorySection title="Refunds" empty="No refund for this customer." headers={['Refund', 'Made']} rows={story.refunds} first={(refund) => link('payment-pages', refund.paymentPageId, refund.id)} />
     </>
   );
 }
