@@ -136,6 +136,11 @@ th[scope="row"] { color: var(--ink); font-size: inherit; text-align: left; }
 .crumbs { font-size: 0.9rem; margin: 0.5rem 0 0; }
 .split { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0.5rem; }
 .split h1 { margin-bottom: 0.5rem; }
+.split > .button { width: auto; margin: 0; padding: 0.5rem 1.1rem; }
+.form-field { margin-top: 0.25rem; }
+.form-field .error { margin: 0.25rem 0 0; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.25rem 1rem 1rem; margin: 0.5rem 0; }
+legend { font-weight: 600; padding: 0 0.3rem; }
 .split > * { min-width: 0; overflow-wrap: anywhere; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-bottom: 0.5rem; } }
 `;
