@@ -7,27 +7,21 @@ import type { KeyRing } from './crypto/keyring.ts';
 import { JobRegistry, Worker, systemClock, type Clock } from './jobs/worker.ts';
 import { enqueueJob } from './jobs/queue.ts';
 import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
-import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
-import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
-import { createEmailLookupBackfill } from './modules/customers/sealing.ts';
-import { createErasureService, type ErasureService } from './modules/data-rights/service.ts';
-import { createCustomerExport, type CustomerExportService } from './modules/data-rights/export.ts';
-import { createKycService, type KycService } from './modules/kyc/service.ts';
-import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
-import { createOnfido } from './modules/kyc/onfido/index.ts';
+import { createMerchantsService, type MerchantsService } from './modules/merchants/index.ts';
+import { createCustomersService, createEmailLookupBackfill, type CustomersService } from './modules/customers/index.ts';
+import { createCustomerExport, createErasureService, type CustomerExportService, type ErasureService } from './modules/data-rights/index.ts';
+import { createKycService, createOnfido, createSandboxKycProvider, type KycService } from './modules/kyc/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
 import { reencryptStoredResponses } from './http/idempotency.ts';
 import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
-import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
-import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
-import { defaultFairnessLimits } from './modules/webhooks/fairness.ts';
-import { createEmailService, type EmailService } from './modules/email/service.ts';
-import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/service.ts';
+import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/index.ts';
+import { createWebhooksService, defaultFairnessLimits, type WebhooksService } from './modules/webhooks/index.ts';
+import { createEmailService, type EmailService } from './modules/email/index.ts';
+import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/index.ts';
 import { createAuditLog, type AuditLog } from './modules/audit/index.ts';
-import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
-import { createProcessorsByMode, type ProcessorsByMode } from './modules/card-processor/by-mode.ts';
-import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
+import { createProcessorsByMode, createSandboxCardProcessor, createStripeCardProcessor, createStripeClient, sandboxCardProcessorName, type ProcessorsByMode } from './modules/card-processor/index.ts';
+import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/index.ts';
 import {
   createPaymentCreditBackfill,
   createPaymentsService,
@@ -39,18 +33,13 @@ import {
   type PaymentsService,
   type StripeAccount,
 } from './modules/payments/index.ts';
-import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
 import { createRefundsService, stripeRefundEventJob, type RefundsService } from './modules/refunds/index.ts';
-import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
-import { stripeFraudWarningEvents, stripeFraudWarningJob, stripeFraudWarningQueue } from './modules/fraud-reports/stripe-warnings.ts';
+import { createFraudReportsService, stripeFraudWarningEvents, stripeFraudWarningJob, stripeFraudWarningQueue, type FraudReportsService } from './modules/fraud-reports/index.ts';
 import { createDisputesService, stripeDisputeEventQueue, stripeDisputeEvents, stripeDisputeJob, type DisputesService } from './modules/disputes/index.ts';
-import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
-import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
-import { createLedgerService, type LedgerService } from './modules/ledger/service.ts';
-import { createPayoutPagesService, type PayoutPagesService } from './modules/payout-pages/service.ts';
-import { createSandboxPayoutRail } from './modules/payout-pages/rails/sandbox.ts';
-import { createIncreasePayouts } from './modules/payout-pages/rails/increase/index.ts';
-import { createCirclePayouts } from './modules/payout-pages/rails/circle/index.ts';
+import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/index.ts';
+import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/index.ts';
+import { createLedgerService, type LedgerService } from './modules/ledger/index.ts';
+import { createCirclePayouts, createIncreasePayouts, createPayoutPagesService, createSandboxPayoutRail, type PayoutPagesService } from './modules/payout-pages/index.ts';
 import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/index.ts';
 
 export interface Services {

@@ -2,16 +2,15 @@ import type { Database } from '../../db/client.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { forgetStoredAnswersMentioning } from '../../http/idempotency.ts';
 import type { Clock } from '../../jobs/worker.ts';
-import type { CustomersService } from '../customers/service.ts';
-import type { ErasedCustomerResponse } from '../customers/schemas.ts';
-import { deleteEmailsAbout } from '../email/erasure.ts';
-import { recordEvent } from '../events/record.ts';
-import { eraseFraudReportData } from '../fraud-reports/erasure.ts';
-import type { KycService } from '../kyc/service.ts';
-import type { Merchant } from '../merchants/service.ts';
-import { erasePaymentPageData } from '../payment-pages/erasure.ts';
-import { erasePaymentData } from '../payments/erasure.ts';
-import { erasePayoutPageData } from '../payout-pages/erasure.ts';
+import type { CustomersService, ErasedCustomerResponse } from '../customers/index.ts';
+import { deleteEmailsAbout } from '../email/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { eraseFraudReportData } from '../fraud-reports/index.ts';
+import type { KycService } from '../kyc/index.ts';
+import type { Merchant } from '../merchants/index.ts';
+import { erasePaymentPageData } from '../payment-pages/index.ts';
+import { erasePaymentData } from '../payments/index.ts';
+import { erasePayoutPageData } from '../payout-pages/index.ts';
 
 /**
  * Erasing a customer (the right to erasure, GDPR art. 17): one transaction in which each module

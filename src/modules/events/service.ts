@@ -6,7 +6,7 @@ import { isId } from '../../crypto/ids.ts';
 import { notFound, wrongParameter } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
-import type { Merchant } from '../merchants/service.ts';
+import type { Merchant } from '../merchants/index.ts';
 import type { EventType } from './record.ts';
 import type { EventListInput, EventView } from './schemas.ts';
 import { createCursorCodec, olderThan, pageOf, type PagePosition } from './paging.ts';

@@ -7,11 +7,10 @@ import { openFields, resealFields, sealFields, type PiiLocation } from '../../cr
 import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../jobs/worker.ts';
-import { recordEvent } from '../events/record.ts';
-import type { Merchant } from '../merchants/service.ts';
+import { recordEvent } from '../events/index.ts';
+import type { Merchant } from '../merchants/index.ts';
 import type { FraudCandidate, PaymentsService } from '../payments/index.ts';
-import { maskCardNumber } from '../card-processor/cards.ts';
-import type { NetworkFraudSignal } from '../card-processor/sandbox.ts';
+import { maskCardNumber, type NetworkFraudSignal } from '../card-processor/index.ts';
 import { parseFraudFile, type FraudFileRow } from './csv.ts';
 import { formatReportDate, parseReportDate } from './dates.ts';
 import { fraudReasonFor, networkScheme, type FraudNetwork } from './networks.ts';

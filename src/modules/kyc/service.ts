@@ -5,7 +5,7 @@ import { newId } from '../../crypto/ids.ts';
 import { enqueueJob, type EnqueueOptions } from '../../jobs/queue.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/types.ts';
-import { missingKycFields, type KycData } from '../customers/rules.ts';
+import { missingKycFields, type KycData } from '../customers/index.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
 import { createKycReviews } from './review.ts';
 import { createKycErasure } from './erasure.ts';

@@ -6,9 +6,9 @@ import { retentionCategories, retentionRules, retentionUnitMs, type RetentionCat
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import { idempotencyRetention } from '../../http/idempotency-retention.ts';
-import { emailBodyRetention } from '../email/retention.ts';
-import { createKycDetailsRetention } from '../kyc/retention.ts';
-import { webhookDeliveryLogRetention } from '../webhooks/retention.ts';
+import { emailBodyRetention } from '../email/index.ts';
+import { createKycDetailsRetention } from '../kyc/index.ts';
+import { webhookDeliveryLogRetention } from '../webhooks/index.ts';
 import type { RetentionPurge } from './purge.ts';
 
 export const retentionQueue = 'retention.purge';

@@ -1,12 +1,12 @@
 import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
 import { isId } from '../../crypto/ids.ts';
-import { createBoundCursorCodecs, keysetPage, olderThan } from '../events/paging.ts';
+import { createBoundCursorCodecs, keysetPage, olderThan } from '../events/index.ts';
 import type { Executor } from '../../db/client.ts';
 import { invoices, subscriptions } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
-import type { Merchant } from '../merchants/service.ts';
+import type { Merchant } from '../merchants/index.ts';
 import { periodAt } from './periods.ts';
 import type { SubscriptionListInput, SubscriptionListView, SubscriptionResponse } from './schemas.ts';
 import { createPaidPeriods } from './paid-periods.ts';

@@ -6,7 +6,7 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { BatchContext, BatchJob, Clock, JobDefinition } from '../../jobs/worker.ts';
-import { eventFanoutQueue } from '../events/record.ts';
+import { eventFanoutQueue } from '../events/index.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry.ts';
 import { subscribes } from './rules.ts';

@@ -1,7 +1,7 @@
 import { and, count, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { payments, payoutPages, payoutPageStatusHistory } from '../../../db/schema/index.ts';
-import type { Balance, LedgerService } from '../../ledger/service.ts';
+import type { Balance, LedgerService } from '../../ledger/index.ts';
 
 export const chartDays = 30;
 const dayMs = 24 * 60 * 60 * 1000;

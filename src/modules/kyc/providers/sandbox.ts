@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
 import type { Clock } from '../../../jobs/worker.ts';
-import type { KycData } from '../../customers/rules.ts';
+import type { KycData } from '../../customers/index.ts';
 import type { KycOutcome, KycProvider, StepUpCapture } from './types.ts';
 
 const providerName = 'sandbox-kyc';
