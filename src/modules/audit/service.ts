@@ -6,7 +6,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import type { Clock } from '../../jobs/worker.ts';
 import type { AuditRecorder } from '../../http/audit.ts';
 import type { Logger } from 'pino';
-import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan, type PagePosition } from '../events/index.ts';
+import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan, type PagePosition } from '../../http/paging.ts';
 
 /** What the HTTP layer knows about one state-changing request once it is answered. */
 export type AuditEntry = Parameters<AuditRecorder['record']>[0];

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import { isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../events/index.ts';
+import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../../http/paging.ts';
 import type { Merchant } from '../merchants/index.ts';
 import { normalizeEmail } from './rules.ts';
 import { emailLookupCandidates } from './sealing.ts';

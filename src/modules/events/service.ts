@@ -9,7 +9,7 @@ import type { Clock, JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/index.ts';
 import type { EventType } from './record.ts';
 import type { EventListInput, EventView } from './schemas.ts';
-import { createCursorCodec, olderThan, pageOf, type PagePosition } from './paging.ts';
+import { createCursorCodec, olderThan, pageOf, type PagePosition } from '../../http/paging.ts';
 
 export type EventRow = typeof events.$inferSelect;
 

@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { payoutPages } from '../../db/schema/index.ts';
 import { isId } from '../../crypto/ids.ts';
-import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../events/index.ts';
+import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../../http/paging.ts';
 import type { Merchant } from '../merchants/index.ts';
 import type { PayoutPageListInput, PayoutPageListView } from './schemas.ts';
 import type { PayoutPagesDeps, PayoutTransitions } from './transitions.ts';

@@ -1,6 +1,6 @@
 import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
 import { isId } from '../../crypto/ids.ts';
-import { createBoundCursorCodecs, keysetPage, olderThan } from '../events/index.ts';
+import { createBoundCursorCodecs, keysetPage, olderThan } from '../../http/paging.ts';
 import type { Executor } from '../../db/client.ts';
 import { invoices, subscriptions } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';

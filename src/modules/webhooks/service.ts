@@ -8,7 +8,8 @@ import { resealInBatches, resealValue, type ReencryptOptions } from '../../crypt
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { systemClock, type Clock, type JobDefinition } from '../../jobs/worker.ts';
 import type { Merchant } from '../merchants/index.ts';
-import { createCursorCodec, eventView, olderThan, pageOf, type EventType, type EventView, type PagePosition } from '../events/index.ts';
+import { createCursorCodec, olderThan, pageOf, type PagePosition } from '../../http/paging.ts';
+import { eventView, type EventType, type EventView } from '../events/index.ts';
 import { createDeliveryJobs, enqueueDeliveries, secretAssociatedData } from './delivery.ts';
 import { createWebhookHttpClient, type WebhookHttpClient } from './http-client.ts';
 import { normalizeEnabledEvents, subscribes, validateEndpointUrl } from './rules.ts';
