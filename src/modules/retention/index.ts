@@ -2,6 +2,5 @@
  * Retention settings and the hourly purge, which asks each owning module to purge its own rows.
  * Other modules and the app use it through this file only.
  */
-export type { RetentionPurge } from './purge.ts';
 export { registerRetentionAdminRoutes } from './routes.ts';
 export { createRetentionService, type RetentionService, scheduleRetention } from './service.ts';

@@ -9,7 +9,7 @@ import { idempotencyRetention } from '../../http/idempotency-retention.ts';
 import { emailBodyRetention } from '../email/index.ts';
 import { createKycDetailsRetention } from '../kyc/index.ts';
 import { webhookDeliveryLogRetention } from '../webhooks/index.ts';
-import type { RetentionPurge } from './purge.ts';
+import type { RetentionPurge } from '../../db/retention-purge.ts';
 
 export const retentionQueue = 'retention.purge';
 const retentionIntervalMs = 60 * 60 * 1000;
