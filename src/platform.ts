@@ -112,19 +112,20 @@ export async function createPlatform(options: { config: Config; database: Databa
   const providerWebhooks: ProviderWebhookHandler[] = [];
 
   const merchants = createMerchantsService({ database, clock, keyRing });
-  // KYC reads identity data through customers, and customers start KYC: each refers to the other
-  // through a closure that runs only after both exist.
+  // KYC reads identity data through customers; customers start verifications through their KYC port,
+  // which the kyc service fills (`useKyc`), so neither module imports the other.
   // Onfido when configured (live; and sandbox mode through Onfido's sandbox with ONFIDO_TEST_*).
+  const customers = createCustomersService({ database, clock, keyRing, merchants });
   const onfido = createOnfido({ settings: config.onfido, logger, publicUrl: config.publicUrl });
-  const kyc: KycService = createKycService({
+  const kyc = createKycService({
     database,
     clock,
     sandboxProvider: onfido.test ?? createSandboxKycProvider({ database, clock, delayMs: config.sandboxKycDelayMs }),
     liveProvider: onfido.live,
     readKycData: (executor, customerId) => customers.readKycData(executor, customerId),
   });
-  const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
-  const erasure = createErasureService({ database, clock, keyRing, customers, kyc: () => kyc });
+  customers.useKyc(kyc);
+  const erasure = createErasureService({ database, clock, keyRing, customers, kyc });
   const customerExport = createCustomerExport({
     database,
     clock,

@@ -8,3 +8,4 @@ export { addressFields, type KycData, missingKycFields, normalizeEmail, payoutMe
 export { AddressInput, Customer, CustomerIdParams, CustomerOrErased, ErasedCustomer, type ErasedCustomerResponse } from './schemas.ts';
 export { createEmailLookupBackfill } from './sealing.ts';
 export { createCustomersService, type CustomersService } from './service.ts';
+export type { CustomerKyc, KycStartPlan, KycSubject } from './kyc-port.ts';

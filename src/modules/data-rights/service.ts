@@ -24,7 +24,7 @@ import { erasePayoutPageData } from '../payout-pages/index.ts';
  * Refused (409 INVALID_STATE naming the page) while a payout page of the customer is open. Erasing
  * an erased customer answers the same tombstone and changes nothing.
  */
-export function createErasureService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; kyc: () => KycService }) {
+export function createErasureService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; kyc: KycService }) {
   const { database, clock, keyRing, customers } = deps;
   return {
     async eraseCustomer(merchant: Merchant, livemode: boolean | undefined, customerId: string): Promise<ErasedCustomerResponse> {
@@ -41,7 +41,7 @@ export function createErasureService(deps: { database: Database; clock: Clock; k
         await eraseFraudReportData(tx, merchant.id, paymentIds);
         await deleteEmailsAbout(tx, merchant.id, [...payoutPageIds, ...paymentPageIds]);
         await forgetStoredAnswersMentioning(tx, keyRing, merchant.id, [customer.id, ...payoutPageIds, ...paymentPageIds]);
-        await deps.kyc().eraseCustomer(tx, customer.id, now);
+        await deps.kyc.eraseCustomer(tx, customer.id, now);
         await recordEvent(tx, now, {
           merchantId: merchant.id,
           livemode: customer.livemode,
