@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { auditEvents, type AuditActorType, type AuditOutcome } from '../../db/schema/index.ts';
 import { newId, idPrefixes } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { AuditRecorder } from '../../http/audit.ts';
 import type { Logger } from 'pino';
 import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan, type PagePosition } from '../../http/paging.ts';

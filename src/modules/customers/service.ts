@@ -6,7 +6,7 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { fieldsToJwe, openRecord, sealRecord } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Merchant, MerchantsService, PiiKey } from '../merchants/index.ts';
 import { addressFields, isEmailAddress, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';

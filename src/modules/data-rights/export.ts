@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { fieldsToJwe } from '../../crypto/pii.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { CustomerOrErased, type CustomersService } from '../customers/index.ts';
 import { emailsAboutForExport } from '../email/index.ts';
 import { verificationsForExport } from '../kyc/index.ts';

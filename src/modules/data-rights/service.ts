@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { forgetStoredAnswersMentioning } from '../../http/idempotency.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { CustomersService, ErasedCustomerResponse } from '../customers/index.ts';
 import { deleteEmailsAbout } from '../email/index.ts';
 import { recordEvent } from '../events/index.ts';

@@ -2,7 +2,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import { isId, newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { createCursorCodec, pageOf, type PagePosition } from '../../http/paging.ts';
 import { recordEvent } from '../events/index.ts';
 import { disputeDebit, disputeReturn, type DisputeMovement, type LedgerService } from '../ledger/index.ts';

@@ -6,7 +6,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, resealFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
 import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { recordEvent } from '../events/index.ts';
 import type { Merchant } from '../merchants/index.ts';
 import type { FraudCandidate, PaymentsService } from '../payments/index.ts';

@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/types.ts';
 import { missingKycFields, type KycData, type KycStartPlan, type KycSubject } from '../customers/index.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';

@@ -8,7 +8,7 @@ import { openFields, sealFields } from '../../crypto/pii.ts';
 import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { CustomersService } from '../customers/index.ts';
 import type { LedgerService } from '../ledger/index.ts';
 import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardDetails, type ChargeResult, type PaymentLookup, type PaymentSession, type ProcessorsByMode, type RefundState } from '../card-processor/index.ts';

@@ -3,7 +3,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { recordEvent } from '../events/index.ts';
 import { enqueueEmail } from '../email/index.ts';
 import type { CustomersService } from '../customers/index.ts';

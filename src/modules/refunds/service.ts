@@ -3,7 +3,7 @@ import { newId, isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { createCoalescedWakeup, jobInsertStatement } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../../http/paging.ts';
 import { recordEvent } from '../events/index.ts';
 import { InsufficientFundsError, isLedgerCurrency, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';

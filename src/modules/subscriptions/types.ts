@@ -1,7 +1,7 @@
 import type { KeyRing } from '../../crypto/keyring.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import type { invoices, subscriptions } from '../../db/schema/index.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { EntitlementsService } from '../entitlements/index.ts';
 import type { PaidPaymentPage } from '../payment-pages/index.ts';
 import type { RenewalPages } from './renewal-pages.ts';

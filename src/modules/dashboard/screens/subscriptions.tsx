@@ -1,5 +1,5 @@
 import type { Api } from '../../../http/types.ts';
-import type { Clock } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import type { SubscriptionsService } from '../../subscriptions/index.ts';
 import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';

@@ -2,7 +2,8 @@ import type { DefaultApi, WebhookEventVerifier } from '@onfido/api';
 import type { Logger } from 'pino';
 import type { Database } from '../../../db/client.ts';
 import { AppError } from '../../../http/errors.ts';
-import type { Clock, JobDefinition } from '../../../jobs/worker.ts';
+import type { JobDefinition } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import { loadProviderPackage, recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../../providers/index.ts';
 import { onfidoCall, verificationIdOfTags } from './adapter.ts';
 

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../../http/errors.ts';
 import { formActionOrigins, type WebTools } from '../../scope.ts';
 import type { PaymentPageResponse, PaymentPagesService } from '../../../modules/payment-pages/index.ts';
 import type { MerchantsService } from '../../../modules/merchants/index.ts';
-import type { Clock } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import { CheckoutPage, ExpiredPage, InProgressPage, PaidPage, declineMessage, type CheckoutField, type CheckoutFormState } from './views.tsx';
 import { StripeCheckoutPage, stripeSources, type StripeCheckoutSettings } from './stripe-checkout.tsx';
 import { cardProblems, type CardProblem } from '../../../modules/payments/index.ts';

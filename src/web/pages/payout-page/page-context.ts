@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../http/errors.ts';
 import { isId } from '../../../crypto/ids.ts';
 import { formActionOrigins, type WebTools } from '../../scope.ts';
-import type { Clock } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import { explorerUrl, isRetryable, type PayoutMethodType, type PayoutPageRow, type PayoutPagesService } from '../../../modules/payout-pages/index.ts';
 import { DeclinePage, DestinationPage, KycPage, StatusPage, VerifyPage, statusCopy, type DestinationValues, type FieldErrors, type PageSummary, type VerifyNotice } from './views.tsx';
 
