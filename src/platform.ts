@@ -4,12 +4,12 @@ import type { Config } from './config/index.ts';
 import type { Database } from './db/client.ts';
 import { jobs } from './db/schema/index.ts';
 import type { KeyRing } from './crypto/keyring.ts';
-import { JobRegistry, Worker } from './jobs/worker.ts';
+import { JobRegistry, Worker, type JobDefinition } from './jobs/worker.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { enqueueJob } from './jobs/queue.ts';
 import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
 import { createMerchantsService, type MerchantsService } from './modules/merchants/index.ts';
-import { createCustomersService, createEmailLookupBackfill, type CustomersService } from './modules/customers/index.ts';
+import { createCustomersService, type CustomersService } from './modules/customers/index.ts';
 import { createCustomerExport, createErasureService, type CustomerExportService, type ErasureService } from './modules/data-rights/index.ts';
 import { createKycService, createOnfido, createSandboxKycProvider, type KycService } from './modules/kyc/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
@@ -111,6 +111,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   // Each configured provider adapter adds its credentials check and its webhook endpoint here.
   const providerChecks: ProviderCheck[] = [];
   const providerWebhooks: ProviderWebhookHandler[] = [];
+  const providerJobs: JobDefinition[] = [];
 
   const merchants = createMerchantsService({ database, clock, keyRing });
   // KYC reads identity data through customers; customers start verifications through their KYC port,
@@ -137,15 +138,10 @@ export async function createPlatform(options: { config: Config; database: Databa
     paymentPages: () => paymentPages,
     subscriptions: () => subscriptions,
   });
-  registry.register(kyc.verifyJob());
-  registry.register(kyc.applicantDeletionJob());
-  registry.register(createEmailLookupBackfill({ database, keyRing }).job());
   const onfidoInbound = onfido.inbound({ database, clock, refresh: (verificationId) => kyc.refresh(verificationId) });
   providerChecks.push(...onfido.checks);
   providerWebhooks.push(...onfidoInbound.webhooks);
-  for (const job of onfidoInbound.jobs) {
-    registry.register(job);
-  }
+  providerJobs.push(...onfidoInbound.jobs);
 
   // Balances (sandbox opens funded) and payout pages; KYC decisions move the pages waiting on them.
   const ledger = createLedgerService({ database, clock });
@@ -173,16 +169,12 @@ export async function createPlatform(options: { config: Config; database: Databa
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
   kyc.onReverification((tx, { customerId }, now) => payoutPages.onKycRestarted(tx, customerId, now));
   registerAwaitingFundingGauges(metrics, () => payoutPages.awaitingFundingTotals());
-  registry.register(payoutPages.expireJob());
-  registry.register(payoutPages.submitJob());
-  registry.register(payoutPages.settleJob());
-  registry.register(payoutPages.reconcileJob());
   for (const payouts of [increase, increaseSandbox]) {
     if (payouts) {
       const connected = payouts.connect({ database, clock, updates: payoutPages });
       providerWebhooks.push(connected.webhook);
       providerChecks.push(connected.check);
-      registry.register(connected.job);
+      providerJobs.push(connected.job);
     }
   }
   for (const payouts of [circle, circleTest]) {
@@ -190,7 +182,7 @@ export async function createPlatform(options: { config: Config; database: Databa
       const connected = payouts.connect({ database, clock, updates: payoutPages });
       providerWebhooks.push(connected.webhook);
       providerChecks.push(connected.check);
-      registry.register(connected.job);
+      providerJobs.push(connected.job);
     }
   }
 
@@ -223,13 +215,8 @@ export async function createPlatform(options: { config: Config; database: Databa
   sandboxCardProcessor.onDispute(async (tx, dispute, now) => {
     await disputes.applyProcessorDispute(tx, dispute, now);
   });
-  registry.register(sandboxCardProcessor.disputeJob());
-  registry.register(paymentPages.expireJob());
-  registry.register(payments.resolveAttemptJob());
   const paymentCredits = createPaymentCreditBackfill({ database, clock, ledger });
-  registry.register(paymentCredits.job());
   const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
-  registry.register(refunds.processJob());
   refunds.onSucceeded((tx, refund, now) => paymentPages.sendRefundNotice(tx, refund, now));
   if (stripeAccounts.length > 0) {
     providerChecks.push(...stripeAccounts.map((account) => stripeProviderCheck(account.stripe, account.environment)));
@@ -239,22 +226,20 @@ export async function createPlatform(options: { config: Config; database: Databa
     ];
     // One webhook URL for every account; each event's job asks the account that signed it.
     providerWebhooks.push(createStripeWebhooks({ database, clock, accounts: stripeAccounts, routes }));
-    registry.register(perStripeAccount(stripeAccounts, (client) => stripeEventJob({ stripe: client, payments })));
-    registry.register(perStripeAccount(stripeAccounts, (client, livemode) => stripeDisputeJob({ stripe: client, livemode, disputes, payments })));
-    registry.register(perStripeAccount(stripeAccounts, (client, livemode) => stripeFraudWarningJob({ stripe: client, livemode, fraudReports, payments })));
-    registry.register(perStripeAccount(stripeAccounts, (client) => stripeRefundEventJob({ stripe: client, refunds })));
+    providerJobs.push(
+      perStripeAccount(stripeAccounts, (client) => stripeEventJob({ stripe: client, payments })),
+      perStripeAccount(stripeAccounts, (client, livemode) => stripeDisputeJob({ stripe: client, livemode, disputes, payments })),
+      perStripeAccount(stripeAccounts, (client, livemode) => stripeFraudWarningJob({ stripe: client, livemode, fraudReports, payments })),
+      perStripeAccount(stripeAccounts, (client) => stripeRefundEventJob({ stripe: client, refunds })),
+    );
   }
-  registry.register(sandboxCardProcessor.fraudSignalJob());
 
   const entitlements = createEntitlementsService({ database, clock, keyRing });
   const subscriptions = createSubscriptionsService({ database, keyRing, clock, entitlements, savedCards: payments, renewalPages: paymentPages.renewalPages });
   paymentPages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
-  registry.register(subscriptions.renewalJob());
 
   const email = createEmailService({ database, clock, keyRing, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, logger: logger.child({ component: 'email' }) });
-  registry.register(email.sendJob());
   const events = createEventsService({ database, clock, keyRing });
-  registry.register(events.retentionJob());
   const webhooks = createWebhooksService({
     database,
     clock,
@@ -265,26 +250,30 @@ export async function createPlatform(options: { config: Config; database: Databa
     timeoutMs: config.webhookTimeoutMs,
     fairness: { ...defaultFairnessLimits, slowAfterMs: config.webhookSlowAttemptMs },
   });
-  for (const job of webhooks.jobs()) {
-    registry.register(job);
-  }
 
   const retention = createRetentionService({ database, clock, keyRing, defaults: config.retention });
-  registry.register(retention.job());
 
-  // Idempotency records leave through retention (RETENTION_IDEMPOTENCY_HOURS), not here.
-  registry.register<Record<string, never>>({
-    queue: maintenanceQueue,
-    maxAttempts: 3,
-    handle: async (_payload, context) => {
-      const now = clock.now();
-      await database.db.delete(jobs).where(and(inArray(jobs.status, ['succeeded']), lt(jobs.finishedAt, new Date(now.getTime() - finishedJobRetentionMs))));
-      await context.transaction(async (tx) => {
-        const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
-        await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
-      });
-    },
-  });
+  // Every module's jobs, then the platform's own and the configured providers': one list, one loop.
+  const allJobs: JobDefinition[] = [
+    ...customers.jobs(),
+    ...kyc.jobs(),
+    ...payoutPages.jobs(),
+    ...sandboxCardProcessor.jobs(),
+    ...paymentPages.jobs(),
+    ...payments.jobs(),
+    paymentCredits.job(),
+    ...refunds.jobs(),
+    ...subscriptions.jobs(),
+    ...email.jobs(),
+    ...events.jobs(),
+    ...webhooks.jobs(),
+    ...retention.jobs(),
+    maintenanceJob(database, clock),
+    ...providerJobs,
+  ];
+  for (const job of allJobs) {
+    registry.register(job);
+  }
 
   const worker = new Worker({
     database,
@@ -327,6 +316,22 @@ export async function createPlatform(options: { config: Config; database: Databa
       email.close();
       await rateLimiter.close();
       await audit.flush();
+    },
+  };
+}
+
+/** Deletes succeeded jobs a week after they finished, hourly; idempotency records leave through retention (RETENTION_IDEMPOTENCY_HOURS). */
+function maintenanceJob(database: Database, clock: Clock): JobDefinition<Record<string, never>> {
+  return {
+    queue: maintenanceQueue,
+    maxAttempts: 3,
+    handle: async (_payload, context) => {
+      const now = clock.now();
+      await database.db.delete(jobs).where(and(inArray(jobs.status, ['succeeded']), lt(jobs.finishedAt, new Date(now.getTime() - finishedJobRetentionMs))));
+      await context.transaction(async (tx) => {
+        const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
+        await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
+      });
     },
   };
 }

@@ -329,6 +329,11 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
       receivers.push(receiver);
     },
 
+    /** Every job queue of the sandbox processor (its disputes and fraud signals), registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [disputes.disputeJob(), this.fraudSignalJob()];
+    },
+
     /** Delivers the fraud test card's signal; retried until the payment it names is recorded. */
     fraudSignalJob(): JobDefinition<{ livemode: boolean; network: CardScheme; networkTransactionId: string; fraudType: string }> {
       return {

@@ -7,6 +7,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { fieldsToJwe, openRecord, sealRecord } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Merchant, MerchantsService, PiiKey } from '../merchants/index.ts';
 import { addressFields, isEmailAddress, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
@@ -16,7 +17,7 @@ import type { CustomerKyc } from './kyc-port.ts';
 import { addressToFields, fieldsToAddress, location, normalizeIdentity } from './identity.ts';
 
 export { normalizeIdentity };
-import { createCustomerReencryption, emailLookupCandidates, emailLookupOf } from './sealing.ts';
+import { createCustomerReencryption, createEmailLookupBackfill, emailLookupCandidates, emailLookupOf } from './sealing.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -205,6 +206,9 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
   }
 
   return {
+    /** Every job queue of this module (the e-mail lookup backfill), registered by platform.ts in one loop. */
+    jobs: (): JobDefinition[] => [createEmailLookupBackfill({ database, keyRing }).job()],
+
     /** Connects KYC (platform.ts): customer creates and identity updates then start verifications through it. */
     useKyc(port: CustomerKyc): void {
       connectedKyc = port;

@@ -117,6 +117,11 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
   };
 
   return {
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.sendJob()];
+    },
+
     sendJob(): JobDefinition<{ emailId: string }> {
       return sendJob;
     },

@@ -73,6 +73,11 @@ export function createEventsService(deps: { database: Database; clock: Clock; ke
   };
 
   return {
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.retentionJob()];
+    },
+
     retentionJob(): JobDefinition<Record<string, never>> {
       return retentionJob;
     },

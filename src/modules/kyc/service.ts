@@ -4,6 +4,7 @@ import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/types.ts';
 import { missingKycFields, type KycData, type KycStartPlan, type KycSubject } from '../customers/index.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
@@ -190,6 +191,8 @@ export function createKycService(deps: {
     },
 
     /** The job that submits to the provider, applies its outcome and reconciles lost answers. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs: (): JobDefinition[] => [driver.verifyJob(), erasure.deletionJob()],
     verifyJob: () => driver.verifyJob(),
 
     /** Reads the provider again and applies what it says (a provider webhook's "something changed"). */

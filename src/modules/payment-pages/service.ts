@@ -364,6 +364,11 @@ export function createPaymentPagesService(deps: {
     ...createPaymentPageList({ database, keyRing, publicUrl }),
 
     /** Expires the page at `expiresAt` (scheduled with the page); waits out an in-flight attempt. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.expireJob()];
+    },
+
     expireJob(): JobDefinition<{ pageId: string }> {
       return {
         queue: paymentPageExpireQueue,

@@ -9,6 +9,7 @@ import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/index.ts';
 import type { LedgerService } from '../ledger/index.ts';
 import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardDetails, type ChargeResult, type PaymentLookup, type PaymentSession, type ProcessorsByMode, type RefundState } from '../card-processor/index.ts';
@@ -288,6 +289,11 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
      * closes it): the job only settles what is final, and looks again later. Other attempts are
      * canceled at the processor, which answers the final state. Nothing unknown is guessed.
      */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.resolveAttemptJob()];
+    },
+
     resolveAttemptJob() {
       return createResolveAttemptJob({
         find: (paymentId) => findPayment(database.db, paymentId),

@@ -4,6 +4,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { createCoalescedWakeup, jobInsertStatement } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../../http/paging.ts';
 import { recordEvent } from '../events/index.ts';
 import { InsufficientFundsError, isLedgerCurrency, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
@@ -276,6 +277,11 @@ export function createRefundsService(deps: RefundsDeps) {
     },
 
     /** The `refunds.process` job: asks the processor (once per refund id), then polls until it settles. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.processJob()];
+    },
+
     processJob() {
       return createProcessRefundJob({
         find: (refundId) => findRefund(database.db, refundId),

@@ -137,6 +137,11 @@ export function createRetentionService(deps: { database: Database; clock: Clock;
     /** Purges everything due now; returns how many rows each category purged. */
     purgeNow: () => purgeAll(clock.now()),
 
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.job()];
+    },
+
     job(): JobDefinition<Record<string, never>> {
       return job;
     },

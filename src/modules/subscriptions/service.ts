@@ -251,6 +251,11 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     renew,
 
     /** The renewal job: enqueued at each period end (and at each retry time) with a unique dedupe key. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.renewalJob()];
+    },
+
     renewalJob(): JobDefinition<{ subscriptionId: string; periodEnd: number }> {
       return {
         queue: renewalQueue,
