@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, wrongParameter } from '../../http/errors.ts';
 import { bodyError } from '../../http/validation.ts';
-import { PaymentPageCreateBody, type PaymentPageCreateInput } from '../payment-pages/schemas.ts';
-import { PayoutPageCreateBody, type PayoutPageCreateInput } from '../payout-pages/schemas.ts';
+import { PaymentPageCreateBody, type PaymentPageCreateInput } from '../payment-pages/index.ts';
+import { PayoutPageCreateBody, type PayoutPageCreateInput } from '../payout-pages/index.ts';
 import { field } from './context.ts';
 
 /** What the create forms send back into the form when it is shown again (never a secret: these are the merchant's own inputs). */

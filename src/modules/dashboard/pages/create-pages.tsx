@@ -1,6 +1,6 @@
 import type { Child } from 'hono/jsx';
-import { paymentCurrencies } from '../../payment-pages/schemas.ts';
-import { fundingCurrencies, releaseMethods } from '../../payout-pages/schemas.ts';
+import { paymentCurrencies } from '../../payment-pages/index.ts';
+import { fundingCurrencies, releaseMethods } from '../../payout-pages/index.ts';
 import type { CreateFormProblem, CreateFormValues } from '../create-forms.ts';
 import { modePath } from '../paths.ts';
 import { CsrfField } from './components.tsx';

@@ -1,4 +1,4 @@
-import { payoutPageStatuses } from '../../payout-pages/states.ts';
+import { payoutPageStatuses } from '../../payout-pages/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';

@@ -1,7 +1,7 @@
 import { and, count, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { payments, payoutPages, payoutPageStatusHistory } from '../../../db/schema/index.ts';
-import type { Balance, LedgerService } from '../../ledger/service.ts';
+import type { Balance, LedgerService } from '../../ledger/index.ts';
 import { dayMs, utcDay, type DayRange } from '../date-range.ts';
 import { createOverviewSummary, type OverviewSummary } from './overview-summary.ts';
 

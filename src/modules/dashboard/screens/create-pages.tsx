@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
-import type { PaymentPagesService } from '../../payment-pages/service.ts';
-import type { PayoutPagesService } from '../../payout-pages/service.ts';
+import type { PaymentPagesService } from '../../payment-pages/index.ts';
+import type { PayoutPagesService } from '../../payout-pages/index.ts';
 import { screen, type ScreenRequest, type ScreenTools } from '../context.ts';
 import { formProblem, formValues, newFormReference, paymentPageBody, payoutPageBody, type CreateFormProblem, type CreateFormValues } from '../create-forms.ts';
 import { modePath, withQuery } from '../paths.ts';

@@ -1,5 +1,5 @@
 import type { Api } from '../../../http/types.ts';
-import type { Clock } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import { screen, type ScreenTools } from '../context.ts';
 import { parseDayRange } from '../date-range.ts';
 import type { OverviewPresenter } from '../presenters/overview.ts';
