@@ -380,7 +380,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await page.getByLabel('Amount').fill('12.345');
     await page.getByRole('button', { name: 'Create payout page' }).click();
     await page.waitForSelector('#create-error');
-    assert.match(await page.locator('#create-error').innerText(), /amount must be an amount such as 25\.00/);
+    assert.match(await page.locator('#create-error').innerText(), /Amount must be an amount such as 25\.00/);
     assert.equal(await page.getByLabel('Amount').getAttribute('aria-invalid'), 'true');
     await check('payout-page-new-refused');
     await page.getByLabel('Amount').fill('12.34');
