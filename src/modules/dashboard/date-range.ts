@@ -94,3 +94,23 @@ export function describeRange(range: { from: number; to: number }): string {
   const format = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
   return range.from === range.to ? format.format(range.from) : `${format.format(range.from)} – ${format.format(range.to)}`;
 }
+
+/** A list screen's optional period (`from`/`to`, UTC days, both ends included), as the form shows it and as the query filters by it. */
+export interface ListPeriod {
+  from: string;
+  to: string;
+  createdFrom?: Date | undefined;
+  createdBefore?: Date | undefined;
+}
+
+/** `from` and `to` of a list's query (either may be empty); a bad day or `to` before `from` is 400 naming it. */
+export function parseListPeriod(query: unknown): ListPeriod {
+  const from = field(query, 'from', 20);
+  const to = field(query, 'to', 20);
+  const start = parseDay(from, 'from');
+  const end = parseDay(to, 'to');
+  if (start !== undefined && end !== undefined && end < start) {
+    throw wrongParameter('to', 'must not be before from');
+  }
+  return { from, to, createdFrom: start === undefined ? undefined : new Date(start), createdBefore: end === undefined ? undefined : new Date(end + dayMs) };
+}

@@ -192,7 +192,12 @@ export function SelectFilter(props: {
   fieldLabel: string;
   options: ReadonlyArray<string | FilterOption>;
   selected: string | undefined;
+  /** The list's creation period (UTC days) when the list has one. */
+  period?: { from: string; to: string } | undefined;
+  /** The CSV of every row the filters select (the same query string). */
+  exportPath?: string | undefined;
 }) {
+  const exportQuery = { [props.name]: props.selected || undefined, from: props.period?.from || undefined, to: props.period?.to || undefined };
   return (
     <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
       <div>
@@ -209,15 +214,32 @@ export function SelectFilter(props: {
           })}
         </select>
       </div>
+      {props.period ? (
+        <>
+          <div class="date">
+            <label for={`${props.name}-from`}>Created from (UTC day)</label>
+            <input type="date" id={`${props.name}-from`} name="from" value={props.period.from} />
+          </div>
+          <div class="date">
+            <label for={`${props.name}-to`}>to (UTC day)</label>
+            <input type="date" id={`${props.name}-to`} name="to" value={props.period.to} />
+          </div>
+        </>
+      ) : null}
       <div class="buttons">
         <button type="submit">Filter</button>
+        {props.exportPath ? (
+          <a class="button secondary" href={withQuery(props.exportPath, exportQuery)} download="">
+            Export CSV
+          </a>
+        ) : null}
       </div>
     </form>
   );
 }
 
 /** The status filter of a list screen (`status`). */
-export function StatusFilter(props: { path: string; label: string; options: ReadonlyArray<string | FilterOption>; selected: string | undefined }) {
+export function StatusFilter(props: { path: string; label: string; options: ReadonlyArray<string | FilterOption>; selected: string | undefined; period?: { from: string; to: string }; exportPath?: string }) {
   const options = props.options.map((option) => (typeof option === 'string' ? { value: option, label: statusInWords(option) } : option));
   return <SelectFilter {...props} options={options} name="status" fieldLabel="Status" />;
 }

@@ -6,11 +6,12 @@ import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFi
 import { expirePaymentConfirmation, paidWithCard } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { ListPeriod } from '../date-range.ts';
 import type { DisputeRowView } from '../presenters/disputes.ts';
 import { DisputesTable } from './disputes.tsx';
 import { RefundForm, RefundsTable } from './refunds.tsx';
 
-export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; result: PageOf<PaymentPageRowView> }) {
+export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; period: ListPeriod; result: PageOf<PaymentPageRowView> }) {
   const { frame, result } = props;
   const path = modePath(frame.mode, '/payment-pages');
   return (
@@ -21,7 +22,7 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
           New payment page
         </a>
       </div>
-      <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} />
+      <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
         props.status ? (
           <EmptyState title={`No payment pages with the status “${statusInWords(props.status)}”.`}>
@@ -60,7 +61,7 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
           ))}
         </DataTable>
       )}
-      <Pagination path={path} query={{ status: props.status }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ status: props.status, from: props.period.from, to: props.period.to }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

@@ -6,6 +6,7 @@ import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Money, Paginatio
 import { cancelPayoutConfirmation, releasePayoutConfirmation } from './confirmations.tsx';
 import { payoutSubStatusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { ListPeriod } from '../date-range.ts';
 
 const filterOptions: FilterOption[] = [
   { value: 'AWAITING_RELEASE', label: 'Awaiting your release' },
@@ -23,7 +24,7 @@ function StatusCell(props: { status: string; subStatus: string }) {
   );
 }
 
-export function PayoutPagesPage(props: { frame: Frame; filter: string; result: PageOf<PayoutPageRowView> }) {
+export function PayoutPagesPage(props: { frame: Frame; filter: string; period: ListPeriod; result: PageOf<PayoutPageRowView> }) {
   const { frame, result } = props;
   const path = modePath(frame.mode, '/payout-pages');
   return (
@@ -34,10 +35,10 @@ export function PayoutPagesPage(props: { frame: Frame; filter: string; result: P
           New payout page
         </a>
       </div>
-      <StatusFilter path={path} label="Filter payout pages" options={filterOptions} selected={props.filter} />
+      <StatusFilter path={path} label="Filter payout pages" options={filterOptions} selected={props.filter} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
-        props.filter ? (
-          <EmptyState title="No payout page has this status.">
+        props.filter || props.period.from || props.period.to ? (
+          <EmptyState title="No payout page matches these filters.">
             <p>
               <a href={path}>Show every status</a>.
             </p>
@@ -75,7 +76,7 @@ export function PayoutPagesPage(props: { frame: Frame; filter: string; result: P
           ))}
         </DataTable>
       )}
-      <Pagination path={path} query={{ status: props.filter }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ status: props.filter, from: props.period.from, to: props.period.to }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

@@ -7,19 +7,20 @@ import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFi
 import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { ListPeriod } from '../date-range.ts';
 
 function every(interval: string, count: number): string {
   const unit = interval.toLowerCase();
   return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
 }
 
-export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionStatus | undefined; result: PageOf<SubscriptionRowView> }) {
+export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionStatus | undefined; period: ListPeriod; result: PageOf<SubscriptionRowView> }) {
   const { frame, result } = props;
   const path = modePath(frame.mode, '/subscriptions');
   return (
     <DashboardPage frame={frame} section="subscriptions" title="Subscriptions">
       <h1>Subscriptions</h1>
-      <StatusFilter path={path} label="Filter subscriptions" options={subscriptionStatuses} selected={props.status} />
+      <StatusFilter path={path} label="Filter subscriptions" options={subscriptionStatuses} selected={props.status} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
         props.status ? (
           <EmptyState title={`No subscriptions with the status “${statusInWords(props.status)}”.`}>
@@ -61,7 +62,7 @@ export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionSta
           ))}
         </DataTable>
       )}
-      <Pagination path={path} query={{ status: props.status }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ status: props.status, from: props.period.from, to: props.period.to }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

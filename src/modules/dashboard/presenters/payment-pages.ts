@@ -4,7 +4,7 @@ import { customers, fraudReports, paymentPageStatuses, paymentPages, payments, t
 import type { Merchant } from '../../merchants/index.ts';
 import type { PaymentPageResponse, PaymentPagesService } from '../../payment-pages/index.ts';
 import type { RefundsService, RefundView } from '../../refunds/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 import { stripeDashboardUrl } from './provider-links.ts';
 
 export interface PaymentPageRowView {
@@ -76,31 +76,38 @@ export function createPaymentPagesPresenter(deps: { database: Database; paymentP
     }));
   }
 
+  function rows(merchantId: string, livemode: boolean, filters: { status?: PaymentPageStatus }, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<PaymentPageRowView[]> {
+    const conditions: SQL[] = [eq(paymentPages.merchantId, merchantId), eq(paymentPages.livemode, livemode), ...createdWithin(paymentPages.createdAt, period), ...after];
+    if (filters.status) {
+      conditions.push(eq(paymentPages.status, filters.status));
+    }
+    return database.db
+      .select({
+        id: paymentPages.id,
+        clientReferenceId: paymentPages.clientReferenceId,
+        customerReferenceId: customers.referenceId,
+        amount: paymentPages.amount,
+        currency: paymentPages.currency,
+        status: paymentPages.status,
+        createdAt: paymentPages.createdAt,
+        expiresAt: paymentPages.expiresAt,
+      })
+      .from(paymentPages)
+      .innerJoin(customers, eq(customers.id, paymentPages.customerId))
+      .where(and(...conditions))
+      .orderBy(desc(paymentPages.createdAt), desc(paymentPages.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
   return {
-    async list(merchantId: string, livemode: boolean, filters: { status?: PaymentPageStatus }, page: number): Promise<PageOf<PaymentPageRowView>> {
-      const conditions: SQL[] = [eq(paymentPages.merchantId, merchantId), eq(paymentPages.livemode, livemode)];
-      if (filters.status) {
-        conditions.push(eq(paymentPages.status, filters.status));
-      }
-      return readPage(page, (limit, offset) =>
-        database.db
-          .select({
-            id: paymentPages.id,
-            clientReferenceId: paymentPages.clientReferenceId,
-            customerReferenceId: customers.referenceId,
-            amount: paymentPages.amount,
-            currency: paymentPages.currency,
-            status: paymentPages.status,
-            createdAt: paymentPages.createdAt,
-            expiresAt: paymentPages.expiresAt,
-          })
-          .from(paymentPages)
-          .innerJoin(customers, eq(customers.id, paymentPages.customerId))
-          .where(and(...conditions))
-          .orderBy(desc(paymentPages.createdAt), desc(paymentPages.id))
-          .limit(limit)
-          .offset(offset),
-      );
+    async list(merchantId: string, livemode: boolean, filters: { status?: PaymentPageStatus }, page: number, period: CreatedRange = {}): Promise<PageOf<PaymentPageRowView>> {
+      return readPage(page, (limit, offset) => rows(merchantId, livemode, filters, period, [], limit, offset));
+    },
+
+    /** Every row of the list with the same filters, newest first (the CSV export). */
+    exportRows(merchantId: string, livemode: boolean, filters: { status?: PaymentPageStatus }, period: CreatedRange): AsyncGenerator<PaymentPageRowView> {
+      return everyRow({ createdAt: paymentPages.createdAt, id: paymentPages.id }, (after, limit) => rows(merchantId, livemode, filters, period, after, limit, 0));
     },
 
     /** The page as GET /v1/payment_pages/:id shows it, with every card attempt on it. Throws NOT_FOUND outside the merchant and mode. */

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/client.ts';
 import { payoutAttempts, payoutPageStatusHistory, payoutPages } from '../../../db/schema/index.ts';
 import { explorerUrl, findTransition, isFinal, payoutPageStatuses, payoutPageSubStatuses, railReferenceUrl, type PayoutPageResponse, type PayoutPagesService, type PayoutPageStatus, type PayoutPageSubStatus } from '../../payout-pages/index.ts';
 import type { Merchant } from '../../merchants/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 
 export interface PayoutPageRowView {
   id: string;
@@ -72,35 +72,42 @@ export function parsePayoutStatusFilter(raw: string): PayoutStatusFilter {
 export function createPayoutPagesPresenter(deps: { database: Database; payoutPages: PayoutPagesService }) {
   const { database } = deps;
 
+  function rows(merchantId: string, livemode: boolean, filter: PayoutStatusFilter, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<PayoutPageRowView[]> {
+    const conditions: SQL[] = [eq(payoutPages.merchantId, merchantId), eq(payoutPages.livemode, livemode), ...createdWithin(payoutPages.createdAt, period), ...after];
+    if ('status' in filter) {
+      conditions.push(eq(payoutPages.status, filter.status));
+    }
+    if ('subStatus' in filter) {
+      conditions.push(eq(payoutPages.subStatus, filter.subStatus));
+    }
+    return database.db
+      .select({
+        id: payoutPages.id,
+        clientReferenceId: payoutPages.clientReferenceId,
+        customerReferenceId: payoutPages.customerReferenceId,
+        amount: payoutPages.amount,
+        fundingCurrency: payoutPages.fundingCurrency,
+        status: payoutPages.status,
+        subStatus: payoutPages.subStatus,
+        releaseMethod: payoutPages.releaseMethod,
+        createdAt: payoutPages.createdAt,
+        expiresAt: payoutPages.expiresAt,
+      })
+      .from(payoutPages)
+      .where(and(...conditions))
+      .orderBy(desc(payoutPages.createdAt), desc(payoutPages.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
   return {
-    async list(merchantId: string, livemode: boolean, filter: PayoutStatusFilter, page: number): Promise<PageOf<PayoutPageRowView>> {
-      const conditions: SQL[] = [eq(payoutPages.merchantId, merchantId), eq(payoutPages.livemode, livemode)];
-      if ('status' in filter) {
-        conditions.push(eq(payoutPages.status, filter.status));
-      }
-      if ('subStatus' in filter) {
-        conditions.push(eq(payoutPages.subStatus, filter.subStatus));
-      }
-      return readPage(page, (limit, offset) =>
-        database.db
-          .select({
-            id: payoutPages.id,
-            clientReferenceId: payoutPages.clientReferenceId,
-            customerReferenceId: payoutPages.customerReferenceId,
-            amount: payoutPages.amount,
-            fundingCurrency: payoutPages.fundingCurrency,
-            status: payoutPages.status,
-            subStatus: payoutPages.subStatus,
-            releaseMethod: payoutPages.releaseMethod,
-            createdAt: payoutPages.createdAt,
-            expiresAt: payoutPages.expiresAt,
-          })
-          .from(payoutPages)
-          .where(and(...conditions))
-          .orderBy(desc(payoutPages.createdAt), desc(payoutPages.id))
-          .limit(limit)
-          .offset(offset),
-      );
+    async list(merchantId: string, livemode: boolean, filter: PayoutStatusFilter, page: number, period: CreatedRange = {}): Promise<PageOf<PayoutPageRowView>> {
+      return readPage(page, (limit, offset) => rows(merchantId, livemode, filter, period, [], limit, offset));
+    },
+
+    /** Every row of the list with the same filters, newest first (the CSV export). */
+    exportRows(merchantId: string, livemode: boolean, filter: PayoutStatusFilter, period: CreatedRange): AsyncGenerator<PayoutPageRowView> {
+      return everyRow({ createdAt: payoutPages.createdAt, id: payoutPages.id }, (after, limit) => rows(merchantId, livemode, filter, period, after, limit, 0));
     },
 
     /** Throws NOT_FOUND outside the merchant and mode. Buttons show only for moves the state table allows. */

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/client.ts';
 import { customers, entitlements, invoices, subscriptionStatuses, subscriptions, type SubscriptionStatus } from '../../../db/schema/index.ts';
 import type { Merchant } from '../../merchants/index.ts';
 import type { SubscriptionsService } from '../../subscriptions/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 
 export interface SubscriptionRowView {
   id: string;
@@ -65,35 +65,42 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
       .offset(offset);
   }
 
+  function rows(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<SubscriptionRowView[]> {
+    const conditions: SQL[] = [eq(subscriptions.merchantId, merchantId), eq(subscriptions.livemode, livemode), ...createdWithin(subscriptions.createdAt, period), ...after];
+    if (filters.status) {
+      conditions.push(eq(subscriptions.status, filters.status));
+    }
+    return database.db
+      .select({
+        id: subscriptions.id,
+        productId: subscriptions.productId,
+        customerId: subscriptions.customerId,
+        customerReferenceId: customers.referenceId,
+        status: subscriptions.status,
+        cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
+        amount: subscriptions.amount,
+        currency: subscriptions.currency,
+        interval: subscriptions.interval,
+        intervalCount: subscriptions.intervalCount,
+        currentPeriodEnd: subscriptions.currentPeriodEnd,
+        createdAt: subscriptions.createdAt,
+      })
+      .from(subscriptions)
+      .innerJoin(customers, eq(customers.id, subscriptions.customerId))
+      .where(and(...conditions))
+      .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
   return {
-    async list(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, page: number): Promise<PageOf<SubscriptionRowView>> {
-      const conditions: SQL[] = [eq(subscriptions.merchantId, merchantId), eq(subscriptions.livemode, livemode)];
-      if (filters.status) {
-        conditions.push(eq(subscriptions.status, filters.status));
-      }
-      return readPage(page, (limit, offset) =>
-        database.db
-          .select({
-            id: subscriptions.id,
-            productId: subscriptions.productId,
-            customerId: subscriptions.customerId,
-            customerReferenceId: customers.referenceId,
-            status: subscriptions.status,
-            cancelAtPeriodEnd: subscriptions.cancelAtPeriodEnd,
-            amount: subscriptions.amount,
-            currency: subscriptions.currency,
-            interval: subscriptions.interval,
-            intervalCount: subscriptions.intervalCount,
-            currentPeriodEnd: subscriptions.currentPeriodEnd,
-            createdAt: subscriptions.createdAt,
-          })
-          .from(subscriptions)
-          .innerJoin(customers, eq(customers.id, subscriptions.customerId))
-          .where(and(...conditions))
-          .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
-          .limit(limit)
-          .offset(offset),
-      );
+    async list(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, page: number, period: CreatedRange = {}): Promise<PageOf<SubscriptionRowView>> {
+      return readPage(page, (limit, offset) => rows(merchantId, livemode, filters, period, [], limit, offset));
+    },
+
+    /** Every row of the list with the same filters, newest first (the CSV export). */
+    exportRows(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, period: CreatedRange): AsyncGenerator<SubscriptionRowView> {
+      return everyRow({ createdAt: subscriptions.createdAt, id: subscriptions.id }, (after, limit) => rows(merchantId, livemode, filters, period, after, limit, 0));
     },
 
     /**

@@ -1,6 +1,4 @@
-import { Readable, pipeline } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { stringify } from 'csv-stringify';
 import type { Api } from '../../../http/types.ts';
 import { wrongParameter } from '../../../http/errors.ts';
 import { auditActorTypes } from '../../../db/schema/index.ts';
@@ -8,6 +6,7 @@ import type { AuditLog, AuditPageInput } from '../../audit/index.ts';
 import { field, screen, type ScreenTools } from '../context.ts';
 import { dayMs, parseDay } from '../date-range.ts';
 import { AuditLogPage, type AuditLogFilters } from '../pages/audit-log.tsx';
+import { sendCsv } from '../csv.ts';
 
 /** Rows the screen shows a page; the CSV reads the log in pages of `exportBatch`. */
 const screenPageSize = 50;
@@ -76,16 +75,6 @@ export function registerAuditLogScreens(web: Api, tools: ScreenTools, deps: { au
         startingAfter = page.nextCursor;
       } while (startingAfter);
     }
-    const csv = stringify({ header: true, columns: [...auditCsvColumns], escape_formulas: true });
-    pipeline(Readable.from(rows()), csv, (error) => {
-      if (error) {
-        request.log.error({ err: error }, 'the audit log export stopped');
-      }
-    });
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="audit-log-${view.mode}.csv"`)
-      .header('Cache-Control', 'no-store')
-      .send(csv);
+    return sendCsv(request, reply, { filename: `audit-log-${view.mode}.csv`, columns: auditCsvColumns, rows: rows() });
   });
 }

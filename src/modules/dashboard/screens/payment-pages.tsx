@@ -14,6 +14,11 @@ import { minorUnitsOf } from '../pages/refunds.tsx';
 import { formatMoney } from '../pages/components.tsx';
 import { expirePaymentConfirmation, paidWithCard, refundConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import { sendCsv } from '../csv.ts';
+import { parseListPeriod } from '../date-range.ts';
+
+/** The payment pages CSV: the list's columns, amounts in minor units as the API gives them. */
+export const paymentPageCsvColumns = ['id', 'clientReferenceId', 'customerReferenceId', 'amount', 'currency', 'status', 'createdAt', 'expiresAt'] as const;
 
 /** The refund form's one-time key, as rendered (a UUID). */
 const refundKeyPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,8 +29,16 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
   web.get('/:mode/payment-pages', async (request, reply) => {
     const view = screen(tools, request, reply);
     const status = parsePaymentPageStatus(field(request.query, 'status', 20));
-    const result = await presenter.list(view.session.merchant.id, view.livemode, status ? { status } : {}, parsePage(field(request.query, 'page', 5)));
-    return view.page((frame) => PaymentPagesPage({ frame, status, result }));
+    const period = parseListPeriod(request.query);
+    const result = await presenter.list(view.session.merchant.id, view.livemode, status ? { status } : {}, parsePage(field(request.query, 'page', 5)), period);
+    return view.page((frame) => PaymentPagesPage({ frame, status, period, result }));
+  });
+
+  web.get('/:mode/payment-pages/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const status = parsePaymentPageStatus(field(request.query, 'status', 20));
+    const rows = presenter.exportRows(view.session.merchant.id, view.livemode, status ? { status } : {}, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `payment-pages-${view.mode}.csv`, columns: paymentPageCsvColumns, rows });
   });
 
   web.get('/:mode/payment-pages/:pageId', async (request, reply) => {

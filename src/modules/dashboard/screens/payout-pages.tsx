@@ -7,6 +7,11 @@ import { parsePayoutStatusFilter, type PayoutPagesPresenter } from '../presenter
 import { PayoutPageDetailPage, PayoutPagesPage } from '../pages/payout-pages.tsx';
 import { cancelPayoutConfirmation, releasePayoutConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import { sendCsv } from '../csv.ts';
+import { parseListPeriod } from '../date-range.ts';
+
+/** The payout pages CSV: the list's columns, amounts in minor units as the API gives them. */
+export const payoutPageCsvColumns = ['id', 'clientReferenceId', 'customerReferenceId', 'amount', 'fundingCurrency', 'status', 'subStatus', 'releaseMethod', 'createdAt', 'expiresAt'] as const;
 
 export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PayoutPagesPresenter; payoutPages: PayoutPagesService }): void {
   const { presenter } = deps;
@@ -15,8 +20,16 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
     const view = screen(tools, request, reply);
     const raw = field(request.query, 'status', 30);
     const filter = parsePayoutStatusFilter(raw);
-    const result = await presenter.list(view.session.merchant.id, view.livemode, filter, parsePage(field(request.query, 'page', 5)));
-    return view.page((frame) => PayoutPagesPage({ frame, filter: Object.keys(filter).length > 0 ? raw : '', result }));
+    const period = parseListPeriod(request.query);
+    const result = await presenter.list(view.session.merchant.id, view.livemode, filter, parsePage(field(request.query, 'page', 5)), period);
+    return view.page((frame) => PayoutPagesPage({ frame, filter: Object.keys(filter).length > 0 ? raw : '', period, result }));
+  });
+
+  web.get('/:mode/payout-pages/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const filter = parsePayoutStatusFilter(field(request.query, 'status', 30));
+    const rows = presenter.exportRows(view.session.merchant.id, view.livemode, filter, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `payout-pages-${view.mode}.csv`, columns: payoutPageCsvColumns, rows });
   });
 
   web.get('/:mode/payout-pages/:payoutPageId', async (request, reply) => {

@@ -8,6 +8,11 @@ import { parseSubscriptionStatus, type EntitlementFilters, type SubscriptionsPre
 import { EntitlementsPage, SubscriptionPage, SubscriptionsPage } from '../pages/subscriptions.tsx';
 import { cancelSubscriptionConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import { sendCsv } from '../csv.ts';
+import { parseListPeriod } from '../date-range.ts';
+
+/** The subscriptions CSV: the list's columns, amounts in minor units as the API gives them. */
+export const subscriptionCsvColumns = ['id', 'productId', 'customerId', 'customerReferenceId', 'status', 'cancelAtPeriodEnd', 'amount', 'currency', 'interval', 'intervalCount', 'currentPeriodEnd', 'createdAt'] as const;
 
 export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: { presenter: SubscriptionsPresenter; subscriptions: SubscriptionsService; clock: Clock }): void {
   const { presenter } = deps;
@@ -15,8 +20,16 @@ export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: 
   web.get('/:mode/subscriptions', async (request, reply) => {
     const view = screen(tools, request, reply);
     const status = parseSubscriptionStatus(field(request.query, 'status', 20));
-    const result = await presenter.list(view.session.merchant.id, view.livemode, status ? { status } : {}, parsePage(field(request.query, 'page', 5)));
-    return view.page((frame) => SubscriptionsPage({ frame, status, result }));
+    const period = parseListPeriod(request.query);
+    const result = await presenter.list(view.session.merchant.id, view.livemode, status ? { status } : {}, parsePage(field(request.query, 'page', 5)), period);
+    return view.page((frame) => SubscriptionsPage({ frame, status, period, result }));
+  });
+
+  web.get('/:mode/subscriptions/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const status = parseSubscriptionStatus(field(request.query, 'status', 20));
+    const rows = presenter.exportRows(view.session.merchant.id, view.livemode, status ? { status } : {}, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `subscriptions-${view.mode}.csv`, columns: subscriptionCsvColumns, rows });
   });
 
   web.get('/:mode/subscriptions/:subscriptionId', async (request, reply) => {
