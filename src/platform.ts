@@ -17,6 +17,7 @@ import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
 import { createOnfido } from './modules/kyc/onfido/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
 import { reencryptStoredResponses } from './http/idempotency.ts';
+import { reencryptTwoFactorSecrets } from './modules/dashboard/two-factor.ts';
 import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
@@ -367,6 +368,7 @@ export function reencryptSteps(platform: Pick<Platform, 'database' | 'keyRing' |
     { label: 'fraud reports', run: (options) => services.fraudReports.reencryptAll(options) },
     { label: 'webhook endpoints', run: (options) => services.webhooks.reencryptAll(options) },
     { label: 'idempotent responses', run: (options) => reencryptStoredResponses(platform, options) },
+    { label: 'two-factor secrets', run: (options) => reencryptTwoFactorSecrets(platform, options) },
     { label: 'merchant PII keys', run: (options) => services.merchants.reencryptPiiKeys(options) },
   ];
 }
