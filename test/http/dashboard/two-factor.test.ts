@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { Secret, TOTP } from 'otpauth';
 import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { auditEvents, dashboardTwoFactor, dashboardUsers } from '../../../src/db/schema/index.ts';
 import { createTwoFactor } from '../../../src/modules/dashboard/two-factor.ts';
 import { DashboardClient, signedInClient, textOf } from './client.ts';
+import { enrolTwoFactor, recoveryCodesOf, securityPath as security, totpCode, totpStepMs } from './two-factor-client.ts';
 
-const stepMs = 30_000;
-const security = '/dashboard/sandbox/account/security';
 
 describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes, disabling', () => {
   let context: TestContext;
@@ -17,25 +15,14 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     context = await createTestContext();
     // Ten seconds into a time step, so "the previous and the next step" are unambiguous.
     const now = context.clock.now().getTime();
-    context.clock.set(Math.ceil(now / stepMs) * stepMs + 10_000);
+    context.clock.set(Math.ceil(now / totpStepMs) * totpStepMs + 10_000);
   });
   after(async () => context.close());
 
-  const codeAt = (secret: string, offsetSteps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: context.clock.now().getTime() + offsetSteps * stepMs });
-  const nextStep = () => context.clock.advance(stepMs);
+  const codeAt = (secret: string, offsetSteps = 0) => totpCode(context.clock, secret, offsetSteps);
+  const nextStep = () => context.clock.advance(totpStepMs);
 
-  async function enrol(client: DashboardClient): Promise<{ secret: string; codes: string[] }> {
-    const page = await client.get(`${security}/two-factor`);
-    assert.equal(page.statusCode, 200, page.body);
-    const secret = /<code class="secret"[^>]*>([A-Z2-7 ]+)<\/code>/.exec(page.body)?.[1]?.replace(/ /g, '');
-    assert.ok(secret && secret.length === 32, 'the page shows the secret for manual entry');
-    const enabled = await client.post(`${security}/two-factor`, { code: codeAt(secret) });
-    assert.equal(enabled.statusCode, 303, enabled.body);
-    assert.equal(enabled.headers.location, `${security}/recovery-codes`);
-    const shown = await client.get(`${security}/recovery-codes`);
-    const codes = [...shown.body.matchAll(/<li>([a-z2-9]{5}-[a-z2-9]{5})<\/li>/g)].map((match) => String(match[1]));
-    return { secret, codes };
-  }
+  const enrol = (client: DashboardClient) => enrolTwoFactor(client, context.clock);
 
   /** The password step; answers the redirect it got. */
   async function passwordStep(client: DashboardClient, user: TestMerchant['dashboardUser']) {
@@ -90,7 +77,7 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     const enabled = await client.post(`${security}/two-factor`, { code: codeAt(secret) });
     assert.equal(enabled.statusCode, 303);
     const shown = await client.get(`${security}/recovery-codes`);
-    const codes = [...shown.body.matchAll(/<li>([a-z2-9]{5}-[a-z2-9]{5})<\/li>/g)].map((match) => match[1]);
+    const codes = recoveryCodesOf(shown.body);
     assert.equal(codes.length, 10);
     assert.equal(new Set(codes).size, 10);
     assert.match(textOf(shown.body), /This is the only time they are shown/);
@@ -171,7 +158,7 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     assert.match(textOf(confirming.body), /Make new recovery codes\?/);
     const made = await client.post(`${security}/recovery-codes`, { confirmed: '1' });
     assert.equal(made.statusCode, 303);
-    const fresh = [...(await client.get(`${security}/recovery-codes`)).body.matchAll(/<li>([a-z2-9]{5}-[a-z2-9]{5})<\/li>/g)].map((match) => String(match[1]));
+    const fresh = recoveryCodesOf((await client.get(`${security}/recovery-codes`)).body);
     assert.equal(fresh.length, 10);
     assert.equal((await signInWithCode(merchant.dashboardUser, codes[2] ?? '')).response.statusCode, 401, 'the old set no longer works');
     assert.equal((await signInWithCode(merchant.dashboardUser, fresh[0] ?? '')).response.statusCode, 303);
