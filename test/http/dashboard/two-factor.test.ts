@@ -52,7 +52,7 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     const merchant = await context.createMerchant({ name: 'Enrolment' });
     const client = await signedInClient(context, merchant);
     const before = textOf((await client.get(security)).body);
-    assert.match(before, /Two-factor sign-in Off\./);
+    assert.match(before, /Two-factor sign-in Off Signing in needs only your password/);
 
     const page = await client.get(`${security}/two-factor`);
     assert.match(page.body, /<div class="qr" role="img" aria-label="QR code to scan with your authenticator app"><svg[^>]*viewBox/);
@@ -72,7 +72,7 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     assert.match(textOf(wrong.body), /The code is not correct/);
     const malformed = await client.post(`${security}/two-factor`, { code: 'abc' });
     assert.equal(malformed.statusCode, 400);
-    assert.match(textOf((await client.get(security)).body), /Off\./);
+    assert.match(textOf((await client.get(security)).body), /Off Signing in needs only your password/);
 
     const enabled = await client.post(`${security}/two-factor`, { code: codeAt(secret) });
     assert.equal(enabled.statusCode, 303);

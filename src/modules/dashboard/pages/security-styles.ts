@@ -10,5 +10,10 @@ export const securityStyles = `
 .recovery-codes { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 0.4rem 1.5rem; list-style: none; padding: 1rem; margin: 0; background: #f1f5f9; border-radius: 8px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1.05rem; }
 input.one-time-code { max-width: 12rem; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1.25rem; letter-spacing: 0.15em; }
 .status-line { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; justify-content: space-between; }
-.status-line p { margin: 0; }
+.status-line p { margin: 0; flex: 1 1 20rem; }
+.status-line button, .status-line .button { width: auto; margin: 0; padding: 0.55rem 1.2rem; }
+.security-card > p:first-child { margin-top: 0; }
+input.one-time-code { display: block; }
+.after-codes { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin-top: 1rem; }
+.after-codes .button { width: auto; margin: 0; padding: 0.6rem 1.4rem; }
 `;

@@ -76,7 +76,8 @@ function TwoFactorCard(props: { frame: Frame; view: SecurityView }) {
     return (
       <div class="card status-line">
         <p>
-          <strong>Off.</strong> Signing in needs only your password.
+          <span class="badge">Off</span> Signing in needs only your password. Add a code from an authenticator app on your phone, so a stolen password alone does not open your
+          account.
         </p>
         <a class="button" href={`${base}/two-factor`}>
           Set up two-factor sign-in
@@ -86,9 +87,9 @@ function TwoFactorCard(props: { frame: Frame; view: SecurityView }) {
   }
   const dialogId = confirmId(`${base}/two-factor/disable`);
   return (
-    <div class="card">
+    <div class="card security-card">
       <p>
-        <strong>On</strong> since <Time value={view.twoFactor.enabledAt} />. Signing in asks for a code from your authenticator app after your password.
+        <span class="badge good">On</span> since <Time value={view.twoFactor.enabledAt} />. Signing in asks for a code from your authenticator app after your password.
       </p>
       <h3 id="recovery-heading">Recovery codes</h3>
       <p class="muted">
@@ -274,9 +275,14 @@ export function RecoveryCodesPage(props: { frame: Frame; codes: string[]; justEn
           ))}
         </ul>
       </div>
-      <a class="button" href={modePath(frame.mode, '/account/security')}>
-        I saved my recovery codes
-      </a>
+      <div class="after-codes">
+        <a class="button" href={modePath(frame.mode, '/account/security')}>
+          I saved my recovery codes
+        </a>
+        <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(`Paysail recovery codes for ${frame.email}\n\n${props.codes.join('\n')}\n`)}`} download="paysail-recovery-codes.txt">
+          Download as a text file
+        </a>
+      </div>
     </DashboardPage>
   );
 }
