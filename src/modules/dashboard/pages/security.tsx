@@ -5,7 +5,7 @@ import { confirmId, ConfirmDialog } from './confirm-dialog.tsx';
 import { modePath } from '../paths.ts';
 import { describeUserAgent } from '../presenters/user-agent.ts';
 import type { SessionSummary } from '../session.ts';
-import type { Enrolment } from '../two-factor.ts';
+import { recoveryCodeCount, type Enrolment } from '../two-factor.ts';
 
 
 /** Account › Profile | Security: the two pages of the account section. */
@@ -93,7 +93,7 @@ function TwoFactorCard(props: { frame: Frame; view: SecurityView }) {
       </p>
       <h3 id="recovery-heading">Recovery codes</h3>
       <p class="muted">
-        {view.twoFactor.recoveryCodesLeft} of 10 unused. Each signs you in once when you do not have your phone.
+        {view.twoFactor.recoveryCodesLeft} of {recoveryCodeCount} unused. Each signs you in once when you do not have your phone.
       </p>
       <ActionButton action={`${base}/recovery-codes`} csrfToken={frame.csrfToken} label="Make new recovery codes" tone="secondary" confirm={regenerateRecoveryCodesConfirmation} />
       <h3 id="disable-heading">Turn off</h3>
