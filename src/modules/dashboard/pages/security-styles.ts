@@ -14,6 +14,7 @@ input.one-time-code { max-width: 12rem; font-family: ui-monospace, SFMono-Regula
 .status-line button, .status-line .button { width: auto; margin: 0; padding: 0.55rem 1.2rem; }
 .security-card > p:first-child { margin-top: 0; }
 input.one-time-code { display: block; }
+.enrol .secret { word-break: normal; overflow-wrap: anywhere; word-spacing: 0.2em; }
 .after-codes { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; margin-top: 1rem; }
 .after-codes .button { width: auto; margin: 0; padding: 0.6rem 1.4rem; }
 `;
