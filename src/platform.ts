@@ -368,7 +368,7 @@ export function reencryptSteps(platform: Pick<Platform, 'database' | 'keyRing' |
     { label: 'fraud reports', run: (options) => services.fraudReports.reencryptAll(options) },
     { label: 'webhook endpoints', run: (options) => services.webhooks.reencryptAll(options) },
     { label: 'idempotent responses', run: (options) => reencryptStoredResponses(platform, options) },
-    { label: 'two-factor secrets', run: (options) => reencryptTwoFactorSecrets(platform, options) },
+    { label: 'authenticator secrets', run: (options) => reencryptTwoFactorSecrets(platform, options) },
     { label: 'merchant PII keys', run: (options) => services.merchants.reencryptPiiKeys(options) },
   ];
 }

@@ -3,7 +3,7 @@ import { and, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database, Executor } from '../../db/client.ts';
-import { dashboardRecoveryCodes, dashboardSignInChallenges, dashboardTwoFactor, merchants } from '../../db/schema/index.ts';
+import { dashboardRecoveryCodes, dashboardSessions, dashboardSignInChallenges, dashboardTwoFactor, dashboardUsers, merchants } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
@@ -236,6 +236,29 @@ export function createTwoFactor(deps: { database: Database; clock: Clock; keyRin
         .where(and(eq(dashboardSignInChallenges.tokenHash, sha256Hex(token)), gt(dashboardSignInChallenges.expiresAt, clock.now())))
         .returning({ id: dashboardSignInChallenges.id });
       return closed.length === 1;
+    },
+
+    /**
+     * The operator's reset for a user who lost both the phone and the recovery codes: two-factor
+     * sign-in off, every session and pending sign-in of the user ended. The user must belong to the
+     * merchant; false when no such user exists.
+     */
+    async resetForUser(merchantId: string, email: string): Promise<boolean> {
+      const normalized = email.trim().toLowerCase();
+      return database.transaction(async (tx) => {
+        const [user] = await tx
+          .select({ id: dashboardUsers.id })
+          .from(dashboardUsers)
+          .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.email, normalized)));
+        if (!user) {
+          return false;
+        }
+        await tx.delete(dashboardRecoveryCodes).where(eq(dashboardRecoveryCodes.userId, user.id));
+        await tx.delete(dashboardTwoFactor).where(eq(dashboardTwoFactor.userId, user.id));
+        await tx.delete(dashboardSignInChallenges).where(eq(dashboardSignInChallenges.userId, user.id));
+        await tx.delete(dashboardSessions).where(eq(dashboardSessions.userId, user.id));
+        return true;
+      });
     },
 
     async setRequired(merchantId: string, required: boolean): Promise<void> {

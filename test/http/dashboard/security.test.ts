@@ -8,6 +8,7 @@ import { newId } from '../../../src/crypto/ids.ts';
 import { passwordHashOptions } from '../../../src/modules/merchants/service.ts';
 import { DashboardClient, signedInClient, textOf } from './client.ts';
 import { enrolTwoFactor, securityPath as security, totpStepMs } from './two-factor-client.ts';
+import { runInProcess } from '../../cli/helpers.ts';
 
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
@@ -144,5 +145,28 @@ describe('dashboard security: requiring two-factor sign-in, and the list of sess
     context.clock.advance(2 * totpStepMs);
     const later = await lastActive();
     assert.ok(first && later && new Date(later).getTime() > new Date(first).getTime(), `${first} → ${later}`);
+  });
+
+  test("the operator resets a user who lost phone and recovery codes: two-factor off, sessions ended; only that merchant's user", async () => {
+    const merchant = await context.createMerchant({ name: 'Lost phone' });
+    const client = await signedInClient(context, merchant);
+    await enrolTwoFactor(client, context.clock);
+    const email = merchant.dashboardUser.email;
+    const other = await context.createMerchant({ name: 'Someone else' });
+    const refused = await runInProcess(context.platform, ['merchants', 'reset-two-factor', other.id, email]);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal((await client.get('/dashboard/sandbox')).statusCode, 200, 'nothing changed for a user of another merchant');
+
+    const reset = await runInProcess(context.platform, ['merchants', 'reset-two-factor', merchant.id, email.toUpperCase()]);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.match(reset.stdout, /Two-factor sign-in is off for/);
+    assert.equal((await client.get('/dashboard/sandbox')).statusCode, 303, 'the session was ended');
+    const again = new DashboardClient(context);
+    assert.equal((await again.signIn(merchant.dashboardUser)).headers.location, '/dashboard', 'the password alone signs in');
+    const rows = await auditRows(merchant.id);
+    assert.deepEqual(
+      rows.filter((row) => row.action === 'adminDashboardUsers_resetTwoFactor').map((row) => [row.actorType, row.outcome]),
+      [['operator', 'SUCCEEDED']],
+    );
   });
 });

@@ -130,7 +130,7 @@ describe('key-ring rotation re-seals every sealed value', () => {
       onProgress: (done, total) => progress.set(label, [...(progress.get(label) ?? []), [done, total]]),
       finish: () => finished.push(label),
     }));
-    const labels = ['customers', 'e-mails', 'payout pages', 'payment pages', 'payments', 'fraud reports', 'webhook endpoints', 'idempotent responses', 'two-factor secrets', 'merchant PII keys'];
+    const labels = ['customers', 'e-mails', 'payout pages', 'payment pages', 'payments', 'fraud reports', 'webhook endpoints', 'idempotent responses', 'authenticator secrets', 'merchant PII keys'];
     assert.deepEqual(
       results.map((result) => result.label),
       labels,
