@@ -51,7 +51,11 @@ describe('dashboard security: requiring two-factor sign-in, and the list of sess
 
     await enrolTwoFactor(owner, context.clock);
     await owner.get(security);
-    const on = await owner.post(`${security}/require`, { required: 'on' });
+    const asking = await owner.post(`${security}/require`, { required: 'on' });
+    assert.equal(asking.statusCode, 200, 'turning it on asks first');
+    assert.match(textOf(asking.body), /Require two-factor sign-in for all users\?/);
+    assert.equal((await colleague.get('/dashboard/sandbox')).statusCode, 200, 'the confirmation step changes nothing');
+    const on = await owner.post(`${security}/require`, { required: 'on', confirmed: '1' });
     assert.equal(on.statusCode, 303);
     assert.match(textOf((await owner.get(String(on.headers.location))).body), /now required for every user/);
 

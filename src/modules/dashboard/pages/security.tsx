@@ -115,10 +115,20 @@ function TwoFactorCard(props: { frame: Frame; view: SecurityView }) {
   );
 }
 
+export const requireTwoFactorConfirmation: Confirmation = {
+  title: 'Require two-factor sign-in for all users?',
+  text: 'Every dashboard user of your account without two-factor sign-in is sent to set it up at their next page, and can do nothing else until they have. Nobody can turn theirs off while it is required.',
+  confirmLabel: 'Require two-factor sign-in',
+  tone: 'primary',
+};
+
 function RequireCard(props: { frame: Frame; view: SecurityView }) {
   const { frame, view } = props;
+  const action = modePath(frame.mode, '/account/security/require');
+  // Turning it on affects every user, so it asks first; turning it off does not lock anyone out.
+  const dialogId = view.requireTwoFactor ? undefined : confirmId(action);
   return (
-    <form method="post" action={modePath(frame.mode, '/account/security/require')} class="card status-line" aria-labelledby="require-heading">
+    <form method="post" action={action} class="card status-line" aria-labelledby="require-heading" data-confirm={dialogId}>
       <CsrfField token={frame.csrfToken} />
       <input type="hidden" name="required" value={view.requireTwoFactor ? 'off' : 'on'} />
       <p>
@@ -126,9 +136,10 @@ function RequireCard(props: { frame: Frame; view: SecurityView }) {
           ? 'Required: every dashboard user of your account signs in with a second factor. Users without one set it up at their next sign-in.'
           : 'Not required: each user decides. When required, users without two-factor sign-in must set it up before they can do anything else.'}
       </p>
-      <button type="submit" class={view.requireTwoFactor ? 'secondary' : undefined}>
+      <button type="submit" class={view.requireTwoFactor ? 'secondary' : undefined} aria-haspopup={dialogId ? 'dialog' : undefined}>
         {view.requireTwoFactor ? 'Stop requiring it' : 'Require for all users'}
       </button>
+      {dialogId ? <ConfirmDialog id={dialogId} confirmation={requireTwoFactorConfirmation} /> : null}
     </form>
   );
 }

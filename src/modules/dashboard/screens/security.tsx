@@ -8,7 +8,7 @@ import { secondFactorKind } from '../two-factor.ts';
 import { field, noticeOf, notFoundPage, param, runAction, screen, sessionCookieName, type ScreenRequest, type ScreenTools } from '../context.ts';
 import { dashboardPrefix, modePath, withQuery } from '../paths.ts';
 import { confirmFirst } from './confirm.ts';
-import { disableTwoFactorConfirmation, EnrolPage, RecoveryCodesPage, regenerateRecoveryCodesConfirmation, revokeOtherSessionsConfirmation, revokeSessionConfirmation, SecurityPage } from '../pages/security.tsx';
+import { disableTwoFactorConfirmation, EnrolPage, RecoveryCodesPage, regenerateRecoveryCodesConfirmation, requireTwoFactorConfirmation, revokeOtherSessionsConfirmation, revokeSessionConfirmation, SecurityPage } from '../pages/security.tsx';
 
 /**
  * Whether this user may turn "require two-factor sign-in for all users" on or off. Every dashboard
@@ -176,6 +176,9 @@ export function registerSecurityScreens(web: Api, tools: ScreenTools, deps: { se
     }
     if (value === 'on' && !view.session.twoFactorEnabled) {
       return reply.redirect(withQuery(base(view), { error: 'require-self' }), 303);
+    }
+    if (value === 'on' && (await confirmFirst(view, request, { section: 'account', back: base(view), confirmation: () => requireTwoFactorConfirmation }))) {
+      return reply;
     }
     await twoFactor.setRequired(view.session.merchant.id, value === 'on');
     return reply.redirect(withQuery(base(view), { notice: value === 'on' ? 'require-on' : 'require-off' }), 303);
