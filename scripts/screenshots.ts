@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import { chromium, type Page } from 'playwright-core';
 import { packageRoot } from '../src/package-root.ts';
 
@@ -129,6 +130,23 @@ try {
   await page.goto(`${base}/dashboard/sandbox/inbox`);
   const receipt = await page.getByRole('link', { name: /Your receipt from/ }).first().getAttribute('href');
   await shoot(page, 'dashboard-inbox-receipt', `${base}${receipt ?? '/dashboard/sandbox/inbox'}`);
+
+  // Two-factor sign-in: the Security screen, enrolment, the recovery codes (shown once), the code step.
+  await shoot(page, 'dashboard-security', `${base}/dashboard/sandbox/account/security`);
+  await shoot(page, 'dashboard-two-factor-enrol', `${base}/dashboard/sandbox/account/security/two-factor`);
+  const secret = Secret.fromBase32((await page.locator('code.secret').innerText()).replace(/\s/g, ''));
+  await page.fill('#code', TOTP.generate({ secret }));
+  await page.click('form[action$="/two-factor"] button[type=submit]');
+  await page.waitForURL(/\/recovery-codes$/);
+  await shoot(page, 'dashboard-recovery-codes', null);
+  await page.goto(`${base}/dashboard/sandbox/account`);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(/signed_out=1/);
+  await page.fill('input[name=email]', server.email);
+  await page.fill('input[name=password]', server.password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(/\/sign-in\/code/);
+  await shoot(page, 'dashboard-sign-in-code', null);
   process.stdout.write(`Wrote ${Object.keys(devices).length} sizes of each screen to ${path.relative(process.cwd(), outDir)}/\n`);
 } finally {
   await browser.close();

@@ -14,6 +14,7 @@ import { createCustomerExport, createErasureService, type CustomerExportService,
 import { createKycService, createOnfido, createSandboxKycProvider, type KycService } from './modules/kyc/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
 import { reencryptStoredResponses } from './http/idempotency.ts';
+import { reencryptTwoFactorSecrets } from './modules/dashboard/index.ts';
 import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/index.ts';
@@ -363,6 +364,7 @@ export function reencryptSteps(platform: Pick<Platform, 'database' | 'keyRing' |
     { label: 'fraud reports', run: (options) => services.fraudReports.reencryptAll(options) },
     { label: 'webhook endpoints', run: (options) => services.webhooks.reencryptAll(options) },
     { label: 'idempotent responses', run: (options) => reencryptStoredResponses(platform, options) },
+    { label: 'authenticator secrets', run: (options) => reencryptTwoFactorSecrets(platform, options) },
     { label: 'merchant PII keys', run: (options) => services.merchants.reencryptPiiKeys(options) },
   ];
 }

@@ -164,4 +164,31 @@ const settings: Command = {
   },
 };
 
-export const merchantCommands: readonly Command[] = [create, list, enableLive, settings];
+const resetTwoFactor: Command = {
+  name: 'merchants reset-two-factor',
+  audit: { action: 'adminDashboardUsers_resetTwoFactor', target: 'MERCHANT_ID' },
+  summary: "turn off a dashboard user's two-factor sign-in (lost phone and recovery codes) and end their sessions",
+  positionals: [{ name: 'MERCHANT_ID' }, { name: 'EMAIL' }],
+  flags: {},
+  details: [
+    'For a user who lost both the authenticator app and the recovery codes: check who is asking first.',
+    'The user signs in with the password alone next time; if the merchant requires two-factor sign-in,',
+    'they are sent to set it up again right after the password.',
+  ],
+  examples: ['paysail merchants reset-two-factor mer_… ops@acme.example'],
+  async run({ io, deps, args }) {
+    const [merchantId, email] = args.positionals as [string, string];
+    const reset = await withPlatform(io, deps, async (platform) => {
+      const { createTwoFactor } = await import('../modules/dashboard/two-factor.ts');
+      return createTwoFactor({ database: platform.database, clock: platform.clock, keyRing: platform.keyRing }).resetForUser(merchantId, email);
+    });
+    if (!reset) {
+      const { AppError } = await import('../http/errors.ts');
+      throw new AppError('NOT_FOUND', `merchant ${merchantId} has no dashboard user with this e-mail`);
+    }
+    writeLine(io.stdout, `Two-factor sign-in is off for ${email.trim().toLowerCase()}; their sessions were ended.`);
+    return exitCodes.ok;
+  },
+};
+
+export const merchantCommands: readonly Command[] = [create, list, enableLive, settings, resetTwoFactor];

@@ -18,6 +18,8 @@ export const idPrefixes = {
   apiKey: 'key_',
   dashboardUser: 'usr_',
   dashboardSession: 'dss_',
+  recoveryCode: 'rcc_',
+  signInChallenge: 'sic_',
   job: 'job_',
   kycVerification: 'kyc_',
   kycReview: 'kyr_',

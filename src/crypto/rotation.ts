@@ -130,6 +130,7 @@ export const sealedColumns: ReadonlyArray<{ table: string; column: string; kind:
   // Not a ciphertext but a keyed hash under a ring key (`h1.<kid>.…`, KeyRing.lookupHash): re-computed with the row's PII.
   { table: 'customers', column: 'email_lookup', kind: 'text', prefix: 'h1' },
   { table: 'merchant_pii_keys', column: 'key_ciphertext', kind: 'text' },
+  { table: 'dashboard_two_factor', column: 'secret_ciphertext', kind: 'text' },
   { table: 'payout_pages', column: 'customer_email_ciphertext', kind: 'text' },
   { table: 'payout_pages', column: 'destination', kind: 'map' },
   { table: 'payment_pages', column: 'customer_email_ciphertext', kind: 'text' },

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { dashboardUsers, merchants } from './merchants.ts';
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -6,7 +6,10 @@ const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode
 /**
  * Dashboard sign-in sessions. The cookie carries a random token; only its SHA-256 is stored, so a
  * database read does not hand out working sessions. A session ends at `expires_at`, at sign-out, or
- * when the user changes the password (every other session of the user is deleted then).
+ * when the user changes the password (every other session of the user is deleted then), or when the
+ * user revokes it on the Security screen. `address` and `user_agent` are what the browser sent at
+ * sign-in, shown to the user in the list of their sessions; `last_used_at` is refreshed at most once a
+ * minute.
  */
 export const dashboardSessions = pgTable(
   'dashboard_sessions',
@@ -21,6 +24,62 @@ export const dashboardSessions = pgTable(
       .references(() => merchants.id),
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
+    lastUsedAt: timestamptz('last_used_at'),
+    address: text('address'),
+    userAgent: text('user_agent'),
   },
   (table) => [uniqueIndex('dashboard_sessions_token_hash_unique').on(table.tokenHash), index('dashboard_sessions_user').on(table.userId), index('dashboard_sessions_expires').on(table.expiresAt)],
+);
+
+/**
+ * A user's TOTP second factor (RFC 6238). The secret is sealed with the key ring, bound to the user
+ * (`dashboard-totp|<user>`). `enabled_at` is null while enrolment waits for the first code; only an
+ * enabled row asks for a code at sign-in. `last_used_step` is the 30-second time step of the last
+ * accepted code: a code of that step or an earlier one is refused (no replay).
+ */
+export const dashboardTwoFactor = pgTable('dashboard_two_factor', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+  secretCiphertext: text('secret_ciphertext').notNull(),
+  enabledAt: timestamptz('enabled_at'),
+  lastUsedStep: bigint('last_used_step', { mode: 'number' }),
+  createdAt: timestamptz('created_at').notNull(),
+});
+
+/**
+ * Single-use recovery codes: only a SHA-256 of each (with the user id) is stored; `used_at` is set by
+ * a conditional update, so a code signs in once. Regenerating deletes the whole previous set.
+ */
+export const dashboardRecoveryCodes = pgTable(
+  'dashboard_recovery_codes',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    usedAt: timestamptz('used_at'),
+  },
+  (table) => [uniqueIndex('dashboard_recovery_codes_user_hash_unique').on(table.userId, table.codeHash)],
+);
+
+/**
+ * The pending second step of a sign-in: the password was right and the user has two-factor sign-in.
+ * The cookie carries a random token, only its SHA-256 is stored; it lasts five minutes and is used
+ * once. No session exists until the code is accepted.
+ */
+export const dashboardSignInChallenges = pgTable(
+  'dashboard_sign_in_challenges',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => dashboardUsers.id, { onDelete: 'cascade' }),
+    createdAt: timestamptz('created_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (table) => [uniqueIndex('dashboard_sign_in_challenges_token_hash_unique').on(table.tokenHash), index('dashboard_sign_in_challenges_expires').on(table.expiresAt)],
 );

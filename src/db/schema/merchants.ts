@@ -11,6 +11,8 @@ export const merchants = pgTable('merchants', {
   /** The operator's override of the merchant-wide rate limit (all its keys together); null = the configured default. */
   rateLimitPerSecond: integer('rate_limit_per_second'),
   rateLimitBurst: integer('rate_limit_burst'),
+  /** Set by an owner on the dashboard's Security screen: every dashboard user must sign in with a second factor. */
+  requireTwoFactor: boolean('require_two_factor').notNull().default(false),
   createdAt: timestamptz('created_at').notNull(),
   updatedAt: timestamptz('updated_at').notNull(),
 });

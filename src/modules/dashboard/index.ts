@@ -4,3 +4,4 @@
  * Other modules and the app use it through this file only.
  */
 export { registerDashboard } from './routes.tsx';
+export { reencryptTwoFactorSecrets } from './two-factor.ts';

@@ -6,6 +6,7 @@ import { toAppError } from '../../http/core.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../http/rate-limit.ts';
 import { registerWebScope } from '../../web/scope.ts';
 import { createDashboardSessions } from './session.ts';
+import { createTwoFactor } from './two-factor.ts';
 import { createFlash, field, requireSession, sessionCookieName, sessionCsrfScope, type ScreenTools } from './context.ts';
 import { dashboardPrefix, isMode, withQuery, type Mode } from './paths.ts';
 import type { Section } from './pages/layout.tsx';
@@ -22,6 +23,7 @@ import { createPayoutPagesPresenter } from './presenters/payout-pages.ts';
 import { createSubscriptionsPresenter } from './presenters/subscriptions.ts';
 import { createWebhooksPresenter } from './presenters/webhooks.ts';
 import { registerAccountRoutes, registerSignInRoutes } from './screens/auth.tsx';
+import { enrolmentRequired, registerSecurityScreens } from './screens/security.tsx';
 import { registerCustomerScreens } from './screens/customers.tsx';
 import { registerKeyScreens } from './screens/developers.tsx';
 import { registerFraudReportScreens } from './screens/fraud-reports.tsx';
@@ -43,7 +45,9 @@ import { createDashboardAuditHook } from './audit.ts';
  * - per client address, whatever the e-mail: 30 a minute, so one address cannot try a list of
  *   accounts (credential stuffing);
  * - password changes per signed-in user: 5 per 15 minutes (a stolen session cannot guess the
- *   current password quickly).
+ *   current password quickly); the same budget covers codes typed to turn two-factor sign-in on or
+ *   off, and the password typed to turn it off.
+ * The code of the second sign-in step draws on the three sign-in budgets, like a password.
  */
 export const signInLimits = {
   perAccountAndAddress: { burst: 5, perSecond: 5 / 60 },
@@ -58,7 +62,8 @@ export const signInLimits = {
  */
 export async function registerDashboard(app: Api, platform: Platform): Promise<void> {
   const { config, services, database, clock, keyRing } = platform;
-  const sessions = createDashboardSessions({ database, clock });
+  const twoFactor = createTwoFactor({ database, clock, keyRing });
+  const sessions = createDashboardSessions({ database, clock, twoFactor });
   const createLimiter = (limit: { burst: number; perSecond: number }) =>
     config.redisUrl ? createRedisRateLimiter(config.redisUrl, limit.perSecond, limit.burst) : createMemoryRateLimiter(limit.perSecond, limit.burst);
   const limiters = {
@@ -93,7 +98,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       route.schema = { ...route.schema, hide: true };
     });
 
-    registerSignInRoutes(web, { sessions, csrf, render, limiters, secureCookies });
+    registerSignInRoutes(web, { sessions, twoFactor, csrf, render, limiters, secureCookies });
 
     // A signed-in user gets the 404 inside the dashboard frame (header, mode switch, sections), in
     // the mode of the address when it names one they may use.
@@ -130,6 +135,11 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
           return reply.redirect(withQuery(`${dashboardPrefix}/sign-in`, { next }), 303);
         }
         request.dashboardSession = session;
+        // The merchant requires two-factor sign-in and this user has none yet: enrolment first, nothing else.
+        const enrolment = enrolmentRequired(request, session);
+        if (enrolment) {
+          return reply.redirect(enrolment, 303);
+        }
       });
 
       // Every form of a signed-in page carries a token bound to the session (contract: CSRF on every form).
@@ -175,6 +185,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       });
 
       registerAccountRoutes(signedIn, tools, { sessions, secureCookies, limiter: limiters.passwordChange });
+      registerSecurityScreens(signedIn, tools, { sessions, twoFactor, secureCookies, limiter: limiters.passwordChange });
       registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
       registerCustomerScreens(signedIn, tools, presenters.customers, services.kyc.reviews, { erasure: services.erasure, customerExport: services.customerExport });
       // Before the detail screens: `/new` is a page of its own, not an id.

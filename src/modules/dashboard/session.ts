@@ -1,12 +1,13 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
-import { eq, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { dashboardSessions, dashboardUsers, merchants } from '../../db/schema/index.ts';
+import { dashboardSessions, dashboardTwoFactor, dashboardUsers, merchants } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import { AppError, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
 import { passwordHashOptions, type Merchant } from '../merchants/index.ts';
+import type { TwoFactor } from './two-factor.ts';
 
 /** A session lasts 12 hours from sign-in, whatever the activity (then the user signs in again). */
 export const sessionLifetimeMs = 12 * 60 * 60 * 1000;
@@ -19,17 +20,71 @@ export interface DashboardSession {
   email: string;
   merchant: Merchant;
   expiresAt: Date;
+  /** Whether the user signs in with a second factor (the merchant may require it: `merchant.requireTwoFactor`). */
+  twoFactorEnabled: boolean;
 }
+
+/** What the browser told us when it signed in: shown in the user's list of sessions. */
+export interface SessionClient {
+  address: string;
+  userAgent: string;
+}
+
+/** One of a user's sessions, for the Security screen. */
+export interface SessionSummary {
+  id: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date;
+  address: string | null;
+  userAgent: string | null;
+}
+
+/** What a right password leads to: a session, or the second step first (the user has two-factor sign-in). */
+export type SignInOutcome = { kind: 'session'; token: string; expiresAt: Date } | { kind: 'second-factor'; userId: string; email: string; token: string; expiresAt: Date };
+
+/** `last_used_at` is written at most once a minute per session, not on every page. */
+const lastUsedPrecisionMs = 60 * 1000;
 
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Dashboard users' sign-in, sessions and password change. The dashboard's one mutating service of
+ * Dashboard users' sign-in, sessions (listed and revocable) and password change. The dashboard's one mutating service of
  * its own: every other action of the dashboard calls the module services the API calls.
  */
-export function createDashboardSessions(deps: { database: Database; clock: Clock }) {
-  const { database, clock } = deps;
+export function createDashboardSessions(deps: { database: Database; clock: Clock; twoFactor: TwoFactor }) {
+  const { database, clock, twoFactor } = deps;
   let dummyHash: Promise<string> | undefined;
+
+  function sessionRow(user: { id: string; merchantId: string }, token: string, now: Date, expiresAt: Date, client: SessionClient) {
+    return {
+      id: newId('dashboardSession', now.getTime()),
+      tokenHash: sha256Hex(token),
+      userId: user.id,
+      merchantId: user.merchantId,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt,
+      address: client.address.slice(0, 64),
+      userAgent: client.userAgent.slice(0, 300),
+    };
+  }
+
+  async function openSession(userId: string, client: SessionClient): Promise<{ token: string; expiresAt: Date }> {
+    const [user] = await database.db.select({ id: dashboardUsers.id, merchantId: dashboardUsers.merchantId }).from(dashboardUsers).where(eq(dashboardUsers.id, userId));
+    if (!user) {
+      throw new AppError('UNAUTHORIZED', 'Sign in to use the dashboard');
+    }
+    const now = clock.now();
+    const token = randomToken(32);
+    const expiresAt = new Date(now.getTime() + sessionLifetimeMs);
+    await database.transaction(async (tx) => {
+      // Housekeeping on the way: ended sessions are useless rows (indexed by expiry, so cheap).
+      await tx.delete(dashboardSessions).where(lt(dashboardSessions.expiresAt, now));
+      await tx.insert(dashboardSessions).values(sessionRow(user, token, now, expiresAt, client));
+    });
+    return { token, expiresAt };
+  }
 
   /** Verifying against a throwaway hash for unknown e-mails keeps sign-in time independent of whether the user exists. */
   function hashForUnknownUser(): Promise<string> {
@@ -46,23 +101,36 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
   }
 
   return {
-    /** Checks the e-mail and password; on success opens a session and returns its cookie token. */
-    async signIn(email: string, password: string): Promise<{ token: string; expiresAt: Date } | null> {
+    /**
+     * Checks the e-mail and password. A user with two-factor sign-in gets the pending second step
+     * (`TwoFactor.openChallenge`), everyone else a session; null for a wrong e-mail or password.
+     */
+    async signIn(email: string, password: string, client: SessionClient): Promise<SignInOutcome | null> {
       const normalized = email.trim().toLowerCase();
       const [user] = normalized === '' ? [] : await database.db.select().from(dashboardUsers).where(eq(dashboardUsers.email, normalized));
       const valid = await verifyPassword(user?.passwordHash ?? (await hashForUnknownUser()), password.slice(0, maximumPasswordLength));
       if (!user || !valid) {
         return null;
       }
-      const now = clock.now();
-      const token = randomToken(32);
-      const expiresAt = new Date(now.getTime() + sessionLifetimeMs);
-      await database.transaction(async (tx) => {
-        // Housekeeping on the way: ended sessions are useless rows (indexed by expiry, so cheap).
-        await tx.delete(dashboardSessions).where(lt(dashboardSessions.expiresAt, now));
-        await tx.insert(dashboardSessions).values({ id: newId('dashboardSession', now.getTime()), tokenHash: sha256Hex(token), userId: user.id, merchantId: user.merchantId, createdAt: now, expiresAt });
-      });
-      return { token, expiresAt };
+      if (await twoFactor.isEnabled(user.id)) {
+        return { kind: 'second-factor', userId: user.id, email: user.email, ...(await twoFactor.openChallenge(user.id)) };
+      }
+      return { kind: 'session', ...(await openSession(user.id, client)) };
+    },
+
+    /** Opens a session for a user whose sign-in is complete (after the second step, when there is one). */
+    openSession,
+
+    /** Whether `password` is the user's password (disabling two-factor sign-in accepts it instead of a code). */
+    async checkPassword(userId: string, password: string): Promise<boolean> {
+      const [user] = await database.db.select({ passwordHash: dashboardUsers.passwordHash }).from(dashboardUsers).where(eq(dashboardUsers.id, userId));
+      return verifyPassword(user?.passwordHash ?? (await hashForUnknownUser()), password.slice(0, maximumPasswordLength));
+    },
+
+    /** The e-mail of a user (the second step of sign-in names the account it is for). */
+    async emailOf(userId: string): Promise<string | null> {
+      const [user] = await database.db.select({ email: dashboardUsers.email }).from(dashboardUsers).where(eq(dashboardUsers.id, userId));
+      return user?.email ?? null;
     },
 
     /** The live session of a cookie token, or null (unknown, malformed or expired). */
@@ -71,19 +139,62 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
         return null;
       }
       const [row] = await database.db
-        .select({ session: dashboardSessions, email: dashboardUsers.email, merchant: merchants })
+        .select({ session: dashboardSessions, email: dashboardUsers.email, merchant: merchants, twoFactorEnabledAt: dashboardTwoFactor.enabledAt })
         .from(dashboardSessions)
         .innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
         .innerJoin(merchants, eq(merchants.id, dashboardSessions.merchantId))
+        .leftJoin(dashboardTwoFactor, eq(dashboardTwoFactor.userId, dashboardSessions.userId))
         .where(eq(dashboardSessions.tokenHash, sha256Hex(token)));
-      if (!row || row.session.expiresAt.getTime() <= clock.now().getTime()) {
+      const now = clock.now();
+      if (!row || row.session.expiresAt.getTime() <= now.getTime()) {
         return null;
       }
-      return { id: row.session.id, userId: row.session.userId, email: row.email, merchant: row.merchant, expiresAt: row.session.expiresAt };
+      if (!row.session.lastUsedAt || now.getTime() - row.session.lastUsedAt.getTime() >= lastUsedPrecisionMs) {
+        const stale = new Date(now.getTime() - lastUsedPrecisionMs);
+        await database.db
+          .update(dashboardSessions)
+          .set({ lastUsedAt: now })
+          .where(and(eq(dashboardSessions.id, row.session.id), or(isNull(dashboardSessions.lastUsedAt), lt(dashboardSessions.lastUsedAt, stale))));
+      }
+      return { id: row.session.id, userId: row.session.userId, email: row.email, merchant: row.merchant, expiresAt: row.session.expiresAt, twoFactorEnabled: row.twoFactorEnabledAt !== null };
     },
 
     async signOut(sessionId: string): Promise<void> {
       await database.db.delete(dashboardSessions).where(eq(dashboardSessions.id, sessionId));
+    },
+
+    /** The user's live sessions, the newest first. */
+    async listSessions(userId: string): Promise<SessionSummary[]> {
+      return database.db
+        .select({
+          id: dashboardSessions.id,
+          createdAt: dashboardSessions.createdAt,
+          lastUsedAt: dashboardSessions.lastUsedAt,
+          expiresAt: dashboardSessions.expiresAt,
+          address: dashboardSessions.address,
+          userAgent: dashboardSessions.userAgent,
+        })
+        .from(dashboardSessions)
+        .where(and(eq(dashboardSessions.userId, userId), gt(dashboardSessions.expiresAt, clock.now())))
+        .orderBy(desc(dashboardSessions.createdAt), desc(dashboardSessions.id));
+    },
+
+    /** Ends one of the user's sessions (another user's id: false, nothing changes). Its next request is signed out. */
+    async revokeSession(userId: string, sessionId: string): Promise<boolean> {
+      const revoked = await database.db
+        .delete(dashboardSessions)
+        .where(and(eq(dashboardSessions.id, sessionId), eq(dashboardSessions.userId, userId)))
+        .returning({ id: dashboardSessions.id });
+      return revoked.length === 1;
+    },
+
+    /** Ends every session of the user but `keepSessionId`; the number ended. */
+    async revokeOtherSessions(userId: string, keepSessionId: string): Promise<number> {
+      const revoked = await database.db
+        .delete(dashboardSessions)
+        .where(and(eq(dashboardSessions.userId, userId), ne(dashboardSessions.id, keepSessionId)))
+        .returning({ id: dashboardSessions.id });
+      return revoked.length;
     },
 
     /**
@@ -92,7 +203,11 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
      * replaces this one: a new token, with the same end as the session it replaces (changing the
      * password does not extend a session). Returns the new cookie token.
      */
-    async changePassword(session: DashboardSession, input: { currentPassword: string; newPassword: string; confirmation: string }): Promise<{ token: string; expiresAt: Date }> {
+    async changePassword(
+      session: DashboardSession,
+      input: { currentPassword: string; newPassword: string; confirmation: string },
+      client: SessionClient,
+    ): Promise<{ token: string; expiresAt: Date }> {
       if (input.newPassword.length < minimumPasswordLength || input.newPassword.length > maximumPasswordLength) {
         throw wrongParameter('New password', `must be between ${minimumPasswordLength} and ${maximumPasswordLength} characters`);
       }
@@ -113,7 +228,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
       await database.transaction(async (tx) => {
         await tx.update(dashboardUsers).set({ passwordHash, updatedAt: now }).where(eq(dashboardUsers.id, user.id));
         await tx.delete(dashboardSessions).where(eq(dashboardSessions.userId, user.id));
-        await tx.insert(dashboardSessions).values({ id: newId('dashboardSession', now.getTime()), tokenHash: sha256Hex(token), userId: user.id, merchantId: user.merchantId, createdAt: now, expiresAt });
+        await tx.insert(dashboardSessions).values(sessionRow(user, token, now, expiresAt, client));
       });
       return { token, expiresAt };
     },

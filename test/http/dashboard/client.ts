@@ -17,6 +17,8 @@ function nextAddress(): string {
 export class DashboardClient {
   readonly cookies = new Map<string, string>();
   lastPage = '';
+  /** The browser's User-Agent header, when a test needs one (the list of sessions names the browser). */
+  userAgent: string | undefined;
 
   constructor(
     private readonly context: TestContext,
@@ -25,6 +27,10 @@ export class DashboardClient {
 
   private cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { cookie: this.cookieHeader(), ...(this.userAgent ? { 'user-agent': this.userAgent } : {}), ...extra };
   }
 
   private keepCookies(response: LightMyRequestResponse): void {
@@ -38,7 +44,7 @@ export class DashboardClient {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    const response = await this.context.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { cookie: this.cookieHeader() } });
+    const response = await this.context.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: this.headers() });
     this.keepCookies(response);
     if (String(response.headers['content-type'] ?? '').startsWith('text/html')) {
       this.lastPage = response.body;
@@ -61,7 +67,7 @@ export class DashboardClient {
       method: 'POST',
       url,
       remoteAddress: this.ip,
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded' }),
       payload: body,
     });
     this.keepCookies(response);

@@ -4,7 +4,8 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../../../src/crypto/keyring.ts';
 import { sealedColumns } from '../../../src/crypto/rotation.ts';
 import { queryRows } from '../../../src/db/client.ts';
-import { emails, idempotencyKeys, paymentPages, webhookEndpoints } from '../../../src/db/schema/index.ts';
+import { dashboardUsers, emails, idempotencyKeys, paymentPages, webhookEndpoints } from '../../../src/db/schema/index.ts';
+import { createTwoFactor } from '../../../src/modules/dashboard/two-factor.ts';
 import { enqueueEmail } from '../../../src/modules/email/enqueue.ts';
 import { openEmailContent } from '../../../src/modules/email/sealing.ts';
 import { reencryptStoredResponses } from '../../../src/http/idempotency.ts';
@@ -102,6 +103,13 @@ describe('key-ring rotation re-seals every sealed value', () => {
     );
     await advanceAndDrain(original); // KYC decides, e-mails go to the outbox, webhooks are delivered
 
+    // A dashboard user's TOTP secret (two-factor sign-in being set up).
+    const [user] = await original.database.db.select().from(dashboardUsers).where(eq(dashboardUsers.merchantId, merchant.id));
+    assert.ok(user);
+    const twoFactorOf = (context: TestContext) => createTwoFactor({ database: context.database, clock: context.clock, keyRing: context.keyRing });
+    const totpSecret = (await twoFactorOf(original).enrolment(user.id, user.email))?.secret;
+    assert.ok(totpSecret);
+
     // Before: every sealed column holds values under the old key, and nothing else does.
     const expected = sealedColumns.map(({ table, column }) => `${table}.${column}`).sort();
     assert.deepEqual([...(await columnsHoldingKey(original, 'rotold')).keys()].sort(), expected, 'data of every sealed kind exists, and no other column holds ciphertext');
@@ -122,7 +130,7 @@ describe('key-ring rotation re-seals every sealed value', () => {
       onProgress: (done, total) => progress.set(label, [...(progress.get(label) ?? []), [done, total]]),
       finish: () => finished.push(label),
     }));
-    const labels = ['customers', 'e-mails', 'payout pages', 'payment pages', 'payments', 'fraud reports', 'webhook endpoints', 'idempotent responses', 'merchant PII keys'];
+    const labels = ['customers', 'e-mails', 'payout pages', 'payment pages', 'payments', 'fraud reports', 'webhook endpoints', 'idempotent responses', 'authenticator secrets', 'merchant PII keys'];
     assert.deepEqual(
       results.map((result) => result.label),
       labels,
@@ -188,6 +196,8 @@ describe('key-ring rotation re-seals every sealed value', () => {
     assert.equal(replay.statusCode, first.statusCode);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.body, first.body, 'the stored answer is replayed byte for byte');
+
+    assert.equal((await twoFactorOf(only).enrolment(user.id, user.email))?.secret, totpSecret, 'the TOTP secret opens under the new key');
 
     const [emailRow] = await only.database.db.select().from(emails).where(eq(emails.id, emailId));
     assert.ok(emailRow);

@@ -2,6 +2,7 @@ import { CsrfField, Notice, Time } from './components.tsx';
 import { DashboardPage, PlainPage, type Frame } from './layout.tsx';
 import { dashboardPrefix, modePath } from '../paths.ts';
 import { minimumPasswordLength } from '../session.ts';
+import { AccountTabs } from './security.tsx';
 
 export function SignInPage(props: { nonce: string; csrfToken: string; email?: string; next?: string; error?: string; notice?: string }) {
   return (
@@ -36,6 +37,7 @@ export function AccountPage(props: { frame: Frame; notice?: string | undefined; 
   return (
     <DashboardPage frame={frame} section="account" title="Account" notice={props.notice}>
       <h1>Account</h1>
+      <AccountTabs frame={frame} current="profile" />
       <div class="card">
         <dl>
           <dt>Signed in as</dt>
@@ -70,5 +72,49 @@ export function AccountPage(props: { frame: Frame; notice?: string | undefined; 
         <button type="submit">Change password</button>
       </form>
     </DashboardPage>
+  );
+}
+
+/**
+ * The second step of sign-in: the password was right, now the code of the app or a recovery code.
+ * Only someone who knows the password gets here, so it says no more about the account than they know.
+ */
+export function SecondFactorPage(props: { nonce: string; csrfToken: string; email: string; next?: string | undefined; error?: string | undefined }) {
+  return (
+    <PlainPage title="Two-factor sign-in" nonce={props.nonce}>
+      <h1>Enter your sign-in code</h1>
+      <div class="card">
+        {props.error ? (
+          <div class="error-summary" role="alert" id="code-error">
+            <p class="error">{props.error}</p>
+          </div>
+        ) : null}
+        <p>
+          Open your authenticator app and enter the 6-digit code for Paysail (<strong>{props.email}</strong>).
+        </p>
+        <form method="post" action={`${dashboardPrefix}/sign-in/code`} novalidate>
+          <CsrfField token={props.csrfToken} />
+          {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
+          <label for="code">Code</label>
+          <input
+            id="code"
+            name="code"
+            inputmode="numeric"
+            autocomplete="one-time-code"
+            autofocus
+            required
+            maxlength={20}
+            aria-describedby={props.error ? 'code-error code-hint' : 'code-hint'}
+          />
+          <p class="muted" id="code-hint">
+            No phone? Enter one of your recovery codes instead (like <code>ab3de-fgh4k</code>); each works once.
+          </p>
+          <button type="submit">Sign in</button>
+        </form>
+      </div>
+      <p class="muted">
+        <a href={`${dashboardPrefix}/sign-in`}>Start again with your password</a>. Lost your phone and your recovery codes? Ask your Paysail operator.
+      </p>
+    </PlainPage>
   );
 }

@@ -3,6 +3,7 @@ import { baseStyles } from '../../../web/layout.tsx';
 import { dashboardPrefix, modePath, type Mode } from '../paths.ts';
 import { CsrfField, Notice } from './components.tsx';
 import { confirmDialogScript, confirmStyles } from './confirm-dialog.tsx';
+import { securityStyles } from './security-styles.ts';
 
 export type Section =
   | 'overview'
@@ -165,7 +166,7 @@ export function ShellDocument(props: { title: string; nonce: string; children?: 
         <meta name="robots" content="noindex" />
         <title>{`${props.title} · Paysail dashboard`}</title>
         {/* Raw text elements: escaping would corrupt CSS (`>`) and JS. The contents are our own constants. */}
-        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + dashboardStyles + confirmStyles) }} />
+        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + dashboardStyles + confirmStyles + securityStyles) }} />
       </head>
       <body>
         {props.children}
