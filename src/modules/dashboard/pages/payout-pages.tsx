@@ -131,9 +131,13 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
             <>
               <dt>Transaction</dt>
               <dd>
-                <a href={page.payoutDetails.explorerUrl} target="_blank" rel="noopener noreferrer">
+                {page.payoutDetails.explorerUrl ? (
+                  <a href={page.payoutDetails.explorerUrl} target="_blank" rel="noopener noreferrer">
+                    <code>{page.payoutDetails.transactionHash}</code>
+                  </a>
+                ) : (
                   <code>{page.payoutDetails.transactionHash}</code>
-                </a>
+                )}
                 {page.merchant.livemode ? null : <span class="muted"> (sandbox: on no chain)</span>}
               </dd>
             </>

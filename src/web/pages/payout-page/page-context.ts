@@ -144,7 +144,11 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
           returnLabel: returnUrl ? `Return to ${loaded.merchantName}` : null,
           canDecline: verified && status === 'PENDING',
           canRetry: isRetryable(page),
-          transaction: page.transactionHash && page.payoutMethod?.type === 'CRYPTO_WALLET' ? { hash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page.livemode), sandbox: !page.livemode } : null,
+          showSteps: page.customerConfirmedAt !== null,
+          transaction:
+            page.transactionHash && page.payoutMethod?.type === 'CRYPTO_WALLET'
+              ? { hash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page), sandbox: !page.livemode }
+              : null,
         }),
       renderOptions(page),
     );

@@ -54,12 +54,14 @@ export function StatusPage(props: {
   returnLabel: string | null;
   canDecline: boolean;
   canRetry: boolean;
-  /** A paid USDC payout: its transaction on chain (sandbox: a deterministic hash on no chain). */
-  transaction: { hash: string; explorerUrl: string; sandbox: boolean } | null;
+  /** The customer went through the steps (confirmed the payout): the step indicator shows them done. */
+  showSteps: boolean;
+  /** A paid USDC payout: its transaction; `explorerUrl` null for the sandbox rail's hashes (on no chain). */
+  transaction: { hash: string; explorerUrl: string | null; sandbox: boolean } | null;
 }) {
   const { summary, copy } = props;
   return (
-    <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
+    <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.showSteps ? { step: 'status' as const } : {})} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
       <h1>{copy.heading}</h1>
       <div class="card" role="status" aria-live="polite">
         <p class={`status ${copy.tone === 'good' ? 'success' : copy.tone === 'bad' ? 'error' : ''}`}>{copy.title}</p>
@@ -74,13 +76,23 @@ export function StatusPage(props: {
         ) : null}
         {props.transaction ? (
           <div class="transaction">
-            <p class="muted">Transaction{props.transaction.sandbox ? ' (sandbox: not on any chain)' : ''}</p>
-            <p class="mono">{props.transaction.hash}</p>
-            <p>
-              <a href={props.transaction.explorerUrl} target="_blank" rel="noopener noreferrer">
-                View on the block explorer
-              </a>
+            <p class="muted" id="transaction-label">
+              Transaction hash{props.transaction.explorerUrl === null && props.transaction.sandbox ? ' (sandbox: on no chain, so no explorer shows it)' : ''}
             </p>
+            <p class="mono" id="transaction-hash" aria-labelledby="transaction-label">
+              {props.transaction.hash}
+            </p>
+            <div class="transaction-actions">
+              <button type="button" class="secondary" data-copy="transaction-hash" hidden>
+                Copy hash
+              </button>
+              {props.transaction.explorerUrl ? (
+                <a href={props.transaction.explorerUrl} target="_blank" rel="noopener noreferrer">
+                  View on the block explorer<span class="visually-hidden"> (opens in a new tab)</span>
+                </a>
+              ) : null}
+              <span class="hint" id="transaction-hash-copied" role="status"></span>
+            </div>
           </div>
         ) : null}
         {props.refreshSeconds ? <p class="hint">This page refreshes every {props.refreshSeconds} seconds.</p> : null}
