@@ -17,6 +17,7 @@ export const pageStyles = `
 .hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; }
 .field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
 .field-error:empty { margin: 0; }
+select { min-height: 2.95rem; }
 input[aria-invalid="true"], select[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
 input[readonly] { background: #f1f5f9; color: var(--muted); }
 .sandbox { background: #fef3c7; border: 1px solid #f59e0b; border-radius: 8px; padding: 0.5rem 0.75rem; font-size: 0.9rem; }
@@ -49,7 +50,7 @@ export const networkLabels: Record<CryptoNetwork, string> = { ETHEREUM: 'Ethereu
 export const methodLabels: Record<PayoutMethodType, string> = { BANK_TRANSFER: 'Bank transfer (US bank account)', CRYPTO_WALLET: 'Crypto wallet (USDC)' };
 
 /** `step`: where the customer is in the flow (the step indicator); none on pages outside it (locked, declined, expired before confirmation). */
-export function Shell(props: { nonce: string; title: string; summary: PageSummary; children?: Child; refreshSeconds?: number; step?: PayoutStep }) {
+export function Shell(props: { nonce: string; title: string; summary: PageSummary; children?: Child; refreshSeconds?: number; step?: PayoutStep; finished?: boolean }) {
   return (
     <Layout
       title={`${props.title} · ${props.summary.merchantName}`}
@@ -67,7 +68,7 @@ export function Shell(props: { nonce: string; title: string; summary: PageSummar
       <p class="amount" aria-label={`Amount: ${formatAmount(props.summary.amount, props.summary.currency)}`}>
         {formatAmount(props.summary.amount, props.summary.currency)}
       </p>
-      {props.step ? <StepIndicator current={props.step} /> : null}
+      {props.step ? <StepIndicator current={props.step} finished={props.finished ?? false} /> : null}
       {props.children}
     </Layout>
   );

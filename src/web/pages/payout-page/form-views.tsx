@@ -224,9 +224,8 @@ export function KycPage(props: { nonce: string; summary: PageSummary; csrfToken:
                   value={values['address.state'] ?? ''}
                   errors={errors}
                   options={usStateOptions}
-                  placeholder="Select a state"
+                  placeholder="Select a state (US only)"
                   autocomplete="address-level1"
-                  hint="US addresses only."
                 />
               </div>
             )}

@@ -29,7 +29,12 @@ export function statusCopy(status: string, subStatus: string, merchantName: stri
     case 'FAILED/KYC_REJECTED':
       return { title: 'Not completed', heading: 'We couldn’t verify your identity', body: `The payout could not be completed. Please contact ${merchantName}.`, tone: 'bad' };
     case 'FAILED/PAYOUT_REJECTED':
-      return { title: 'Not delivered', heading: 'The payout could not be delivered', body: 'The destination rejected the payout. You can enter other details, and it will be sent again.', tone: 'bad' };
+      return {
+        title: 'Not delivered',
+        heading: 'The payout could not be delivered',
+        body: 'The receiving bank or network refused the payout to the details you entered (for example a closed account, a wrong account number, or a wallet that cannot receive it). No money was lost: enter other details and the payout is sent again, to them.',
+        tone: 'bad',
+      };
     case 'FAILED/PAYOUT_RETURNED':
       return { title: 'Returned', heading: 'The payout was returned', body: 'The payout was sent, but the receiving bank or network returned it. You can enter other details, and it will be sent again.', tone: 'bad' };
     case 'CANCELED/CUSTOMER_DECLINED':
@@ -61,7 +66,7 @@ export function StatusPage(props: {
 }) {
   const { summary, copy } = props;
   return (
-    <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.showSteps ? { step: 'status' as const } : {})} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
+    <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.showSteps ? { step: 'status' as const, finished: copy.tone === 'good' } : {})} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
       <h1>{copy.heading}</h1>
       <div class="card" role="status" aria-live="polite">
         <p class={`status ${copy.tone === 'good' ? 'success' : copy.tone === 'bad' ? 'error' : ''}`}>{copy.title}</p>

@@ -8,7 +8,7 @@
 export type PayoutStep = 'verify' | 'method' | 'details' | 'review' | 'identity' | 'status';
 
 const stepLabels: Record<PayoutStep, string> = {
-  verify: 'Verify e-mail',
+  verify: 'Verify e‑mail',
   method: 'Method',
   details: 'Details',
   review: 'Review',
@@ -25,11 +25,12 @@ export function stepsFor(current: PayoutStep): PayoutStep[] {
   return current === 'identity' ? ['verify', 'method', 'details', 'review', 'identity', 'status'] : ['verify', 'method', 'details', 'review', 'status'];
 }
 
-export function StepIndicator(props: { current: PayoutStep }) {
+/** `finished`: the last step is reached for good (paid): its mark is a tick too, and it stays the current step. */
+export function StepIndicator(props: { current: PayoutStep; finished?: boolean }) {
   const steps = stepsFor(props.current);
   const position = steps.indexOf(props.current);
   return (
-    <nav class="steps" aria-label="Payout steps">
+    <nav class={props.finished ? 'steps finished' : 'steps'} aria-label="Payout steps">
       <p class="steps-compact" aria-hidden="true">
         Step {position + 1} of {steps.length} — {stepLabels[props.current]}
       </p>
@@ -39,7 +40,7 @@ export function StepIndicator(props: { current: PayoutStep }) {
           return (
             <li class={state} {...(state === 'current' ? { 'aria-current': 'step' } : {})}>
               <span class="step-mark" aria-hidden="true">
-                {state === 'done' ? '✓' : String(index + 1)}
+                {state === 'done' || (state === 'current' && props.finished) ? '✓' : String(index + 1)}
               </span>
               <span class="step-label">
                 {state === 'done' ? <span class="visually-hidden">Done: </span> : null}
@@ -63,6 +64,7 @@ export const stepStyles = `
 .step-mark { display: inline-flex; align-items: center; justify-content: center; width: 1.6rem; height: 1.6rem; border-radius: 50%; border: 2px solid var(--line); background: #fff; font-weight: 700; font-size: 0.8rem; }
 .steps li.done .step-mark { border-color: var(--good); background: var(--good); color: #fff; }
 .steps li.current .step-mark { border-color: var(--accent); background: var(--accent); color: var(--accent-ink); }
+.steps.finished li.current .step-mark { border-color: var(--good); background: var(--good); color: #fff; }
 .steps li.current { color: var(--ink); font-weight: 600; }
 .steps-compact { display: none; margin: 0; font-size: 0.9rem; font-weight: 600; color: var(--muted); }
 @media (max-width: 30rem) {
