@@ -57,7 +57,7 @@ export function Shell(props: { nonce: string; title: string; summary: PageSummar
       nonce={props.nonce}
       styles={pageStyles + stepStyles}
       script={payoutPageScript}
-      {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}
+      {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds, refreshWithoutScriptOnly: true } : {})}
     >
       {props.summary.livemode ? null : (
         <p class="sandbox" role="note">

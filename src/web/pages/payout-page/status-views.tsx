@@ -68,7 +68,7 @@ export function StatusPage(props: {
   return (
     <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.showSteps ? { step: 'status' as const, finished: copy.tone === 'good' } : {})} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
       <h1>{copy.heading}</h1>
-      <div class="card" role="status" aria-live="polite">
+      <div class="card" role="status" aria-live="polite" {...(props.refreshSeconds ? { 'data-refresh-seconds': String(props.refreshSeconds), 'data-status-key': `${copy.title}|${copy.heading}|${props.transaction ? 'hash' : ''}` } : {})}>
         <p class={`status ${copy.tone === 'good' ? 'success' : copy.tone === 'bad' ? 'error' : ''}`}>{copy.title}</p>
         <p>{copy.body}</p>
         {props.method ? (
@@ -100,7 +100,7 @@ export function StatusPage(props: {
             </div>
           </div>
         ) : null}
-        {props.refreshSeconds ? <p class="hint">This page refreshes every {props.refreshSeconds} seconds.</p> : null}
+        {props.refreshSeconds ? <p class="hint">This page updates by itself when anything changes.</p> : null}
       </div>
       {props.canRetry ? (
         <p>
