@@ -140,7 +140,7 @@ describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
     await page.getByRole('button', { name: 'Submit for verification' }).click();
     await page.waitForSelector('text=We’re verifying your identity');
     assert.equal(await page.getAttribute('[role="status"]', 'data-refresh-seconds'), '5', 'the script asks again every 5 seconds');
-    assert.match(await page.content(), /<noscript><meta http-equiv="refresh" content="5"><\/noscript>/, 'and a browser without JavaScript refreshes');
+    assert.match(await page.content(), /<noscript><meta http-equiv="refresh" content="5"\s*\/?><\/noscript>/, 'and a browser without JavaScript refreshes');
     await shot(page, 'bank-6-in-review');
 
     await advanceAndDrain(context); // KYC approved → PROCESSING (AUTOMATIC)
