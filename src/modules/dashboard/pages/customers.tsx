@@ -4,7 +4,7 @@ import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '.
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { KycReviewItem } from '../../kyc/review.ts';

@@ -2,7 +2,7 @@ import { payoutPageStatuses } from '../../payout-pages/states.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
 import { cancelPayoutConfirmation, releasePayoutConfirmation, reissuePayoutConfirmation } from './confirmations.tsx';
 import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
 import { payoutSubStatusInWords } from './status-words.ts';
