@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
+import { assertNoSeriousAxeViolations } from '../helpers/axe.ts';
 import { advanceAndDrain, confirmPage, createPage, fullKyc, latestCode, uniqueReference, walletMethod } from '../helpers/payout-pages.ts';
 
 const artifacts = path.resolve('test-artifacts', 'payout-page-polish');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const desktop = { width: 1440, height: 900 };
 const phone = { width: 390, height: 844 };
 
@@ -59,14 +57,7 @@ describe('hosted payout page polish in chromium', { timeout: 300_000, skip: onEm
     for (const [device, viewport] of [['desktop', desktop], ['phone', phone]] as const) {
       await page.setViewportSize(viewport);
       await page.screenshot({ path: path.join(artifacts, `${name}-${device}.png`), fullPage: true });
-      await page.evaluate(axeSource);
-      const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-      const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-      assert.deepEqual(
-        blocking.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-        [],
-        `accessibility of ${name} (${device})`,
-      );
+      await assertNoSeriousAxeViolations(page, `${name} (${device})`);
     }
     await page.setViewportSize(desktop);
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
-import { FormClient, visibleText } from '../helpers/browser.ts';
+import { FormClient, hiddenFields, visibleText } from '../helpers/browser.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
 import { assertOneEventPerChange, createPage, getPage, latestCode, uniqueReference, type PayoutPageData } from '../helpers/payout-pages.ts';
 import { countryOptions, usStateOptions } from '../../src/web/pages/payout-page/address-options.ts';
@@ -9,11 +9,6 @@ import { validateAddress } from '../../src/modules/customers/rules.ts';
 
 const accountNumber = '000123456789';
 const bank = { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber, accountType: 'CHECKING' };
-
-/** The hidden fields of the review page's confirm form (what a browser posts). */
-function hiddenFields(html: string): Record<string, string> {
-  return Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? '']));
-}
 
 /** The step the indicator marks current, and the compact line. */
 function currentStep(html: string): { current: string; compact: string } {

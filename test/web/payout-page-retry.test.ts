@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
-import { FormClient, visibleText } from '../helpers/browser.ts';
+import { FormClient, hiddenFields, visibleText } from '../helpers/browser.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
 import { advanceAndDrain, assertOneEventPerChange, bankMethod, confirmPage, createPage, fullKyc, getPage, latestCode, rejectedBankMethod, type PayoutPageData } from '../helpers/payout-pages.ts';
 import { payoutAttempts } from '../../src/db/schema/index.ts';
@@ -68,7 +68,7 @@ describe('hosted payout page: other details after a rejected or returned payout'
     const token = client.csrfToken();
     const confirm = await client.post(
       `/payout-page/${page.id}/confirm`,
-      Object.fromEntries([...review.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? ''])),
+      hiddenFields(review.body),
     );
     assert.equal(confirm.statusCode, 303, confirm.body);
     const processing = await getPage(context, merchant, page.id);
@@ -84,7 +84,7 @@ describe('hosted payout page: other details after a rejected or returned payout'
     // The same sealed details posted again after payment (a resubmission).
     const late = await client.post(
       `/payout-page/${page.id}/confirm`,
-      { _csrf: token, ...Object.fromEntries([...review.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? ''])) },
+      { _csrf: token, ...hiddenFields(review.body) },
       { csrf: false },
     );
     assert.equal(late.statusCode, 303, 'other details after payment go back to the status page');
