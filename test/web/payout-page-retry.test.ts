@@ -59,8 +59,12 @@ describe('hosted payout page: other details after a rejected or returned payout'
     const client = await verifiedForRetry(page);
     const methods = await client.get(`/payout-page/${page.id}?step=retry`);
     assert.equal(methods.statusCode, 200);
+    assert.ok(visibleText(methods.body).includes('Where should we send it instead? The last payout could not be delivered.'), 'the retry says why it asks again');
+    assert.equal(methods.body.includes('step=decline'), false, 'no decline offered: a failed payout is past declining');
     const form = await client.get(`/payout-page/${page.id}?method=BANK_TRANSFER`);
     assert.ok(form.body.includes('name="routingNumber"'), 'the bank details form');
+    assert.ok(form.body.includes('name="accountNumberConfirmation"'), 'the account number entered twice here too');
+    assert.equal(form.body.includes('step=decline'), false);
     const review = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000555666777', accountNumberConfirmation: '000555666777', accountType: 'CHECKING' });
     assert.equal(review.statusCode, 200, review.body);
     assert.ok(visibleText(review.body).includes('•••• 6777'));

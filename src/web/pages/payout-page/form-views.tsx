@@ -3,11 +3,19 @@ import { Csrf, DeclineLink, ErrorSummary, Field, SelectField, Shell, methodLabel
 import { countryOptions, usStateOptions } from './address-options.ts';
 
 /** Verified, CREATED: which method. A GET form, so it works without JavaScript and without state. */
-export function MethodPage(props: { nonce: string; summary: PageSummary; greetingName: string | null; methods: PayoutMethodType[] }) {
+/** `retrying`: other details after a rejected or returned payout (no decline then: the page is FAILED, past declining). */
+export function MethodPage(props: { nonce: string; summary: PageSummary; greetingName: string | null; methods: PayoutMethodType[]; retrying?: boolean }) {
   const { summary } = props;
   return (
     <Shell nonce={props.nonce} title="Choose how to get paid" summary={summary} step="method">
-      <h1>{props.greetingName ? `Hi ${props.greetingName}, how would you like to get paid?` : 'How would you like to get paid?'}</h1>
+      {props.retrying ? (
+        <>
+          <h1>Where should we send it instead?</h1>
+          <p class="notice">The last payout could not be delivered. Choose how to get paid, then enter the new details: the payout is sent again, once.</p>
+        </>
+      ) : (
+        <h1>{props.greetingName ? `Hi ${props.greetingName}, how would you like to get paid?` : 'How would you like to get paid?'}</h1>
+      )}
       <form method="get" action={`/payout-page/${summary.id}`}>
         <fieldset>
           <legend>Payout method</legend>
@@ -20,7 +28,7 @@ export function MethodPage(props: { nonce: string; summary: PageSummary; greetin
         </fieldset>
         <button type="submit">Continue</button>
       </form>
-      <DeclineLink id={summary.id} />
+      {props.retrying ? null : <DeclineLink id={summary.id} />}
     </Shell>
   );
 }
@@ -50,6 +58,7 @@ export function DestinationPage(props: {
   values: DestinationValues;
   errors: FieldErrors;
   canChangeMethod: boolean;
+  retrying?: boolean;
 }) {
   const { summary, values, errors } = props;
   const isBank = props.method === 'BANK_TRANSFER';
@@ -117,7 +126,7 @@ export function DestinationPage(props: {
       <p class="links">
         {props.canChangeMethod ? <a href={`/payout-page/${summary.id}`}>Choose another method</a> : null}
       </p>
-      <DeclineLink id={summary.id} />
+      {props.retrying ? null : <DeclineLink id={summary.id} />}
     </Shell>
   );
 }

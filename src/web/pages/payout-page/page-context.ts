@@ -104,7 +104,7 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(loaded.page.id));
     return tools.render(
       reply,
-      (nonce) => DestinationPage({ nonce, summary: summaryOf(loaded), csrfToken, method, values, errors, canChangeMethod: loaded.supportedMethods.length > 1 }),
+      (nonce) => DestinationPage({ nonce, summary: summaryOf(loaded), csrfToken, method, values, errors, canChangeMethod: loaded.supportedMethods.length > 1, retrying: isRetryable(loaded.page) }),
       renderOptions(loaded.page, status),
     );
   }

@@ -64,7 +64,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
       return ctx.renderDestination(request, reply, loaded, chosen, {}, {});
     }
     const greetingName = (await payoutPages.kycPrefill(page.id)).firstName;
-    return tools.render(reply, (nonce) => MethodPage({ nonce, summary: summaryOf(loaded), greetingName, methods: loaded.supportedMethods }), renderOptions(page));
+    return tools.render(reply, (nonce) => MethodPage({ nonce, summary: summaryOf(loaded), greetingName, methods: loaded.supportedMethods, retrying }), renderOptions(page));
   });
 
   web.post('/payout-page/:payoutPageId/code', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
