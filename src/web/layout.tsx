@@ -55,6 +55,8 @@ export interface LayoutProps {
   wide?: boolean;
   /** Set on pages that refresh themselves without JavaScript (status views). */
   refreshSeconds?: number;
+  /** The refresh is only for browsers without JavaScript (`<noscript>`): the page's script updates it only when something changed. */
+  refreshWithoutScriptOnly?: boolean;
 }
 
 /** The HTML shell of every server-rendered page. hono/jsx escapes every interpolated value. */
@@ -65,7 +67,13 @@ export function Layout(props: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
-        {props.refreshSeconds ? <meta http-equiv="refresh" content={String(props.refreshSeconds)} /> : null}
+        {props.refreshSeconds && props.refreshWithoutScriptOnly ? (
+          <noscript>
+            <meta http-equiv="refresh" content={String(props.refreshSeconds)} />
+          </noscript>
+        ) : props.refreshSeconds ? (
+          <meta http-equiv="refresh" content={String(props.refreshSeconds)} />
+        ) : null}
         <title>{props.title}</title>
         {/* Raw text elements: escaping would corrupt CSS (`>`) and JS. The contents are our own constants. */}
         <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + (props.styles ?? '')) }} />

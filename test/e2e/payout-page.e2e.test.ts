@@ -109,11 +109,15 @@ describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
 
     await page.getByLabel('Account holder name').fill('Ada Lovelace');
     await page.getByLabel('Routing number').fill('021000022');
-    await page.getByLabel('Account number').fill('000123456789');
+    await page.getByLabel('Account number', { exact: true }).fill('000123456789');
+    await page.getByLabel('Confirm account number').fill('000123456789');
     await page.getByRole('button', { name: 'Review' }).click();
     assert.ok((await page.textContent('.error-summary'))?.includes('Routing number'), 'the checksum error is listed');
     await shot(page, 'bank-3-error');
     await page.getByLabel('Routing number').fill('021000021');
+    assert.equal(await page.inputValue('#accountNumber'), '', 'the account number is never written back into the page');
+    await page.getByLabel('Account number', { exact: true }).fill('000123456789');
+    await page.getByLabel('Confirm account number').fill('000123456789');
     await page.getByLabel('Savings').check();
     await page.getByRole('button', { name: 'Review' }).click();
     assert.ok((await page.textContent('main'))?.includes('•••• 6789'));
@@ -130,12 +134,13 @@ describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
     await page.getByLabel('Date of birth').fill('1990-12-10');
     await page.getByLabel('Phone number').fill('(415) 555-0123');
     await page.getByLabel('Address line 1').fill('1 Market St');
-    await page.getByLabel('State').fill('CA');
+    await page.getByLabel('State').selectOption('CA');
     await page.getByLabel('ZIP / postal code').fill('94105');
     await shot(page, 'bank-5-kyc');
     await page.getByRole('button', { name: 'Submit for verification' }).click();
     await page.waitForSelector('text=We’re verifying your identity');
-    assert.equal(await page.getAttribute('meta[http-equiv="refresh"]', 'content'), '5');
+    assert.equal(await page.getAttribute('[role="status"]', 'data-refresh-seconds'), '5', 'the script asks again every 5 seconds');
+    assert.match(await page.content(), /<noscript><meta http-equiv="refresh" content="5"\s*\/?><\/noscript>/, 'and a browser without JavaScript refreshes');
     await shot(page, 'bank-6-in-review');
 
     await advanceAndDrain(context); // KYC approved → PROCESSING (AUTOMATIC)
@@ -173,7 +178,7 @@ describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
     await page.getByLabel('Date of birth').fill('1985-03-04');
     await page.getByLabel('Phone number').fill('+1 415 555 0199');
     await page.getByLabel('Address line 1').fill('500 Howard St');
-    await page.getByLabel('State').fill('CA');
+    await page.getByLabel('State').selectOption('CA');
     await page.getByLabel('ZIP / postal code').fill('94105');
     await page.getByRole('button', { name: 'Submit for verification' }).click();
     await page.waitForSelector('text=We’re verifying your identity');

@@ -66,6 +66,11 @@ export class FormClient {
   }
 }
 
+/** The hidden fields of a page's forms but the CSRF token (what a browser posts with them). */
+export function hiddenFields(html: string): Record<string, string> {
+  return Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? '']));
+}
+
 /** The text content of an HTML page, roughly (tags removed, entities of the escaper decoded). */
 export function visibleText(html: string): string {
   return html

@@ -185,7 +185,7 @@ describe('canary PII, bank, wallet and card data through every flow', () => {
     const verified = await client.post(`/payout-page/${pageId}/verify`, { code: await latestCode(context, pageId) });
     assert.equal(verified.statusCode, 303, verified.body);
     await client.get(`/payout-page/${pageId}?method=BANK_TRANSFER`);
-    const review = await client.post(`/payout-page/${pageId}/review`, { type: 'BANK_TRANSFER', accountHolderName: canary.accountHolderName, routingNumber: canary.routingNumber, accountNumber: canary.accountNumber, accountType: 'CHECKING' });
+    const review = await client.post(`/payout-page/${pageId}/review`, { type: 'BANK_TRANSFER', accountHolderName: canary.accountHolderName, routingNumber: canary.routingNumber, accountNumber: canary.accountNumber, accountNumberConfirmation: canary.accountNumber, accountType: 'CHECKING' });
     assert.equal(review.statusCode, 200, review.body);
     const hidden = Object.fromEntries([...review.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? '']));
     const confirmed = await client.post(`/payout-page/${pageId}/confirm`, hidden);
@@ -204,7 +204,7 @@ describe('canary PII, bank, wallet and card data through every flow', () => {
     assert.equal(kycSent.statusCode, 303, kycSent.body);
     assert.equal((await kycClient.post(`/payout-page/${kycPageId}/verify`, { code: await latestCode(context, kycPageId) })).statusCode, 303);
     await kycClient.get(`/payout-page/${kycPageId}?method=BANK_TRANSFER`);
-    const kycReview = await kycClient.post(`/payout-page/${kycPageId}/review`, { type: 'BANK_TRANSFER', accountHolderName: canary.accountHolderName, routingNumber: canary.routingNumber, accountNumber: canary.accountNumber, accountType: 'CHECKING' });
+    const kycReview = await kycClient.post(`/payout-page/${kycPageId}/review`, { type: 'BANK_TRANSFER', accountHolderName: canary.accountHolderName, routingNumber: canary.routingNumber, accountNumber: canary.accountNumber, accountNumberConfirmation: canary.accountNumber, accountType: 'CHECKING' });
     assert.equal(kycReview.statusCode, 200, kycReview.body);
     const kycHidden = Object.fromEntries([...kycReview.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? '']));
     assert.equal((await kycClient.post(`/payout-page/${kycPageId}/confirm`, kycHidden)).statusCode, 303);

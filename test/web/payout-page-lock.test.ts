@@ -178,7 +178,7 @@ describe('hosted payout page: lifetime cap on wrong codes, lock and reissue', ()
     assert.match(json<{ errorMessage: string }>(reissue).errorMessage, /nothing left to do/);
   });
 
-  test('dashboard: a locked page offers Reissue with a confirmation the server checks', async () => {
+  test('dashboard: a locked page offers Reissue behind the confirmation dialog the server checks too', async () => {
     const page = await createPage(context, merchant);
     const dashboard = await signedInClient(context, merchant);
     const path = `/dashboard/sandbox/payout-pages/${page.id}`;
@@ -188,11 +188,16 @@ describe('hosted payout page: lifetime cap on wrong codes, lock and reissue', ()
     assert.match(detail.body, /<form method="post" action="\/dashboard\/sandbox\/payout-pages\/[^"]+\/reissue"/);
     assert.match(textOf(detail.body), /Locked after too many wrong codes/);
 
+    assert.match(detail.body, /<dialog id="confirm[^"]*reissue" class="confirm"/, 'Reissue opens the confirmation dialog');
+    assert.doesNotMatch(detail.body, /type="checkbox" name="confirm"/, 'no checkbox any more');
+
     const unconfirmed = await dashboard.post(`${path}/reissue`, {});
-    assert.equal(unconfirmed.headers.location, `${path}?error=reissue-unconfirmed`);
+    assert.equal(unconfirmed.statusCode, 200, 'without confirmed=1: the confirmation page');
+    assert.match(textOf(unconfirmed.body), /Reissue this payout page\? .*code guessing starts again from zero/);
     assert.equal(typeof (await getPage(context, merchant, page.id)).lockedAt, 'number', 'still locked');
 
-    const confirmed = await dashboard.post(`${path}/reissue`, { confirm: 'yes' });
+    await dashboard.get(path);
+    const confirmed = await dashboard.post(`${path}/reissue`, { confirmed: '1' });
     assert.equal(confirmed.headers.location, `${path}?notice=reissued`);
     assert.match(textOf((await dashboard.get(String(confirmed.headers.location))).body), /was reissued/);
     assert.equal((await getPage(context, merchant, page.id)).lockedAt, undefined);

@@ -188,13 +188,13 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.ok(choose.body.includes('&lt;script&gt;'));
 
     await client.get(`/payout-page/${page.id}?method=BANK_TRANSFER`);
-    const bad = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000022', accountNumber: '000123456789', accountType: 'CHECKING' });
+    const bad = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000022', accountNumber: '000123456789', accountNumberConfirmation: '000123456789', accountType: 'CHECKING' });
     assert.equal(bad.statusCode, 400);
     assert.ok(visibleText(bad.body).includes('Routing number: Must be a valid 9-digit ABA routing number'));
     assert.ok(bad.body.includes('aria-invalid="true"'));
     assert.ok(bad.body.includes('value="Ada Lovelace"'), 'entered values are kept');
     // Every problem at once: a bad routing number and a bad account number are both listed and marked.
-    const both = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000022', accountNumber: '12', accountType: 'CHECKING' });
+    const both = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000022', accountNumber: '12', accountNumberConfirmation: '12', accountType: 'CHECKING' });
     assert.equal(both.statusCode, 400);
     const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(both.body)?.[0] ?? '';
     assert.deepEqual(
@@ -206,7 +206,7 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.match(both.body, /id="accountNumber"[^>]*aria-invalid="true"/);
     assert.ok(visibleText(both.body).includes('Account number: Must be 4 to 17 digits'));
 
-    const review = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountType: 'SAVINGS' });
+    const review = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'Ada Lovelace', routingNumber: '021000021', accountNumber: '000123456789', accountNumberConfirmation: '000123456789', accountType: 'SAVINGS' });
     assert.equal(review.statusCode, 200, review.body);
     assert.ok(visibleText(review.body).includes('•••• 6789'));
     assert.equal((await getPage(context, merchant, page.id)).status, 'CREATED', 'nothing is stored at review');
@@ -261,7 +261,7 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     const form = await client.get(`/payout-page/${page.id}`);
     assert.ok(form.body.includes('name="address"'));
     assert.equal(form.body.includes('name="routingNumber"'), false);
-    const bank = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'A', routingNumber: '021000021', accountNumber: '1234', accountType: 'CHECKING' });
+    const bank = await client.post(`/payout-page/${page.id}/review`, { type: 'BANK_TRANSFER', accountHolderName: 'A', routingNumber: '021000021', accountNumber: '1234', accountNumberConfirmation: '1234', accountType: 'CHECKING' });
     assert.equal(bank.statusCode, 303, 'an unsupported method is not accepted');
     await client.get(`/payout-page/${page.id}`);
     const bad = await client.post(`/payout-page/${page.id}/review`, { type: 'CRYPTO_WALLET', network: 'POLYGON', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' });
@@ -269,7 +269,7 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.ok(visibleText(bad.body).includes('Wallet address: Must be a POLYGON address'));
     const review = await client.post(`/payout-page/${page.id}/review`, { type: 'CRYPTO_WALLET', network: 'POLYGON', address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed' });
     assert.ok(visibleText(review.body).includes('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'), 'normalised to the checksummed form');
-    const confirm = await client.post(`/payout-page/${page.id}/confirm`, { type: 'CRYPTO_WALLET', network: 'POLYGON', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' });
+    const confirm = await client.post(`/payout-page/${page.id}/confirm`, Object.fromEntries([...review.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].filter((match) => match[1] !== '_csrf').map((match) => [match[1] ?? '', match[2] ?? ''])));
     assert.equal(confirm.statusCode, 303);
     assert.deepEqual((await getPage(context, merchant, page.id)).payoutMethod, { type: 'CRYPTO_WALLET', network: 'POLYGON', address: '0x5aAe...eAed' });
   });

@@ -4,7 +4,7 @@
  */
 export { identityProblems, location } from './identity.ts';
 export { registerCustomerRoutes } from './routes.ts';
-export { addressFields, type KycData, missingKycFields, normalizeEmail, payoutMethods, personFields } from './rules.ts';
+export { addressFields, isCountryCode, isUsStateCode, type KycData, missingKycFields, normalizeEmail, payoutMethods, personFields } from './rules.ts';
 export { AddressInput, Customer, CustomerIdParams, CustomerOrErased, ErasedCustomer, type ErasedCustomerResponse } from './schemas.ts';
 export { createEmailLookupBackfill } from './sealing.ts';
 export { createCustomersService, type CustomersService } from './service.ts';

@@ -23,6 +23,16 @@ const usStates = new Set(
   ).split(' '),
 );
 
+/** Whether the server accepts `code` as `address.country` (the hosted form offers exactly these). */
+export function isCountryCode(code: string): boolean {
+  return countryCodes.has(code);
+}
+
+/** Whether the server accepts `code` as `address.state` of a US address. */
+export function isUsStateCode(code: string): boolean {
+  return usStates.has(code);
+}
+
 export const paymentMethods = ['CARD', 'BANK_TRANSFER', 'CRYPTO'] as const;
 export const payoutMethods = ['BANK_TRANSFER', 'CRYPTO_WALLET'] as const;
 

@@ -168,8 +168,6 @@ export const errorNotices: Record<string, string> = {
   'refund-amount': 'Enter the refund amount as a number with at most two decimals (for example 12.50), no more than what is left to refund.',
   'refund-form': 'This refund form is out of date. Reload the page and make the refund again.',
   IDEMPOTENCY_KEY_REUSED: 'This form was already used for something else. Reload the page and try again.',
-  'erase-unconfirmed': 'Tick the confirmation box to erase the customer: erasing cannot be undone.',
-  'reissue-unconfirmed': 'Tick the confirmation box to reissue the page: do it only once you know the customer made the wrong guesses.',
   'erase-open-payout': 'This customer has a payout page that is not final yet (created, pending or processing). Cancel it or wait until it is paid, then erase.',
 };
 

@@ -3,14 +3,19 @@ import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { identityProblems, missingKycFields, type KycData } from '../customers/index.ts';
 import type { Merchant } from '../merchants/index.ts';
 import { InsufficientFundsError } from '../ledger/index.ts';
+import { openFields, sealFields } from '../../crypto/pii.ts';
 import { createPayoutPageAccess } from './access.ts';
+import { location } from './present.ts';
 import type { PayoutPageLock } from './lock.ts';
-import { destinationProblems, maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
+import { destinationFields, destinationProblems, maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';
 import { verificationCodeEmail } from './emails.ts';
 import { payoutPagesRepository as repository, type PayoutPageRow } from './repository.ts';
 import type { KycInput, PayoutPageResponse } from './schemas.ts';
 import { actionForKycDecision, type PayoutPageAction } from './states.ts';
 import { invalidState, type PayoutPagesDeps, type PayoutTransitions } from './transitions.ts';
+
+/** The sealed field name of a destination between the hosted page's review and confirm steps. */
+const reviewField = 'review.destination';
 
 /** A rejected or returned payout: the customer may enter other details on the same page. */
 export function isRetryable(page: Pick<PayoutPageRow, 'status' | 'subStatus'>): boolean {
@@ -108,6 +113,13 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
     return moved;
   }
 
+  /** The hosted page's confirmation: validated here, and other details after a rejection (retry). */
+  async function confirmOnHostedPage(payoutPageId: string, method: PayoutMethodInput): Promise<PayoutPageRow> {
+    const destination = validateDestination(method);
+    const now = clock.now();
+    return database.transaction((tx) => confirmIn(tx, payoutPageId, destination, now, true));
+  }
+
   const access = createPayoutPageAccess({
     database,
     clock,
@@ -136,11 +148,27 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
       return destinationProblems(input);
     },
 
-    async confirm(payoutPageId: string, method: PayoutMethodInput): Promise<PayoutPageRow> {
-      const destination = validateDestination(method);
-      const now = clock.now();
-      return database.transaction((tx) => confirmIn(tx, payoutPageId, destination, now, true));
+    /**
+     * The review step's hand-over to the confirm step: the validated destination sealed (AES-GCM,
+     * bound to this page) so the customer's browser carries ciphertext, never the account number.
+     */
+    sealForReview(page: Pick<PayoutPageRow, 'merchantId' | 'id'>, destination: PayoutDestination): string {
+      return sealFields(keyRing, location(page), { [reviewField]: JSON.stringify(destinationFields(destination)) })[reviewField] ?? '';
     },
+
+    /** Confirms what `sealForReview` sealed for this page (validated again); anything else is a WRONG_PARAMETER on `sealed`. */
+    async confirmSealed(payoutPageId: string, sealed: string): Promise<PayoutPageRow> {
+      const page = await requirePage(database.db, payoutPageId);
+      let input: PayoutMethodInput;
+      try {
+        input = JSON.parse(openFields(keyRing, location(page), { [reviewField]: sealed })[reviewField] ?? '') as PayoutMethodInput;
+      } catch {
+        throw wrongParameter('sealed', 'could not be read: enter the details again');
+      }
+      return confirmOnHostedPage(payoutPageId, input);
+    },
+
+    confirm: confirmOnHostedPage,
 
     /** Every problem of the hosted KYC form at once (with what the customer record already holds), before `submitKyc`. */
     async kycProblems(payoutPageId: string, input: KycInput): Promise<AppError[]> {

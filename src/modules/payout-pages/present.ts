@@ -81,7 +81,8 @@ export function createPayoutPresenter(deps: { keyRing: KeyRing; publicUrl: strin
     } else if (page.payoutMethod?.type === 'CRYPTO_WALLET') {
       response.payoutMethod = { type: 'CRYPTO_WALLET', network: page.payoutMethod.network, address: page.payoutMethod.address };
       if (page.transactionHash) {
-        response.payoutDetails = { transactionHash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page.livemode) };
+        const explorer = explorerUrl(page.payoutMethod.network, page.transactionHash, page);
+        response.payoutDetails = { transactionHash: page.transactionHash, ...(explorer ? { explorerUrl: explorer } : {}) };
       }
     }
     return response;

@@ -106,7 +106,12 @@ export const PayoutPage = Type.Object(
       Type.Object(
         {
           transactionHash: Type.String({ description: 'The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain.' }),
-          explorerUrl: Type.String({ description: 'The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox).' }),
+          explorerUrl: Type.Optional(
+            Type.String({
+              description:
+                "The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers for sandbox payouts paid on a testnet). Absent for the built-in sandbox rail's hashes, which are on no chain.",
+            }),
+          ),
         },
         { description: 'USDC payouts, once paid: where to see the transfer on chain.' },
       ),

@@ -22,18 +22,22 @@ describe('dashboard: erase a customer (confirmation; refused while a payout page
     return assertSucceeded<{ id: string }>(created).id;
   }
 
-  test('the detail offers the form; without the tick nothing is erased; with it the customer is erased through the same service as the API', async () => {
+  test('the detail offers the form; unconfirmed nothing is erased (the confirmation page); confirmed the customer is erased through the same service as the API', async () => {
     const id = await customer('dash-erase-1');
     const detail = await client.get(`/dashboard/sandbox/customers/${id}`);
     assert.match(detail.body, /<form method="post" action="\/dashboard\/sandbox\/customers\/[^"]+\/erase"/);
     assert.match(textOf(detail.body), /dash-erase-1@example\.com/);
 
+    assert.match(detail.body, /<dialog id="confirm[^"]*erase" class="confirm"/, 'Erase opens the confirmation dialog');
+    assert.doesNotMatch(detail.body, /type="checkbox" name="confirm"/, 'no checkbox any more');
+
     const unconfirmed = await client.post(`/dashboard/sandbox/customers/${id}/erase`, {});
-    assert.equal(unconfirmed.headers.location, `/dashboard/sandbox/customers/${id}?error=erase-unconfirmed`);
-    assert.match(textOf((await client.get(String(unconfirmed.headers.location))).body), /Tick the confirmation box to erase/);
+    assert.equal(unconfirmed.statusCode, 200, 'without confirmed=1: the confirmation page');
+    assert.match(textOf(unconfirmed.body), /Erase this customer\? The personal data of customer dash-erase-1 .*Erasure cannot be undone\./);
     assert.equal(assertSucceeded<{ email?: string }>(await context.request({ method: 'GET', url: `/v1/customers/${id}`, apiKey: merchant.apiKey })).email, 'dash-erase-1@example.com');
 
-    const erased = await client.post(`/dashboard/sandbox/customers/${id}/erase`, { confirm: 'yes' });
+    await client.get(`/dashboard/sandbox/customers/${id}`);
+    const erased = await client.post(`/dashboard/sandbox/customers/${id}/erase`, { confirmed: '1' });
     assert.equal(erased.headers.location, `/dashboard/sandbox/customers/${id}?notice=customer-erased`);
     const shown = textOf((await client.get(String(erased.headers.location))).body);
     assert.match(shown, /personal data was erased/);
@@ -60,7 +64,8 @@ describe('dashboard: erase a customer (confirmation; refused while a payout page
 
   test('an open payout page: an error notice naming why, nothing erased', async () => {
     const page = await createPayoutPage(context, merchant, { customer: { referenceId: 'dash-erase-2', email: 'dash-erase-2@example.com' } });
-    const refused = await client.post(`/dashboard/sandbox/customers/${page.customer.id}/erase`, { confirm: 'yes' });
+    await client.get(`/dashboard/sandbox/customers/${page.customer.id}`);
+    const refused = await client.post(`/dashboard/sandbox/customers/${page.customer.id}/erase`, { confirmed: '1' });
     assert.equal(refused.headers.location, `/dashboard/sandbox/customers/${page.customer.id}?error=erase-open-payout`);
     assert.match(textOf((await client.get(String(refused.headers.location))).body), /payout page that is not final yet/);
     assert.equal(assertSucceeded<{ email?: string }>(await context.request({ method: 'GET', url: `/v1/customers/${page.customer.id}`, apiKey: merchant.apiKey })).email, 'dash-erase-2@example.com');

@@ -1660,8 +1660,8 @@ export interface components {
             payoutDetails?: {
                 /** @description The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
                 transactionHash: string;
-                /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
-                explorerUrl: string;
+                /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers for sandbox payouts paid on a testnet). Absent for the built-in sandbox rail's hashes, which are on no chain. */
+                explorerUrl?: string;
             };
             metadata: {
                 [key: string]: string;
@@ -2196,51 +2196,51 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *             "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795581029740,
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "signupAt": 1795589912990,
+                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795667429740,
-                     *             "updatedAt": 1795667434740,
+                     *             "createdAt": 1795676312990,
+                     *             "updatedAt": 1795676317990,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..p1Hj5oe0gmGgQQLV.2Ooz.SlQKfrG0Fl416U_XyVGQsg",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..0Blk7nDB5wLJqUuy.3zmuVW736R8.OUBLcmXM2o2u0hl3LPYIUg",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..3cnxCrZLbRPU7Qph.os9N6j_CuCufpQ.THA1LMMHxo548Cn6MDZFZA",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..nVUcUVUidbPWS__Z.y112e-6sJc-fD8Xq.Pf9VaY0Rev6LSDmq6YLywg",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..5kBbzeljWvbW9cL1.e8PQ.HCreYBubl5u1Qjw66hg81g",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..jkBj7iP6pgeUUeqJ.SuQouCX0Atc.b0iYbi38mGPXTmUlNNya7Q",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..oy-8z7kTPp-cnd1i.LcSFoP5YE3XXhg.cpldj2kiAYG8IquJlCqj8Q",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..bzozNzDaCiEuWyGl.6svvgS6ezYAVXvyG.y4rJ4bsjhy2lpaQLuRKBJQ",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..U76NS4aLqpAT5ldW.SkVhG0VHr7-LzGw.wHRZC3r9QZxztA_p6O9nGA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Gy9VHVSx3qzctthW.xtyVQKz_a3su6_Qs3g.AtFo1FuueqIYcKgDVhawtw",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..z2LaFY9jtU07X8Us.frY.e9-vcG9Tgy4X7dHeyQvj9Q",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..F4EtNVxXb7Soq0Ap.mtO9MDo.SRk5hOUmyYxJ1el-n0ymOw",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..799n5E87pJmIw1iR.9j0.7K2U_MD05Tj39BC96L4HSw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..NeITwCWs08EWVH6k.pAC7YHJvS-RomBc.RF6dOW68qgXQW5lOw7q66Q",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..ycErKSnVYHKYA8ol.pE6dKqoOOHVG1mGwRA.31C3z3jCnhr49RDF-1GjoA",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..k8YIR3SqClvagDxY.Y48.tIB0zzlyg9JURGaWVk3Rsg",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..ZqPZpIMLTZUzJmkw.JVQ-fes.UcoGz1XIZItBUwwVkoX6Kw",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..q0AoI68I3jRhznMF.970.sFe8HRaw-tXgv99vsogtdw"
                      *             }
                      *           },
                      *           {
-                     *             "id": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
+                     *             "id": "cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg",
                      *             "referenceId": "user-43",
-                     *             "signupAt": 1795581029740,
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "signupAt": 1795589912990,
+                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *             "livemode": false,
                      *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795667429740,
-                     *             "updatedAt": 1795667434740,
+                     *             "createdAt": 1795676312990,
+                     *             "updatedAt": 1795676317990,
                      *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..oAW1jmX-ioXIa9Gu.aFS5rTQ.F2LBkWxRVbmDNdXZMoIBhQ",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..tWh6Dmfy5WRUpc9k.iO2Wriwk.SuGsV6Kw3JRbYLkhkswgqA",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..4zcM2PFxD6T11pZK.GX09_cgXK6TPig.zTbt_Uy45ELrupNnDu7cVg",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..5UAzBsS0NbtHKqQy.WCa5Sta4icCkjMud.T4Y35wkP-SJyyllaiZcRTw",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..JDrL3rsq5zdMgCc4.B4V-MTE.Pt-_UDqluLcXSBj5q54Mzw",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..1hwK_jJ6WbCNUi-a.C7E212OG.MBuwexEqSy7jg0IZWsrLHQ",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..XDvbYLxLSt6_7pKY.tRsnT_1_07dwlw.3ZONjqrjDDrno2ajpusJWA",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..U5DT_A18o7F6hS4V.afzL_oCi_lORavkT.i4E5FA-HGsdEvF1k8xJGYw",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..CLaInTPd8Bv-zsh8.pII51-jQpdntmr8.5_IEa0r5p4_RWUNLbee-Mw",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..R3fa1EJFyQifWqWW.wYZIADQZU2asS02KUA.iyXGLowFz8isKfqXc8oQpA",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..gzPE2ph_QoHbJigl.qqk.ZeMNvPnJF677VwC2QIaGpQ",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..dH4f8i06C2vDjgnc.rpvaDh0.Oc9-yieUW_svLSisUvtlzg",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Wl2ZHO6IsuJux-Ws.CQc.UmP3kl9mlsHo20TBwNhCaA"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Kfq7V9ZqR-01pmwY._zP1xOcZoxFn0Uo.pnRqUkFnRbouJtlrESYSWg",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..QZdgs8yOp4QWjACF.dkUn-p8RU93TXK9Plw.9bFZqUEbkT6F1sjScwRXMg",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..YJWUUH719dvYmarN.N8s.CdrrbnCtjTivgNsZWTioyw",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..fmcvGRPIbmitvr3q.dIT4j_c.DvSinr_ktAafvV7ISJj1cw",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..MqBC1AKwGbLuu58I.fOA.HdWCqFrCpjOb_LAp3KdIRQ"
                      *             },
                      *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
@@ -2359,7 +2359,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795581029740,
+                 *       "signupAt": 1795589912990,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2418,25 +2418,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795589912990,
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795676312990,
+                     *         "updatedAt": 1795676312990,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..eadZsFeBMpUQHUt1.8_zq.DTJ_-c6KEvzG-OTVXAtIow",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..JIksnk0L_ZVbmv-1.76BrQx62XDA.0SGhwJgnWjOiYq_rUjLe6A",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Gz-dbC3bDsghcC1r.D5ENW77KrEj2ow.ta2bUiQsGzNWeJW_WZW3AA",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..w_FfT6ylDRdA-MEV.PfiQEF9YnCdy72cG.5cN7JyQ-bSaVzxOAHmkEOQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..3CDscZmcIi3PDpOH.gyg2.0Uwn3bwgA7qqMqdXibBjZA",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..nOKSWqusp11fGSVh.qQPnb50zQVY.fcxBwoFQIayoNIe4jL8kIw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..33n026C3t-6WeMrt._I-QKiMO5oKr6A.mZBAP9K7mBf4fz4DOxnhWA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..xEIZu2NgBwRcEodt.89puiqCuYry_YzjB.Sdi9dc3nCFyv85A_gNEzuA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..-61un0FaVhUQMOep.kQ8qn0JCLELX6ek.NU876H99cbbiulvRhSbJQQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..5PnSJrjRkNgf7QqE.9BVgmWHs2VEspG9_gg.Vk6jDBWU4NGleKIdRIBKuQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..d-yqYSSn1Hwd0k3k.SR0.c_-_31vSPXUI3t4x-J3lYQ",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..M96f-WhYJVK45Vsz.l5Lvfso.cE6FCfTV9pXoQ_yTO2M2ow",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..2FG8quFwAO4WK5I7.YKA.vW63-kEW9ZfH7OUdpJQfeA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..VDimVV3b4yB4wcNo.e13BHIWdEfHxgdc.IKoI5za9HgFnH70Yd6YSVg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..OuISHHfijDbu_b9S.Rafv5ampB-juxQmB5g.jioTKAua1BAIXg4fAOO2mA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Hto1nz5XAi0tnayy.GF4.U1Q8TQnqnaUSMip0Vjs6Ng",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..EoWAmXJ8iWv-aKx9.s_ET3Hw.tM3WwHzHnZwwITmZeoQu1A",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..yZkjRIQIPuteJF5u.wME.cF-X91OZx4jXpSX-077RPg"
                      *         }
                      *       }
                      *     }
@@ -2573,7 +2573,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
+                /** @example cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r */
                 customerId: string;
             };
             cookie?: never;
@@ -2593,25 +2593,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795589912990,
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795676312990,
+                     *         "updatedAt": 1795676312990,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..PdtbHxUDfFjTs89w.WoA2.FUn2fDxsHuSHf_mfrjQDRQ",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..kKUS2Nws4YG5JWeJ.i8Fn-5f7_4Y.Cr8eDD6AjVqHqNcuhVX9hg",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..rz1VWhQiPpDKQvS0.2tn5xwofjNUlqQ.lLGwZAcNiU2phnXf_QR6pw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..RbfoFw8TPRJsyW-1.9877mGggbesq2BlU.jY3xkp5vis0P4Rvyv1TLFA",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..ziqZGV135aYKQuWj.gzMB.UHtJxp7BXPTeDesOHxGHiw",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..AwXikL67Ll0bTyVc.7X8IbuIZcCs.ebVg-kYUlwGfKsqdt0t9Zg",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..7a2cY5w5n46L_gBS.KaAzM9tJOyjEiw.2BwoR9qDZxGdy276D-_2nQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Q3LA0BTRMpoFPpXl.0UD5zWAgIb2rnC9Q.W2Mj6LGU9LmD7kXjXu2P2Q",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..IZIej7QPxg3TyUIO.j22dR8Dxqjbn5AY.plAw53pA-ZUXzGQZzTsytw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Us8Fo-PHW39uSZ0n.ApGEi5yzgww45dcUrA.JT1Z437q0y_Zoc1KnaQgdw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..bAfDxHvUnTG2RHXJ.PW0.5ewIwm940hccErqVuEKUig",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..8jBpt5-8Es-81ZkE.DdbuM2k.3BPIuW-EuiMpK330bYP6yw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ubIGv5oBgriDnbS_._3w.2j-NPoezlIDx0nMGhnHeOQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Ay5PoJLd0yUD_8a0.A1V2g_ObpjIMXmw.0uOKmSyiPSZELLz77Nu7zg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..0_nydVUN7U9Mset6.0-XHaXoymP8d0RDYBg.mtaH9J-esNbhNWjfy-ogcg",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..qQNMnFzgNBw1IeIz.tzg.ONSfVAtnAUHLjU1eTe4uhQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9.._9-xZ1Yb6HKUTNTT.RLokzjI.FhKVoaI9S8aPJbqlIMBFMA",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..st4K_kjcjtYZZIHa.qJ0.gUY7ITCmT2RwQygMcY8WoA"
                      *         }
                      *       }
                      *     }
@@ -2725,7 +2725,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
+                /** @example cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r */
                 customerId: string;
             };
             cookie?: never;
@@ -2798,25 +2798,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795589912990,
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795676312990,
+                     *         "updatedAt": 1795676312990,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..o0AwqRvzMVEgIVwd.yuHr.dke3OH8A_41DnPbtShC-1Q",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..BZgOMs-HRMpYi_gE.keMBSqHvN8U.0GRZDFpH9FJCzJYLvextEA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..dlYEbKe1qHaecliL.u5tFemWSa93ApA.4zrKHAGnRT-4OnKJbQbapQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..RPW2bxZ3LMJGEoRS.uzAa-dwWDf8mmHLz.s2_k_JecHujGuzXkaXk-5w",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..hNtDo-QlBtiDvIpy.myOB.PKxoUn55h0O9vJAhUmIB8A",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..UwsFqWb9ZIWsCwYW.Bt-hn_x8Ay0.vkNXJUHfOththOY0V42iTw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..j2rKW2mID3Zfvbew.M879BBCK9jZSgA.98f6VpshrPBLZmeQBqM5ng",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..b0mZRzAtvtygjERI.wisgC-WI7vMCoUEU.zUNZn57I9RvLVvv3JK1nZg",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..3OIBey1d7E_TP8r1.6t8p0TT7Y9AywdI.AojRIL6vsPmt8Nb93YJDNA",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..EJ4whDSrosxsvfE0.e-YFdhFjeSzu7E4hAA.Cf2Mf-297mLCwCEzOPVhiA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ztn4ujlkz_t4ah8e.dVo._bkXlvQ-6FNnYBBXXKnrag",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..PD4ABb_yWrE_SudE.p-YhKBw.tRaw8FnR5TTzNY1tW34UGw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..h8qRQQvuOBH-RjaP.A5s.L1bBKnubCvIdYdTooBBUFw"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9.._9Owu5WYdOGXFPoM.LItMAmjPHuI0q7Y.htvD1mVdw2QbjvDVw_oGag",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..s8-rk73tBeXk5_s2.QIVX6rnkNpyIkktvrw.u7GaXYzT75ez_TpI79tlCw",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..W002f3hYiluA7B0f.F6M.nIaiulDkUUY6qrbZs3TZ5A",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..pz8ttkvzthmwf7GA.yLbuV1U.DlynfRG9F5WBuLYDU-HtXw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..84Y__GunRdUuSmx-.8lk.dHwWi_b-DutHjJfvUEe13g"
                      *         }
                      *       }
                      *     }
@@ -2972,7 +2972,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g */
+                /** @example cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm */
                 customerId: string;
             };
             cookie?: never;
@@ -2998,12 +2998,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g",
+                     *         "id": "cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
-                     *         "erasedAt": 1795667434740,
-                     *         "createdAt": 1795667434740
+                     *         "erasedAt": 1795676317990,
+                     *         "createdAt": 1795676317990
                      *       }
                      *     }
                      */
@@ -3152,7 +3152,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g */
+                /** @example cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm */
                 customerId: string;
             };
             cookie?: never;
@@ -3172,16 +3172,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795667434740,
+                     *         "exportedAt": 1795676317990,
                      *         "customer": {
-                     *           "id": "cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g",
+                     *           "id": "cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795581034740,
-                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "signupAt": 1795589917990,
+                     *           "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795667434740,
-                     *           "updatedAt": 1795667434740,
+                     *           "createdAt": 1795676317990,
+                     *           "updatedAt": 1795676317990,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3639,7 +3639,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3647,22 +3647,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *               "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *               "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796272234740,
-                     *             "createdAt": 1795667434740,
-                     *             "updatedAt": 1795667439740,
-                     *             "customerConfirmedAt": 1795667434740,
+                     *             "expiresAt": 1796281117990,
+                     *             "createdAt": 1795676317990,
+                     *             "updatedAt": 1795676322990,
+                     *             "customerConfirmedAt": 1795676317990,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3845,7 +3845,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3853,21 +3853,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667434740
+                     *         "expiresAt": 1796281117990,
+                     *         "createdAt": 1795676317990,
+                     *         "updatedAt": 1795676317990
                      *       }
                      *     }
                      */
@@ -4003,7 +4003,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
+                /** @example payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4023,7 +4023,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4031,22 +4031,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667439740,
-                     *         "customerConfirmedAt": 1795667434740,
+                     *         "expiresAt": 1796281117990,
+                     *         "createdAt": 1795676317990,
+                     *         "updatedAt": 1795676322990,
+                     *         "customerConfirmedAt": 1795676317990,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4164,7 +4164,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
+                /** @example payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4190,7 +4190,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4198,22 +4198,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667439740,
-                     *         "customerConfirmedAt": 1795667434740,
+                     *         "expiresAt": 1796281117990,
+                     *         "createdAt": 1795676317990,
+                     *         "updatedAt": 1795676322990,
+                     *         "customerConfirmedAt": 1795676317990,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4373,7 +4373,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278 */
+                /** @example payout_page_06h1d9hwnrbpgej90sm75gg58b2cnf3cn5k8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4399,7 +4399,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278",
+                     *         "id": "payout_page_06h1d9hwnrbpgej90sm75gg58b2cnf3cn5k8",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4407,19 +4407,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9hwnrbpgej90sm75gg58b2cnf3cn5k8",
                      *         "metadata": {},
-                     *         "expiresAt": 1796272239740,
-                     *         "createdAt": 1795667439740,
-                     *         "updatedAt": 1795667439740
+                     *         "expiresAt": 1796281122990,
+                     *         "createdAt": 1795676322990,
+                     *         "updatedAt": 1795676322990
                      *       }
                      *     }
                      */
@@ -4574,7 +4574,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590 */
+                /** @example payout_page_06h1d9qcerbsp3nrbcj1detw5hcn3m2057a8 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4600,7 +4600,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590",
+                     *         "id": "payout_page_06h1d9qcerbsp3nrbcj1detw5hcn3m2057a8",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -4608,19 +4608,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0004",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9qcerbsp3nrbcj1detw5hcn3m2057a8",
                      *         "metadata": {},
-                     *         "expiresAt": 1796272284740,
-                     *         "createdAt": 1795667484740,
-                     *         "updatedAt": 1795674684740
+                     *         "expiresAt": 1796281167990,
+                     *         "createdAt": 1795676367990,
+                     *         "updatedAt": 1795683567990
                      *       }
                      *     }
                      */
@@ -4775,7 +4775,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
+                /** @example payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4854,7 +4854,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4862,22 +4862,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667434740,
-                     *         "customerConfirmedAt": 1795667434740,
+                     *         "expiresAt": 1796281117990,
+                     *         "createdAt": 1795676317990,
+                     *         "updatedAt": 1795676317990,
+                     *         "customerConfirmedAt": 1795676317990,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -5037,7 +5037,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am */
+                /** @example payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -5063,7 +5063,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am",
+                     *         "id": "payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -5071,19 +5071,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
                      *         "metadata": {},
-                     *         "expiresAt": 1796272239740,
-                     *         "createdAt": 1795667439740,
-                     *         "updatedAt": 1795667439740
+                     *         "expiresAt": 1796281122990,
+                     *         "createdAt": 1795676322990,
+                     *         "updatedAt": 1795676322990
                      *       }
                      *     }
                      */
@@ -5260,29 +5260,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *             "id": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795667444740,
+                     *             "createdAt": 1795676327990,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *               "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *                 "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *                 "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795667434740,
-                     *               "expiresAt": 1796272234740,
-                     *               "updatedAt": 1795667444740,
+                     *               "createdAt": 1795676317990,
+                     *               "expiresAt": 1796281117990,
+                     *               "updatedAt": 1795676327990,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -5294,50 +5294,42 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795667434740
+                     *               "customerConfirmedAt": 1795676317990
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1c7ngfgw07pk4fbz8shz9pnc1103fbcbg",
+                     *             "id": "evt_06h1d9hwnrvxrm96qm25rnxbe02asqgjs1yr",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795667439740,
+                     *             "createdAt": 1795676322990,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *               "id": "payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
                      *               "amount": 10000,
-                     *               "status": "PROCESSING",
+                     *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *                 "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *                 "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *                 "livemode": false
                      *               },
-                     *               "metadata": {
-                     *                 "invoice": "INV-1001"
-                     *               },
-                     *               "createdAt": 1795667434740,
-                     *               "expiresAt": 1796272234740,
-                     *               "updatedAt": 1795667439740,
-                     *               "sub-status": "SUBMITTED",
-                     *               "payoutMethod": {
-                     *                 "type": "BANK_TRANSFER",
-                     *                 "last4": "6789",
-                     *                 "routingNumber": "021000021"
-                     *               },
+                     *               "metadata": {},
+                     *               "createdAt": 1795676322990,
+                     *               "expiresAt": 1796281122990,
+                     *               "updatedAt": 1795676322990,
+                     *               "sub-status": "CUSTOMER_DECLINED",
                      *               "releaseMethod": "MANUAL",
-                     *               "previousStatus": "PENDING",
+                     *               "previousStatus": "CREATED",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0001",
-                     *               "previousSubStatus": "AWAITING_RELEASE",
-                     *               "customerConfirmedAt": 1795667434740
+                     *               "clientReferenceId": "payout-2026-0003",
+                     *               "previousSubStatus": "AWAITING_CUSTOMER"
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2Njc0Mzk3NDAsImV2dF8wNmgxYzduZ2ZndzA3cGs0ZmJ6OHNoejlwbmMxMTAzZmJjYmciXQ.nU-UgWvVgfjTNOGTX3Wpjg"
+                     *         "nextCursor": "WzE3OTU2NzYzMjI5OTAsImV2dF8wNmgxZDlod25ydnhybTk2cW0yNXJueGJlMDJhc3FnanMxeXIiXQ.jZD0KmYSgCLRjIWXejH9uA"
                      *       }
                      *     }
                      */
@@ -5438,7 +5430,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr */
+                /** @example evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr */
                 eventId: string;
             };
             cookie?: never;
@@ -5458,29 +5450,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *         "id": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795667444740,
+                     *         "createdAt": 1795676327990,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *           "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *             "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795667434740,
-                     *           "expiresAt": 1796272234740,
-                     *           "updatedAt": 1795667444740,
+                     *           "createdAt": 1795676317990,
+                     *           "expiresAt": 1796281117990,
+                     *           "updatedAt": 1795676327990,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5492,7 +5484,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795667434740
+                     *           "customerConfirmedAt": 1795676317990
                      *         }
                      *       }
                      *     }
@@ -5606,7 +5598,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr */
+                /** @example evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr */
                 eventId: string;
             };
             cookie?: never;
@@ -5616,7 +5608,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw"
+                 *       "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym"
                  *     }
                  */
                 "application/json": {
@@ -5642,19 +5634,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
-                     *             "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
-                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8",
+                     *             "eventId": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
+                     *             "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795667444740,
+                     *             "nextAttemptAt": 1795676327990,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667444740,
+                     *             "createdAt": 1795676327990,
+                     *             "updatedAt": 1795676327990,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5828,15 +5820,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667444740,
+                     *             "createdAt": 1795676327990,
+                     *             "updatedAt": 1795676327990,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5979,16 +5971,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
-                     *         "secret": "whsec_XvKyAd6RSZKEOSjm4UzAyRZopJpHFWp7",
+                     *         "createdAt": 1795676327990,
+                     *         "updatedAt": 1795676327990,
+                     *         "secret": "whsec_0suMcAXi4e5AIf5Mdg+rNUeSa/wDeBQY",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6125,7 +6117,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
                 endpointId: string;
             };
             cookie?: never;
@@ -6145,15 +6137,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
+                     *         "createdAt": 1795676327990,
+                     *         "updatedAt": 1795676327990,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6267,7 +6259,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
                 endpointId: string;
             };
             cookie?: never;
@@ -6305,15 +6297,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
+                     *         "createdAt": 1795676327990,
+                     *         "updatedAt": 1795676327990,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6463,7 +6455,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
                 endpointId: string;
             };
             cookie?: never;
@@ -6483,7 +6475,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6601,7 +6593,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
                 endpointId: string;
             };
             cookie?: never;
@@ -6635,18 +6627,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
-                     *         "secret": "whsec_JSFoKL8zmGKX37YqEYxx8zyaN/dUR6ID",
+                     *         "createdAt": 1795676327990,
+                     *         "updatedAt": 1795676327990,
+                     *         "secret": "whsec_kbEMpM/a9ha0zsGJM7iUwh5MAFbaij8Y",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795671044740
+                     *         "previousSecretExpiresAt": 1795679927990
                      *       }
                      *     }
                      */
@@ -6801,7 +6793,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
                 endpointId: string;
             };
             cookie?: never;
@@ -6838,9 +6830,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
+                     *           "id": "evt_test_06h1d9jg6rwhkkr3vfbarqbsgafj3afetqjw",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795667444740,
+                     *           "createdAt": 1795676327990,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6865,19 +6857,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1c7p40g0v5g8cenkswsxp3tar7az611rg",
-                     *           "eventId": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
-                     *           "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *           "id": "whd_06h1d9jg6r2mz0geg1n7qhk64e3rtvmykhym",
+                     *           "eventId": "evt_test_06h1d9jg6rwhkkr3vfbarqbsgafj3afetqjw",
+                     *           "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795667444740,
+                     *           "nextAttemptAt": 1795676327990,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795667444740,
-                     *           "updatedAt": 1795667444740,
+                     *           "createdAt": 1795676327990,
+                     *           "updatedAt": 1795676327990,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -7058,76 +7050,66 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
-                     *             "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
-                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8",
+                     *             "eventId": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
+                     *             "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795667735585,
-                     *             "lastAttemptAt": 1795667449740,
+                     *             "attemptCount": 1,
+                     *             "nextAttemptAt": 1795676333215,
+                     *             "lastAttemptAt": 1795676327990,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667449740,
+                     *             "createdAt": 1795676327990,
+                     *             "updatedAt": 1795676327990,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795667444740,
+                     *                 "attemptedAt": 1795676327990,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 12,
-                     *                 "responseBody": null,
-                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *               },
-                     *               {
-                     *                 "number": 2,
-                     *                 "attemptedAt": 1795667449740,
-                     *                 "url": "https://hooks.acme.example/paysail",
-                     *                 "outcome": "FAILED",
-                     *                 "statusCode": null,
-                     *                 "latencyMs": 7,
+                     *                 "latencyMs": 83,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1c7p40g0v5g8cenkswsxp3tar7az611rg",
-                     *             "eventId": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
-                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "whd_06h1d9jg6r2mz0geg1n7qhk64e3rtvmykhym",
+                     *             "eventId": "evt_test_06h1d9jg6rwhkkr3vfbarqbsgafj3afetqjw",
+                     *             "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795667724144,
-                     *             "lastAttemptAt": 1795667449740,
+                     *             "nextAttemptAt": 1795676662322,
+                     *             "lastAttemptAt": 1795676332990,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667449740,
+                     *             "createdAt": 1795676327990,
+                     *             "updatedAt": 1795676332990,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795667444740,
+                     *                 "attemptedAt": 1795676327990,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 17,
+                     *                 "latencyMs": 95,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               },
                      *               {
                      *                 "number": 2,
-                     *                 "attemptedAt": 1795667449740,
+                     *                 "attemptedAt": 1795676332990,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 6,
+                     *                 "latencyMs": 104,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -7233,7 +7215,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10 */
+                /** @example whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -7253,38 +7235,28 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
-                     *         "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
-                     *         "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8",
+                     *         "eventId": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
+                     *         "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
                      *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
-                     *         "attemptCount": 2,
-                     *         "nextAttemptAt": 1795667735585,
-                     *         "lastAttemptAt": 1795667449740,
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": 1795676333215,
+                     *         "lastAttemptAt": 1795676327990,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667449740,
+                     *         "createdAt": 1795676327990,
+                     *         "updatedAt": 1795676327990,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795667444740,
+                     *             "attemptedAt": 1795676327990,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 12,
-                     *             "responseBody": null,
-                     *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *           },
-                     *           {
-                     *             "number": 2,
-                     *             "attemptedAt": 1795667449740,
-                     *             "url": "https://hooks.acme.example/paysail",
-                     *             "outcome": "FAILED",
-                     *             "statusCode": null,
-                     *             "latencyMs": 7,
+                     *             "latencyMs": 83,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7431,26 +7403,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *             "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *               "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *             "expiresAt": 1795753849740,
-                     *             "createdAt": 1795667449740,
+                     *             "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *             "expiresAt": 1795762732990,
+                     *             "createdAt": 1795676332990,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795667449740,
-                     *             "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *             "paidAt": 1795676332990,
+                     *             "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7676,19 +7648,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "expiresAt": 1795762732990,
+                     *         "createdAt": 1795676332990,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7842,7 +7814,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4 */
+                /** @example page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg */
                 pageId: string;
             };
             cookie?: never;
@@ -7862,26 +7834,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "expiresAt": 1795762732990,
+                     *         "createdAt": 1795676332990,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795667449740,
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "paidAt": 1795676332990,
+                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8017,7 +7989,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg */
+                /** @example page_06h1d9k3qrz49qctppgfgftk8tf74khff0dg */
                 pageId: string;
             };
             cookie?: never;
@@ -8043,23 +8015,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg",
+                     *         "id": "page_06h1d9k3qrz49qctppgfgftk8tf74khff0dg",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qrz49qctppgfgftk8tf74khff0dg",
+                     *         "expiresAt": 1795762732990,
+                     *         "createdAt": 1795676332990,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795667449740
+                     *         "expiredAt": 1795676332990
                      *       }
                      *     }
                      */
@@ -8214,7 +8186,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4 */
+                /** @example page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg */
                 pageId: string;
             };
             cookie?: never;
@@ -8257,26 +8229,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "expiresAt": 1795762732990,
+                     *         "createdAt": 1795676332990,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795667449740,
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "paidAt": 1795676332990,
+                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8489,14 +8461,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
-                     *             "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *             "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *             "id": "re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm",
+                     *             "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *             "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795667449740,
+                     *             "createdAt": 1795676332990,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8613,7 +8585,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                 *       "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8646,14 +8618,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
-                     *         "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "id": "re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm",
+                     *         "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795667449740,
+                     *         "createdAt": 1795676332990,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8803,7 +8775,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec */
+                /** @example re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm */
                 refundId: string;
             };
             cookie?: never;
@@ -8823,14 +8795,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
-                     *         "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "id": "re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm",
+                     *         "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795667449740,
+                     *         "createdAt": 1795676332990,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8966,12 +8938,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *             "checkoutPaymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 04:30:54",
-                     *             "transactionDate": "2026-11-26 04:30:49",
+                     *             "fraudIssueDate": "2026-11-26 06:58:57",
+                     *             "transactionDate": "2026-11-26 06:58:52",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -9083,7 +9055,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4 */
+                /** @example pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c */
                 id: string;
             };
             cookie?: never;
@@ -9104,12 +9076,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *           "checkoutPaymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:30:54",
-                     *           "transactionDate": "2026-11-26 04:30:49",
+                     *           "fraudIssueDate": "2026-11-26 06:58:57",
+                     *           "transactionDate": "2026-11-26 06:58:52",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9238,7 +9210,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                 *       "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -9267,12 +9239,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *           "checkoutPaymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:30:54",
-                     *           "transactionDate": "2026-11-26 04:30:49",
+                     *           "fraudIssueDate": "2026-11-26 06:58:57",
+                     *           "transactionDate": "2026-11-26 06:58:52",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9459,15 +9431,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
-                     *             "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
-                     *             "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
+                     *             "id": "dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc",
+                     *             "paymentPageId": "page_06h1d9kq8r7d2jhn5t1h7qv1rs4b2r63dqe8",
+                     *             "paymentId": "pay_06h1d9kq8ry12vgbpxxwwyzehbmdkypfjw4c",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796272264740,
-                     *             "createdAt": 1795667464740,
+                     *             "evidenceDueBy": 1796281147990,
+                     *             "createdAt": 1795676347990,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9584,7 +9556,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw */
+                /** @example dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc */
                 disputeId: string;
             };
             cookie?: never;
@@ -9604,15 +9576,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
-                     *         "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
-                     *         "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
+                     *         "id": "dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc",
+                     *         "paymentPageId": "page_06h1d9kq8r7d2jhn5t1h7qv1rs4b2r63dqe8",
+                     *         "paymentId": "pay_06h1d9kq8ry12vgbpxxwwyzehbmdkypfjw4c",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796272264740,
-                     *         "createdAt": 1795667464740,
+                     *         "evidenceDueBy": 1796281147990,
+                     *         "createdAt": 1795676347990,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9726,7 +9698,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw */
+                /** @example dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc */
                 disputeId: string;
             };
             cookie?: never;
@@ -9762,15 +9734,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
-                     *         "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
-                     *         "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
+                     *         "id": "dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc",
+                     *         "paymentPageId": "page_06h1d9kq8r7d2jhn5t1h7qv1rs4b2r63dqe8",
+                     *         "paymentId": "pay_06h1d9kq8ry12vgbpxxwwyzehbmdkypfjw4c",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796272264740,
-                     *         "createdAt": 1795667464740,
+                     *         "evidenceDueBy": 1796281147990,
+                     *         "createdAt": 1795676347990,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9950,33 +9922,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *             "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *             "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *             "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795667474740,
-                     *             "currentPeriodEnd": 1798259474740,
+                     *             "currentPeriodStart": 1795676357990,
+                     *             "currentPeriodEnd": 1798268357990,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795667474740,
-                     *             "updatedAt": 1795667474740,
+                     *             "createdAt": 1795676357990,
+                     *             "updatedAt": 1795676357990,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm",
+                     *               "id": "inv_06h1d9p5cryjy8rxgkd9fs2rppp07bg07hbc",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w",
-                     *               "periodStart": 1795667474740,
-                     *               "periodEnd": 1798259474740,
-                     *               "paidAt": 1795667474740,
-                     *               "createdAt": 1795667474740
+                     *               "paymentId": "pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr",
+                     *               "periodStart": 1795676357990,
+                     *               "periodEnd": 1798268357990,
+                     *               "paidAt": 1795676357990,
+                     *               "createdAt": 1795676357990
                      *             }
                      *           }
                      *         ],
@@ -10140,7 +10112,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
+                /** @example sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10160,33 +10132,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *         "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *         "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795667474740,
-                     *         "currentPeriodEnd": 1798259474740,
+                     *         "currentPeriodStart": 1795676357990,
+                     *         "currentPeriodEnd": 1798268357990,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795667474740,
-                     *         "updatedAt": 1795667474740,
+                     *         "createdAt": 1795676357990,
+                     *         "updatedAt": 1795676357990,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm",
+                     *           "id": "inv_06h1d9p5cryjy8rxgkd9fs2rppp07bg07hbc",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w",
-                     *           "periodStart": 1795667474740,
-                     *           "periodEnd": 1798259474740,
-                     *           "paidAt": 1795667474740,
-                     *           "createdAt": 1795667474740
+                     *           "paymentId": "pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr",
+                     *           "periodStart": 1795676357990,
+                     *           "periodEnd": 1798268357990,
+                     *           "paidAt": 1795676357990,
+                     *           "createdAt": 1795676357990
                      *         }
                      *       }
                      *     }
@@ -10359,7 +10331,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
+                /** @example sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10385,34 +10357,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *         "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *         "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795667479740,
-                     *         "currentPeriodEnd": 1798259479740,
+                     *         "currentPeriodStart": 1795676362990,
+                     *         "currentPeriodEnd": 1798268362990,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795667474740,
-                     *         "updatedAt": 1795667484740,
-                     *         "canceledAt": 1795667484740,
+                     *         "createdAt": 1795676357990,
+                     *         "updatedAt": 1795676367990,
+                     *         "canceledAt": 1795676367990,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g",
+                     *           "id": "inv_06h1d9prxr5t23tykqvvjqdsc14h09cr1eyg",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c7tcqgj6p70gnvnd8ddyhv4myxrr207c",
-                     *           "periodStart": 1795667479740,
-                     *           "periodEnd": 1798259479740,
-                     *           "paidAt": 1795667479740,
-                     *           "createdAt": 1795667479740
+                     *           "paymentId": "pay_06h1d9prxryn164pfhdh611egch6pf4a2yjg",
+                     *           "periodStart": 1795676362990,
+                     *           "periodEnd": 1798268362990,
+                     *           "paidAt": 1795676362990,
+                     *           "createdAt": 1795676362990
                      *         }
                      *       }
                      *     }
@@ -10627,7 +10599,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
+                /** @example sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10653,33 +10625,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *         "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *         "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795667479740,
-                     *         "currentPeriodEnd": 1798259479740,
+                     *         "currentPeriodStart": 1795676362990,
+                     *         "currentPeriodEnd": 1798268362990,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795667474740,
-                     *         "updatedAt": 1795667479740,
+                     *         "createdAt": 1795676357990,
+                     *         "updatedAt": 1795676362990,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g",
+                     *           "id": "inv_06h1d9prxr5t23tykqvvjqdsc14h09cr1eyg",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c7tcqgj6p70gnvnd8ddyhv4myxrr207c",
-                     *           "periodStart": 1795667479740,
-                     *           "periodEnd": 1798259479740,
-                     *           "paidAt": 1795667479740,
-                     *           "createdAt": 1795667479740
+                     *           "paymentId": "pay_06h1d9prxryn164pfhdh611egch6pf4a2yjg",
+                     *           "periodStart": 1795676362990,
+                     *           "periodEnd": 1798268362990,
+                     *           "paidAt": 1795676362990,
+                     *           "createdAt": 1795676362990
                      *         }
                      *       }
                      *     }
@@ -10920,31 +10892,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1c7ss6gp7cxzgyqjxy3a6rc0z5btr4j24",
-                     *           "createdAt": 1795667474740,
-                     *           "subscriptionId": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *           "id": "ent_06h1d9p5crwb2zpsea9z139fpfrfr1t918t8",
+                     *           "createdAt": 1795676357990,
+                     *           "subscriptionId": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
-                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
-                     *           "startPeriod": 1795667474740,
-                     *           "endPeriod": 1795667479740,
-                     *           "idempotencyKey": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m-1795667474740-1795667479740",
-                     *           "updatedAt": 1795667479740,
-                     *           "invoiceId": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm"
+                     *           "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "startPeriod": 1795676357990,
+                     *           "endPeriod": 1795676362990,
+                     *           "idempotencyKey": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8-1795676357990-1795676362990",
+                     *           "updatedAt": 1795676362990,
+                     *           "invoiceId": "inv_06h1d9p5cryjy8rxgkd9fs2rppp07bg07hbc"
                      *         },
                      *         {
-                     *           "id": "ent_06h1c7tcqg28y201rhx1157ndvpnbf38n5f0",
-                     *           "createdAt": 1795667479740,
-                     *           "subscriptionId": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *           "id": "ent_06h1d9prxrpyh8qqk7nh0tg4ft8wcywrzk8r",
+                     *           "createdAt": 1795676362990,
+                     *           "subscriptionId": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
-                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
-                     *           "startPeriod": 1795667479740,
-                     *           "endPeriod": 1798259479740,
-                     *           "idempotencyKey": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m-1795667479740-1798259479740",
-                     *           "invoiceId": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g"
+                     *           "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "startPeriod": 1795676362990,
+                     *           "endPeriod": 1798268362990,
+                     *           "idempotencyKey": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8-1795676362990-1798268362990",
+                     *           "invoiceId": "inv_06h1d9prxr5t23tykqvvjqdsc14h09cr1eyg"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -11080,18 +11052,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1c7m9dgvdgxmffc8vp437kk02z95e2zp8",
-                     *             "customerId": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
+                     *             "verificationId": "kyc_06h1d9gnkrnmnbsbwx34em3nd5rw3jv08zpg",
+                     *             "customerId": "cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1c7m9dgvdgxmffc8vp437kk02z95e2zp8_data",
+                     *             "providerCheckId": "check_kyc_06h1d9gnkrnmnbsbwx34em3nd5rw3jv08zpg_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795667429740
+                     *             "createdAt": 1795676312990
                      *           }
                      *         ]
                      *       }
@@ -11196,7 +11168,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7m9dg014bhapframyaysnakcvaswnkg */
+                /** @example cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg */
                 customerId: string;
             };
             cookie?: never;
@@ -11231,7 +11203,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
+                     *         "customerId": "cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11394,14 +11366,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795676312990
                      *         }
                      *       ]
                      *     }
@@ -11520,14 +11492,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc_9jKghdiJD7BCaEcxzcIJddfozSiQ_yLumORSZWKMnpw",
+                     *         "apiKey": "sk_06h1d9gnkrk6q82jxvjd5aqbgefqbtmdj9x8_lKh4lQYkW5sc0QlIj8ARYaORSU7X1tUGa_Xv0aiHQ70",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "HnpOcHHdbdpKHwV52JjrJKsI"
+                     *           "password": "8nfEaoAu5TerpHQDwIwTsRYx"
                      *         }
                      *       }
                      *     }
@@ -11646,7 +11618,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11664,14 +11636,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795667429740
+                     *         "createdAt": 1795676312990
                      *       }
                      *     }
                      */
@@ -11769,7 +11741,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11793,14 +11765,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795667429740,
+                     *         "createdAt": 1795676312990,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11937,7 +11909,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11969,14 +11941,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795667429740
+                     *         "createdAt": 1795676312990
                      *       }
                      *     }
                      */
@@ -12103,7 +12075,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12122,18 +12094,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
+                     *           "id": "key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm",
                      *           "name": "reporting",
-                     *           "last4": "0HmE",
-                     *           "createdAt": 1795667429740,
+                     *           "last4": "ueF0",
+                     *           "createdAt": 1795676312990,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc",
+                     *           "id": "key_06h1d9gnkrk6q82jxvjd5aqbgefqbtmdj9x8",
                      *           "name": "Default key",
-                     *           "last4": "Mnpw",
-                     *           "createdAt": 1795667429740,
+                     *           "last4": "HQ70",
+                     *           "createdAt": 1795676312990,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -12230,7 +12202,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12260,10 +12232,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
+                     *         "id": "key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw_XytQ87q1_PvqB4N6Xuuy17vN38Nu9AueZanbj_B0HmE",
-                     *         "createdAt": 1795667429740
+                     *         "apiKey": "sk_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm_C_JcNl-lgQlAK06DguNjG5V8WYdipJZvY13CcLKueF0",
+                     *         "createdAt": 1795676312990
                      *       }
                      *     }
                      */
@@ -12390,9 +12362,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
-                /** @example key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw */
+                /** @example key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm */
                 keyId: string;
             };
             cookie?: never;
@@ -12416,7 +12388,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
+                     *         "id": "key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12537,7 +12509,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12556,10 +12528,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c7m9dgt7b4n4qv2gvpts99vt6perp0d4",
-                     *           "key": "juWPjH--y5k7-8TZ670rtxnznUrPeAVz-PwBauvBVsU",
+                     *           "id": "pii_06h1d9gnkrr0y5y92fvhpjfpm43qscbdems8",
+                     *           "key": "DXS_BVhO68WFfttnh4LKd-e2pFV5EX7Qss3P9ZfAIac",
                      *           "active": true,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795676312990
                      *         }
                      *       ]
                      *     }
@@ -12652,7 +12624,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12677,16 +12649,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c7m9dgt7b4n4qv2gvpts99vt6perp0d4",
-                     *           "key": "juWPjH--y5k7-8TZ670rtxnznUrPeAVz-PwBauvBVsU",
+                     *           "id": "pii_06h1d9gnkrr0y5y92fvhpjfpm43qscbdems8",
+                     *           "key": "DXS_BVhO68WFfttnh4LKd-e2pFV5EX7Qss3P9ZfAIac",
                      *           "active": false,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795676312990
                      *         },
                      *         {
-                     *           "id": "pii_06h1c7m9dggrjkfy00nh6x5fs2hyq6g6ydp8",
-                     *           "key": "8CpBkCeid9zZ0mP8UOtDBaNA8G4W7okDlJGhPfvODyE",
+                     *           "id": "pii_06h1d9gnkrxarn1dge7epev1a39qq174q828",
+                     *           "key": "dizZwNPGZIN3luTes4BL7kr1lyGibIklJl6XOb8KfWM",
                      *           "active": true,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795676312990
                      *         }
                      *       ]
                      *     }
@@ -12814,7 +12786,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
+                /** @example cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r */
                 customerId: string;
             };
             cookie?: never;
@@ -12847,29 +12819,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795589912990,
+                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795676312990,
+                     *         "updatedAt": 1795676312990,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..BXzTMyX562MdQR0z.0dat.x4h1FyxLydKCHHdwE_BOVw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..9_6pqecD1J8BJLg-.PBwqTGltawQ.K9UKCCYGPrNvzFmU0ZO1vA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..gQ9VehlD8YMDyX5-.ndgVA1YRL41HgQ.YMPK8z-yUFkQBgShqLjTMw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Bb276qGZZw0cyOri.U_enFyKUlPZWUpsc.m79x35O2pHGa-po2uM3uuQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..QjQwrzUvm5I3URuf.gU5u.41gwnJdBbis2BeVgF4vJwg",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..trLslPtsN6yK4mMB.cABa7isjMJQ.z0fBGiXCscvhcjcN22UY9w",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..4mEW-3roKjanlKOs.44DpHT8iQSXx9g.9o5dULWm1HDk0xT0HnSKcQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..3rM0q9HSdcSymP3o.EIihIKD1yjgAB2KY.Q16qsW4LpqFHWSm2oKO-1g",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..duO8Kvrwsg8_fJbs.este-yawZFSYtxg.VxoPqytiHsWmU4KJrqhivA",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..CUE7P9A1755r3HXk.BSLy1DGqmjMPP1KNJQ.GfepV0rA4VGe0ThgMoK96A",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Ja1GrP93Qno8kkCn.cCc.5gl4jGgWZ7VTt-oXmlVZUw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..nRvXifzD84KndMnu.WxGGZ9A.WtVWvI3QRCN8pCqLQ9w85A",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ZVtwWD9fchALZD5V.Jf0.YSGYgoZAXLcgCQimxTBCiQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..pf1oyHixpW-2GEe2.rEJPPzNINNI3MnE.Flynns8ZhtRbx6HeUsnZRw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..RNmUire3ftizVIlS.et0zkrtDSjolITDvnQ.yjoOlgfJcJbwIFvYubD1Aw",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..8Z_qkxXNxrB9xKZm.QgI.37MYPJtLSsZ--G8Gtvz_OQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Z0iA6QJbU-7ulWBV.CNmc7EY.d6WLp_MoYHbaEvFA3TFR9g",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..2I7BYNTHVDwfm01q.MPI.8_q9bqjUgnoOAjsU1X215g"
                      *         }
                      *       }
                      *     }
@@ -12992,7 +12964,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13149,7 +13121,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13529,19 +13501,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1c7ss6gbt9bd56kmxvas0gq885c0vtk5c",
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "id": "eml_06h1d9p5cryv7ty2a4nvq4qxmex76r0mk5g0",
+                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
                      *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:31 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:31 AM UTC\nPayment ID: pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:31 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:31 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 6:59 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 6:59 AM UTC\nPayment ID: pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 6:59 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 6:59 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *             "relatedId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795667474740,
+                     *             "createdAt": 1795676357990,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13658,14 +13630,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1c7v08g5m81z1bqh394jg4w59za1e3gdm",
+                     *           "id": "fim_06h1d9qcere97v2yysn2jq21jqzxww32gg1r",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795667484740
+                     *           "createdAt": 1795676367990
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -14199,7 +14171,7 @@ export interface operations {
                 livemode?: boolean;
                 /**
                  * @description Only this merchant's events.
-                 * @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88
+                 * @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8
                  */
                 merchantId?: string;
                 /** @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`). */
@@ -14233,19 +14205,19 @@ export interface operations {
                      *       "data": {
                      *         "auditEvents": [
                      *           {
-                     *             "id": "aud_06h1c7ngfggwbqqs780v8j96mdp8hf56r78m",
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "id": "aud_06h1d9hwnrg0v97nn5s8vtgyvhwyrg8wgmcg",
+                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
                      *             "livemode": false,
                      *             "actorType": "api_key",
-                     *             "actorId": "key_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc",
+                     *             "actorId": "key_06h1d9gnkrk6q82jxvjd5aqbgefqbtmdj9x8",
                      *             "action": "payoutPages_release",
-                     *             "target": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "target": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
                      *             "address": "127.0.0.1",
                      *             "outcome": "SUCCEEDED",
                      *             "statusCode": 200,
                      *             "errorCode": null,
-                     *             "requestId": "req_IdNIPTXczEh_ZAUp",
-                     *             "createdAt": 1795667439740
+                     *             "requestId": "req_lSetfDwJyA_z_8sc",
+                     *             "createdAt": 1795676322990
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -14442,8 +14414,8 @@ export interface operations {
                         payoutDetails?: {
                             /** @description The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
                             transactionHash: string;
-                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
-                            explorerUrl: string;
+                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers for sandbox payouts paid on a testnet). Absent for the built-in sandbox rail's hashes, which are on no chain. */
+                            explorerUrl?: string;
                         };
                         metadata: {
                             [key: string]: string;
@@ -15624,8 +15596,8 @@ export interface operations {
                         payoutDetails?: {
                             /** @description The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
                             transactionHash: string;
-                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
-                            explorerUrl: string;
+                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers for sandbox payouts paid on a testnet). Absent for the built-in sandbox rail's hashes, which are on no chain. */
+                            explorerUrl?: string;
                         };
                         metadata: {
                             [key: string]: string;
@@ -15788,8 +15760,8 @@ export interface operations {
                         payoutDetails?: {
                             /** @description The on-chain transaction hash (EVM: 0x + 64 hex; Solana: the base58 signature). Sandbox: a deterministic hash on no chain. */
                             transactionHash: string;
-                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers in sandbox). */
-                            explorerUrl: string;
+                            /** @description The transaction on a block explorer of its network (etherscan, polygonscan, basescan, solscan; their testnet explorers for sandbox payouts paid on a testnet). Absent for the built-in sandbox rail's hashes, which are on no chain. */
+                            explorerUrl?: string;
                         };
                         metadata: {
                             [key: string]: string;

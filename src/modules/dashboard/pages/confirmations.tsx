@@ -116,3 +116,20 @@ export function rotatePiiKeyConfirmation(): Confirmation {
     confirmLabel: 'Rotate key',
   };
 }
+
+export function reissuePayoutConfirmation(page: PayoutPageResponse): Confirmation {
+  return {
+    title: 'Reissue this payout page?',
+    text: `The page of the payout of ${formatMoney(page.amount, page.fundingCurrency)} to ${payee(page)} is unlocked and the customer is e-mailed the link again; earlier codes stop working and code guessing starts again from zero. Reissue it only once you know the wrong codes were the customer's.`,
+    confirmLabel: 'Reissue payout page',
+    tone: 'primary',
+  };
+}
+
+export function eraseCustomerConfirmation(customer: { referenceId: string }): Confirmation {
+  return {
+    title: 'Erase this customer?',
+    text: `The personal data of customer ${customer.referenceId} — name, date of birth, phone, address, e-mail, bank or wallet details, cardholder name and the e-mails sent to them — is removed, and the KYC provider is asked to delete its copy. Payments, payouts, refunds and balances stay. Erasure cannot be undone.`,
+    confirmLabel: 'Erase customer',
+  };
+}

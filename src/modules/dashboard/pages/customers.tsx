@@ -4,7 +4,8 @@ import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '.
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { KycReviewItem } from '../../kyc/index.ts';
 import { KycReviewCard, KycReviewQueue } from './kyc-review.tsx';
@@ -146,7 +147,7 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
         </a>{' '}
         <span class="muted">— their pages, payments, subscriptions, identity checks and e-mails; personal data encrypted under your PII key.</span>
       </p>
-      {customer.erasedAt ? null : <EraseCard frame={frame} customerId={customer.id} />}
+      {customer.erasedAt ? null : <EraseCard frame={frame} customer={customer} />}
       <h2>Identity verifications</h2>
       {customer.verifications.length === 0 ? (
         <EmptyState title="No verification yet.">
@@ -176,23 +177,24 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
   );
 }
 
-/** Erasing the customer (right to erasure): a confirmation the server checks too. */
-function EraseCard(props: { frame: Frame; customerId: string }) {
+/** Erasing the customer (right to erasure): irreversible, so confirmed in the dialog (decision 0030). */
+function EraseCard(props: { frame: Frame; customer: { id: string; referenceId: string } }) {
   return (
-    <form method="post" action={modePath(props.frame.mode, `/customers/${props.customerId}/erase`)} class="card compact" aria-labelledby="erase-heading">
+    <section class="card compact" aria-labelledby="erase-heading">
       <h2 id="erase-heading">Erase this customer</h2>
-      <CsrfField token={props.frame.csrfToken} />
       <p class="muted" id="erase-help">
         Removes their name, date of birth, phone, address and e-mail, the bank or wallet details on their payout pages, the cardholder name on their payments and the
         e-mails sent to them, and asks the KYC provider to delete its copy. Payments, payouts, refunds and balances stay. Not possible while one of their payout pages is
         open.
       </p>
-      <label class="choice">
-        <input type="checkbox" name="confirm" value="yes" required aria-describedby="erase-help" /> I confirm: erase this customer's personal data. This cannot be undone.
-      </label>
-      <button type="submit" class="danger">
-        Erase customer
-      </button>
-    </form>
+      <ActionButton
+        action={modePath(props.frame.mode, `/customers/${props.customer.id}/erase`)}
+        csrfToken={props.frame.csrfToken}
+        label="Erase customer"
+        tone="danger"
+        describedBy="erase-help"
+        confirm={eraseCustomerConfirmation(props.customer)}
+      />
+    </section>
   );
 }

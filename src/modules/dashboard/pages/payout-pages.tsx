@@ -2,8 +2,9 @@ import { payoutPageStatuses } from '../../payout-pages/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
-import { cancelPayoutConfirmation, releasePayoutConfirmation } from './confirmations.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
+import { cancelPayoutConfirmation, releasePayoutConfirmation, reissuePayoutConfirmation } from './confirmations.tsx';
+import type { PayoutPageResponse } from '../../payout-pages/index.ts';
 import { payoutSubStatusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { ListPeriod } from '../date-range.ts';
@@ -109,7 +110,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           </div>
         ) : null}
       </div>
-      {canReissue ? <ReissueCard frame={frame} pageId={page.id} lockedAt={page.lockedAt ?? 0} /> : null}
+      {canReissue ? <ReissueCard frame={frame} page={page} lockedAt={page.lockedAt ?? 0} /> : null}
       <div class="card">
         <p class="amount">
           <Money amount={page.amount} currency={page.fundingCurrency} />
@@ -136,9 +137,13 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
             <>
               <dt>Transaction</dt>
               <dd>
-                <a href={page.payoutDetails.explorerUrl} target="_blank" rel="noopener noreferrer">
+                {page.payoutDetails.explorerUrl ? (
+                  <a href={page.payoutDetails.explorerUrl} target="_blank" rel="noopener noreferrer">
+                    <code>{page.payoutDetails.transactionHash}</code>
+                  </a>
+                ) : (
                   <code>{page.payoutDetails.transactionHash}</code>
-                </a>
+                )}
                 {page.merchant.livemode ? null : <span class="muted"> (sandbox: on no chain)</span>}
               </dd>
             </>
@@ -241,21 +246,23 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
   );
 }
 
-/** A page locked after too many wrong codes: reissuing it needs a ticked confirmation the server checks too. */
-function ReissueCard(props: { frame: Frame; pageId: string; lockedAt: number }) {
+/** A page locked after too many wrong codes: reissuing it lets guessing start again, so it is confirmed in the dialog (decision 0030). */
+function ReissueCard(props: { frame: Frame; page: PayoutPageResponse; lockedAt: number }) {
   return (
-    <form method="post" action={modePath(props.frame.mode, `/payout-pages/${props.pageId}/reissue`)} class="card compact" aria-labelledby="reissue-heading">
+    <section class="card compact" aria-labelledby="reissue-heading">
       <h2 id="reissue-heading">Locked after too many wrong codes</h2>
-      <CsrfField token={props.frame.csrfToken} />
       <p class="muted" id="reissue-help">
         Since <Time value={new Date(props.lockedAt)} /> the hosted page sends and accepts no verification code: someone entered 10 wrong codes. The customer was told to
         contact you. Reissue it once you know the guesses were theirs: it unlocks the page, makes earlier codes useless and e-mails the customer the link again. The
         payout itself does not change.
       </p>
-      <label class="choice">
-        <input type="checkbox" name="confirm" value="yes" required aria-describedby="reissue-help" /> I confirm: the customer asked for the page again.
-      </label>
-      <button type="submit">Reissue payout page</button>
-    </form>
+      <ActionButton
+        action={modePath(props.frame.mode, `/payout-pages/${props.page.id}/reissue`)}
+        csrfToken={props.frame.csrfToken}
+        label="Reissue payout page"
+        describedBy="reissue-help"
+        confirm={reissuePayoutConfirmation(props.page)}
+      />
+    </section>
   );
 }

@@ -145,7 +145,7 @@ export function createPayoutPagesPresenter(deps: { database: Database; payoutPag
         reference: attempt.railReference,
         referenceUrl: attempt.railReference ? railReferenceUrl(attempt.rail, attempt.railReference) : null,
         transactionHash: attempt.transactionHash,
-        explorerUrl: attempt.transactionHash && network ? explorerUrl(network, attempt.transactionHash, livemode) : null,
+        explorerUrl: attempt.transactionHash && network ? explorerUrl(network, attempt.transactionHash, { livemode, rail: attempt.rail }) : null,
         reason: attempt.reason,
         createdAt: attempt.createdAt,
         finishedAt: attempt.finishedAt ?? attempt.paidAt,

@@ -7,6 +7,8 @@ import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parseKycStatus, type CustomersPresenter } from '../presenters/customers.ts';
 import { CustomerPage, CustomersPage } from '../pages/customers.tsx';
+import { eraseCustomerConfirmation } from '../pages/confirmations.tsx';
+import { confirmFirst } from './confirm.ts';
 
 export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter: CustomersPresenter, reviews: KycReviews, dataRights: { erasure: ErasureService; customerExport: CustomerExportService }): void {
   web.get('/:mode/customers', async (request, reply) => {
@@ -41,13 +43,24 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
     );
   });
 
-  // Erasing (right to erasure): a ticked confirmation, checked here too; refusals come back as notices.
+  // Erasing (right to erasure): confirmed first (decision 0030); refusals come back as notices.
   web.post('/:mode/customers/:customerId/erase', async (request, reply) => {
     const view = screen(tools, request, reply);
     const id = param(request, 'customerId');
     const back = modePath(view.mode, `/customers/${encodeURIComponent(id)}`);
-    if (field(request.body, 'confirm', 5) !== 'yes') {
-      return reply.redirect(`${back}?error=erase-unconfirmed`, 303);
+    const confirming = await confirmFirst(view, request, {
+      section: 'customers',
+      back,
+      confirmation: async () => {
+        const customer = await presenter.detail(view.session.merchant.id, view.livemode, id);
+        if (!customer) {
+          throw notFoundPage('customer');
+        }
+        return eraseCustomerConfirmation(customer);
+      },
+    });
+    if (confirming) {
+      return reply;
     }
     return runAction(reply, back, 'customer-erased', async () => {
       try {

@@ -5,7 +5,7 @@ import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parsePayoutStatusFilter, type PayoutPagesPresenter } from '../presenters/payout-pages.ts';
 import { PayoutPageDetailPage, PayoutPagesPage } from '../pages/payout-pages.tsx';
-import { cancelPayoutConfirmation, releasePayoutConfirmation } from '../pages/confirmations.tsx';
+import { cancelPayoutConfirmation, reissuePayoutConfirmation, releasePayoutConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { parseListPeriod } from '../date-range.ts';
@@ -53,13 +53,18 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
     return runAction(reply, back, 'released', () => deps.payoutPages.releasePayoutPage(view.session.merchant, view.livemode, id));
   });
 
-  // Reissuing a locked page: a ticked confirmation, checked here too (it lets guessing start again).
+  // Reissuing a locked page lets code guessing start again: confirmed first (decision 0030).
   web.post('/:mode/payout-pages/:payoutPageId/reissue', async (request, reply) => {
     const view = screen(tools, request, reply);
     const id = param(request, 'payoutPageId');
     const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
-    if (field(request.body, 'confirm', 5) !== 'yes') {
-      return reply.redirect(`${back}?error=reissue-unconfirmed`, 303);
+    const confirming = await confirmFirst(view, request, {
+      section: 'payout-pages',
+      back,
+      confirmation: async () => reissuePayoutConfirmation(await deps.payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
+    });
+    if (confirming) {
+      return reply;
     }
     return runAction(reply, back, 'reissued', () => deps.payoutPages.reissuePayoutPage(view.session.merchant, view.livemode, id));
   });

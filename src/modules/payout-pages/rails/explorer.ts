@@ -2,9 +2,13 @@ import { createHash } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { CryptoNetwork } from '../destinations.ts';
 
+/** The built-in sandbox rail (sandbox.ts): its payouts move nothing, on any chain. */
+export const sandboxRailName = 'sandbox-rail';
+
 /**
  * Block explorers, per network: mainnet explorers for live payouts, the testnet explorers for
- * sandbox ones (sandbox payouts and Circle's test environment run on testnets).
+ * sandbox payouts paid on a testnet (Circle's test environment). The built-in sandbox rail's hashes
+ * are on no chain and get no explorer (decision 0037).
  */
 const explorers: Record<CryptoNetwork, { live: (hash: string) => string; test: (hash: string) => string }> = {
   ETHEREUM: { live: (hash) => `https://etherscan.io/tx/${hash}`, test: (hash) => `https://sepolia.etherscan.io/tx/${hash}` },
@@ -13,10 +17,17 @@ const explorers: Record<CryptoNetwork, { live: (hash: string) => string; test: (
   SOLANA: { live: (hash) => `https://solscan.io/tx/${hash}`, test: (hash) => `https://solscan.io/tx/${hash}?cluster=devnet` },
 };
 
-/** The explorer page of a transaction; `encodeURIComponent` keeps whatever a rail reported inside the path. */
-export function explorerUrl(network: CryptoNetwork, transactionHash: string, livemode: boolean): string {
+/**
+ * The explorer page of a transaction, or null when the rail that paid it is the built-in sandbox
+ * rail (its hash is on no chain: a real explorer would show "not found", or someone else's
+ * transaction). `encodeURIComponent` keeps whatever a rail reported inside the path.
+ */
+export function explorerUrl(network: CryptoNetwork, transactionHash: string, paidBy: { livemode: boolean; rail: string | null }): string | null {
+  if (!paidBy.livemode && (paidBy.rail === null || paidBy.rail === sandboxRailName)) {
+    return null;
+  }
   const explorer = explorers[network];
-  return (livemode ? explorer.live : explorer.test)(encodeURIComponent(transactionHash));
+  return (paidBy.livemode ? explorer.live : explorer.test)(encodeURIComponent(transactionHash));
 }
 
 /**

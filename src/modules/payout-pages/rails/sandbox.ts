@@ -4,9 +4,9 @@ import { sandboxProviderRecords } from '../../../db/schema/index.ts';
 import type { Clock } from '../../../clock.ts';
 import type { PayoutDestination } from '../destinations.ts';
 import type { PayoutRail, PayoutRailRecord, PayoutRailStatus } from './types.ts';
-import { sandboxTransactionHash } from './explorer.ts';
+import { sandboxRailName, sandboxTransactionHash } from './explorer.ts';
 
-export const sandboxRailName = 'sandbox-rail';
+export { sandboxRailName } from './explorer.ts';
 
 type SandboxOutcome = { outcome: 'PAID' } | { outcome: 'REJECTED'; reason: string } | { outcome: 'RETURNED'; reason: string };
 

@@ -1,10 +1,11 @@
-import type { AppError } from '../../../http/errors.ts';
+import { wrongParameter, type AppError } from '../../../http/errors.ts';
+import { accountNumberMismatch } from './payout-script.ts';
 import type { KycInput, PayoutDestination, PayoutMethodInput, PayoutMethodType } from '../../../modules/payout-pages/index.ts';
 import { networkLabels, type DestinationValues, type FieldErrors } from './views.tsx';
 
 /** Reading the hosted payout page's form posts: field values, and API errors mapped back onto form fields. */
 
-const destinationFieldNames = ['accountHolderName', 'routingNumber', 'accountNumber', 'accountType', 'network', 'address'] as const;
+const destinationFieldNames = ['accountHolderName', 'routingNumber', 'accountNumber', 'accountNumberConfirmation', 'accountType', 'network', 'address'] as const;
 export const kycFieldNames = ['firstName', 'middleName', 'lastName', 'dateOfBirth', 'phoneNumber', 'address.line1', 'address.line2', 'address.city', 'address.state', 'address.postalCode', 'address.country'] as const;
 
 export function text(body: Record<string, unknown>, name: string, max = 255): string {
@@ -37,6 +38,27 @@ function ruleOf(error: AppError, field: string, prefixes: readonly string[]): st
   return message.charAt(0).toUpperCase() + message.slice(1) + (message.endsWith('.') ? '' : '.');
 }
 
+/**
+ * The account number's second entry (hosted page only; the API takes one): a problem on
+ * `accountNumberConfirmation` when it is missing or differs (spaces and dashes aside, as the
+ * account number's own check ignores them), else null.
+ */
+export function confirmationProblem(body: Record<string, unknown>): AppError | null {
+  if (text(body, 'type', 40) !== 'BANK_TRANSFER') {
+    return null;
+  }
+  const digits = (name: string) => text(body, name, 200).replace(/[\s-]/g, '');
+  const again = digits('accountNumberConfirmation');
+  if (again === '') {
+    return wrongParameter('accountNumberConfirmation', 'Enter the account number a second time.');
+  }
+  return again === digits('accountNumber') ? null : wrongParameter('accountNumberConfirmation', accountNumberMismatch);
+}
+
+/**
+ * What the destination form posted. `values` are what the form shows again after a problem: never
+ * the account number (either entry), which is typed again like a card number.
+ */
 export function destinationInput(body: Record<string, unknown>): { method: PayoutMethodType | null; input: PayoutMethodInput; values: DestinationValues } {
   const type = text(body, 'type', 40);
   const method = isMethod(type) ? type : null;
@@ -45,7 +67,7 @@ export function destinationInput(body: Record<string, unknown>): { method: Payou
   const fields = method === 'BANK_TRANSFER' ? (['accountHolderName', 'routingNumber', 'accountNumber', 'accountType'] as const) : (['network', 'address'] as const);
   for (const name of fields) {
     const value = text(body, name, 200);
-    values[name] = value;
+    values[name] = name === 'accountNumber' ? '' : value;
     input[name] = value;
   }
   return { method, input, values };
@@ -59,7 +81,7 @@ export function destinationErrors(...errors: AppError[]): FieldErrors {
     const name = (destinationFieldNames as readonly string[]).includes(field) ? field : field === 'type' ? 'type' : 'accountHolderName';
     fieldErrors[name] ??= ruleOf(error, field, ['payoutMethod.']);
   }
-  return fieldErrors;
+  return Object.fromEntries(['type', ...destinationFieldNames].flatMap((name) => (fieldErrors[name] ? [[name, fieldErrors[name]]] : [])));
 }
 
 /** What the review step shows of a validated destination (the account number masked). */

@@ -1,12 +1,21 @@
 import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pages/index.ts';
-import { Csrf, DeclineLink, ErrorSummary, Field, Shell, methodLabels, networkLabels, type FieldErrors, type PageSummary } from './components.tsx';
+import { Csrf, DeclineLink, ErrorSummary, Field, SelectField, Shell, methodLabels, networkLabels, type FieldErrors, type PageSummary } from './components.tsx';
+import { countryOptions, usStateOptions } from './address-options.ts';
 
 /** Verified, CREATED: which method. A GET form, so it works without JavaScript and without state. */
-export function MethodPage(props: { nonce: string; summary: PageSummary; greetingName: string | null; methods: PayoutMethodType[] }) {
+/** `retrying`: other details after a rejected or returned payout (no decline then: the page is FAILED, past declining). */
+export function MethodPage(props: { nonce: string; summary: PageSummary; greetingName: string | null; methods: PayoutMethodType[]; retrying?: boolean }) {
   const { summary } = props;
   return (
-    <Shell nonce={props.nonce} title="Choose how to get paid" summary={summary}>
-      <h1>{props.greetingName ? `Hi ${props.greetingName}, how would you like to get paid?` : 'How would you like to get paid?'}</h1>
+    <Shell nonce={props.nonce} title="Choose how to get paid" summary={summary} step="method">
+      {props.retrying ? (
+        <>
+          <h1>Where should we send it instead?</h1>
+          <p class="notice">The last payout could not be delivered. Choose how to get paid, then enter the new details: the payout is sent again, once.</p>
+        </>
+      ) : (
+        <h1>{props.greetingName ? `Hi ${props.greetingName}, how would you like to get paid?` : 'How would you like to get paid?'}</h1>
+      )}
       <form method="get" action={`/payout-page/${summary.id}`}>
         <fieldset>
           <legend>Payout method</legend>
@@ -19,7 +28,7 @@ export function MethodPage(props: { nonce: string; summary: PageSummary; greetin
         </fieldset>
         <button type="submit">Continue</button>
       </form>
-      <DeclineLink id={summary.id} />
+      {props.retrying ? null : <DeclineLink id={summary.id} />}
     </Shell>
   );
 }
@@ -28,6 +37,7 @@ export const bankLabels: Record<string, string> = {
   accountHolderName: 'Account holder name',
   routingNumber: 'Routing number',
   accountNumber: 'Account number',
+  accountNumberConfirmation: 'Confirm account number',
   accountType: 'Account type',
 };
 
@@ -35,7 +45,11 @@ export const cryptoLabels: Record<string, string> = { network: 'Network', addres
 
 export type DestinationValues = Record<string, string>;
 
-/** The destination form of the chosen method; posts to the review step. */
+/**
+ * The destination form of the chosen method; posts to the review step. The account number is
+ * entered twice and never written back into the page (like a card number): after a problem both
+ * entries are empty again.
+ */
 export function DestinationPage(props: {
   nonce: string;
   summary: PageSummary;
@@ -44,11 +58,12 @@ export function DestinationPage(props: {
   values: DestinationValues;
   errors: FieldErrors;
   canChangeMethod: boolean;
+  retrying?: boolean;
 }) {
   const { summary, values, errors } = props;
   const isBank = props.method === 'BANK_TRANSFER';
   return (
-    <Shell nonce={props.nonce} title={isBank ? 'Bank account details' : 'Wallet details'} summary={summary}>
+    <Shell nonce={props.nonce} title={isBank ? 'Bank account details' : 'Wallet details'} summary={summary} step="details">
       <h1>{isBank ? 'Where should we send the money?' : 'Which wallet should receive the USDC?'}</h1>
       <ErrorSummary errors={errors} labels={isBank ? bankLabels : cryptoLabels} />
       <form method="post" action={`/payout-page/${summary.id}/review`} novalidate>
@@ -67,7 +82,8 @@ export function DestinationPage(props: {
               required
               hint="The 9-digit ABA number at the bottom left of a check."
             />
-            <Field name="accountNumber" label="Account number" value={values.accountNumber} errors={errors} inputmode="numeric" maxlength={20} required hint="4 to 17 digits." />
+            <Field name="accountNumber" label="Account number" value="" errors={errors} inputmode="numeric" maxlength={20} required hint="4 to 17 digits." />
+            <Field name="accountNumberConfirmation" label="Confirm account number" value="" errors={errors} inputmode="numeric" maxlength={20} required liveError />
             <fieldset {...(errors.accountType ? { 'aria-invalid': 'true' } : {})}>
               <legend id="accountType">Account type</legend>
               {(['CHECKING', 'SAVINGS'] as const).map((type) => (
@@ -110,16 +126,20 @@ export function DestinationPage(props: {
       <p class="links">
         {props.canChangeMethod ? <a href={`/payout-page/${summary.id}`}>Choose another method</a> : null}
       </p>
-      <DeclineLink id={summary.id} />
+      {props.retrying ? null : <DeclineLink id={summary.id} />}
     </Shell>
   );
 }
 
-/** The last look before confirming; the values travel in hidden fields (nothing is stored before confirmation). */
-export function ReviewPage(props: { nonce: string; summary: PageSummary; csrfToken: string; method: PayoutMethodType; values: DestinationValues; display: Array<[string, string]> }) {
+/**
+ * The last look before confirming. Nothing is stored before confirmation: the destination travels
+ * to the confirm step sealed (encrypted and bound to this page, `sealed`), so the account number is
+ * not in the page's HTML.
+ */
+export function ReviewPage(props: { nonce: string; summary: PageSummary; csrfToken: string; method: PayoutMethodType; sealed: string; display: Array<[string, string]> }) {
   const { summary } = props;
   return (
-    <Shell nonce={props.nonce} title="Review your payout" summary={summary}>
+    <Shell nonce={props.nonce} title="Review your payout" summary={summary} step="review">
       <h1>Check the details</h1>
       <div class="card">
         <dl>
@@ -137,9 +157,7 @@ export function ReviewPage(props: { nonce: string; summary: PageSummary; csrfTok
       <form method="post" action={`/payout-page/${summary.id}/confirm`}>
         <Csrf token={props.csrfToken} />
         <input type="hidden" name="type" value={props.method} />
-        {Object.entries(props.values).map(([name, value]) => (
-          <input type="hidden" name={name} value={value} />
-        ))}
+        <input type="hidden" name="sealed" value={props.sealed} />
         <button type="submit">Confirm payout</button>
       </form>
       <p class="links">
@@ -171,7 +189,7 @@ export function KycPage(props: { nonce: string; summary: PageSummary; csrfToken:
     return knownValue !== undefined ? { value: knownValue, readonly: true, hint: 'Already on file.' } : { value: values[name] ?? '' };
   };
   return (
-    <Shell nonce={props.nonce} title="Verify your identity" summary={summary}>
+    <Shell nonce={props.nonce} title="Verify your identity" summary={summary} step="identity">
       <h1>{props.greetingName ? `Thanks, ${props.greetingName}. One more step` : 'One more step'}</h1>
       <p>Before {summary.merchantName} can pay you, we need to verify your identity. Fields already on file are shown greyed out.</p>
       <ErrorSummary errors={errors} labels={kycLabels} />
@@ -187,23 +205,41 @@ export function KycPage(props: { nonce: string; summary: PageSummary; csrfToken:
         </fieldset>
         <fieldset>
           <legend>Home address</legend>
+          {known['address.country'] !== undefined ? (
+            <Field name="address.country" label={kycLabels['address.country'] ?? ''} errors={errors} autocomplete="country" required maxlength={2} {...fieldProps('address.country')} />
+          ) : (
+            <SelectField
+              name="address.country"
+              label={kycLabels['address.country'] ?? ''}
+              value={values['address.country'] ?? 'US'}
+              errors={errors}
+              options={countryOptions}
+              placeholder="Select a country"
+              autocomplete="country"
+              required
+            />
+          )}
           <Field name="address.line1" label={kycLabels['address.line1'] ?? ''} errors={errors} autocomplete="address-line1" required maxlength={255} {...fieldProps('address.line1')} />
           <Field name="address.line2" label={`${kycLabels['address.line2'] ?? ''} (optional)`} errors={errors} autocomplete="address-line2" maxlength={255} {...fieldProps('address.line2')} />
           <Field name="address.city" label={kycLabels['address.city'] ?? ''} errors={errors} autocomplete="address-level2" required maxlength={255} {...fieldProps('address.city')} />
           <div class="row">
-            <Field name="address.state" label={kycLabels['address.state'] ?? ''} errors={errors} autocomplete="address-level1" maxlength={255} {...fieldProps('address.state')} hint="Required in the US (two letters, e.g. CA)." />
+            {known['address.state'] !== undefined ? (
+              <Field name="address.state" label={kycLabels['address.state'] ?? ''} errors={errors} autocomplete="address-level1" maxlength={255} {...fieldProps('address.state')} />
+            ) : known['address.country'] !== undefined && known['address.country'] !== 'US' ? null : (
+              <div data-us-state="">
+                <SelectField
+                  name="address.state"
+                  label={kycLabels['address.state'] ?? ''}
+                  value={values['address.state'] ?? ''}
+                  errors={errors}
+                  options={usStateOptions}
+                  placeholder="Select a state (US only)"
+                  autocomplete="address-level1"
+                />
+              </div>
+            )}
             <Field name="address.postalCode" label={kycLabels['address.postalCode'] ?? ''} errors={errors} autocomplete="postal-code" required maxlength={255} {...fieldProps('address.postalCode')} />
           </div>
-          <Field
-            name="address.country"
-            label={kycLabels['address.country'] ?? ''}
-            errors={errors}
-            autocomplete="country"
-            required
-            maxlength={2}
-            {...fieldProps('address.country')}
-            hint="Two-letter country code, e.g. US."
-          />
         </fieldset>
         <button type="submit">Submit for verification</button>
       </form>

@@ -100,7 +100,7 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(loaded.page.id));
     return tools.render(
       reply,
-      (nonce) => DestinationPage({ nonce, summary: summaryOf(loaded), csrfToken, method, values, errors, canChangeMethod: loaded.supportedMethods.length > 1 }),
+      (nonce) => DestinationPage({ nonce, summary: summaryOf(loaded), csrfToken, method, values, errors, canChangeMethod: loaded.supportedMethods.length > 1, retrying: isRetryable(loaded.page) }),
       renderOptions(loaded.page, status),
     );
   }
@@ -140,7 +140,11 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
           returnLabel: returnUrl ? `Return to ${loaded.merchantName}` : null,
           canDecline: verified && status === 'PENDING',
           canRetry: isRetryable(page),
-          transaction: page.transactionHash && page.payoutMethod?.type === 'CRYPTO_WALLET' ? { hash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page.livemode), sandbox: !page.livemode } : null,
+          showSteps: page.customerConfirmedAt !== null,
+          transaction:
+            page.transactionHash && page.payoutMethod?.type === 'CRYPTO_WALLET'
+              ? { hash: page.transactionHash, explorerUrl: explorerUrl(page.payoutMethod.network, page.transactionHash, page), sandbox: !page.livemode }
+              : null,
         }),
       renderOptions(page),
     );

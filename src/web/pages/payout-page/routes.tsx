@@ -3,8 +3,8 @@ import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
 import type { WebTools } from '../../scope.ts';
 import { isRetryable, type PayoutPageRow } from '../../../modules/payout-pages/index.ts';
-import { LockedPage, MethodPage, ReviewPage, type DestinationValues, type VerifyNotice } from './views.tsx';
-import { destinationErrors, destinationInput, isMethod, kycErrors, kycInput, reviewDisplay, text } from './form-input.ts';
+import { LockedPage, MethodPage, ReviewPage, type VerifyNotice } from './views.tsx';
+import { confirmationProblem, destinationErrors, destinationInput, isMethod, kycErrors, kycInput, reviewDisplay, text } from './form-input.ts';
 import { csrfScope, payoutPageContext, sessionCookieName, type PayoutPageDeps } from './page-context.ts';
 import { createPayoutStepUp } from './step-up.tsx';
 import type { KycService } from '../../../modules/kyc/index.ts';
@@ -63,7 +63,7 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
       return ctx.renderDestination(request, reply, loaded, chosen, {}, {});
     }
     const greetingName = (await payoutPages.kycPrefill(page.id)).firstName;
-    return tools.render(reply, (nonce) => MethodPage({ nonce, summary: summaryOf(loaded), greetingName, methods: loaded.supportedMethods }), renderOptions(page));
+    return tools.render(reply, (nonce) => MethodPage({ nonce, summary: summaryOf(loaded), greetingName, methods: loaded.supportedMethods, retrying }), renderOptions(page));
   });
 
   web.post('/payout-page/:payoutPageId/code', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
@@ -117,13 +117,14 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
       return reply.redirect(`/payout-page/${id}`, 303);
     }
     const { destination, problems } = payoutPages.checkDestination(input);
-    if (!destination) {
-      return ctx.renderDestination(request, reply, loaded, method, values, destinationErrors(...problems), 400);
+    const mismatch = confirmationProblem(body);
+    if (!destination || mismatch) {
+      return ctx.renderDestination(request, reply, loaded, method, values, destinationErrors(...problems, ...(mismatch ? [mismatch] : [])), 400);
     }
     const display = reviewDisplay(destination);
-    const normalized: DestinationValues = Object.fromEntries(Object.entries(destination).filter(([name]) => name !== 'type').map(([name, value]) => [name, String(value)]));
+    const sealed = payoutPages.sealForReview(loaded.page, destination);
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(id));
-    return tools.render(reply, (nonce) => ReviewPage({ nonce, summary: summaryOf(loaded), csrfToken, method, values: normalized, display }), renderOptions(loaded.page));
+    return tools.render(reply, (nonce) => ReviewPage({ nonce, summary: summaryOf(loaded), csrfToken, method, sealed, display }), renderOptions(loaded.page));
   });
 
   web.post('/payout-page/:payoutPageId/confirm', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
@@ -132,12 +133,17 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
     if (redirect) {
       return reply.redirect(redirect, 303);
     }
-    const { method, input, values } = destinationInput(body);
+    const loaded = await load(id);
+    if ((loaded.page.status !== 'CREATED' || expiredNow(loaded.page)) && !isRetryable(loaded.page)) {
+      return reply.redirect(`/payout-page/${id}`, 303);
+    }
+    // What the review step sealed; the details themselves are not in the post (nor in the review page).
+    const method = text(body, 'type', 40);
     try {
-      await payoutPages.confirm(id, input);
+      await payoutPages.confirmSealed(id, text(body, 'sealed', 4000));
     } catch (error) {
-      if (error instanceof AppError && error.code === 'WRONG_PARAMETER' && method) {
-        return ctx.renderDestination(request, reply, await load(id), method, values, destinationErrors(error), 400);
+      if (error instanceof AppError && error.code === 'WRONG_PARAMETER' && isMethod(method)) {
+        return ctx.renderDestination(request, reply, loaded, method, {}, destinationErrors(error), 400);
       }
       return backOnInvalidState(reply, id, error);
     }

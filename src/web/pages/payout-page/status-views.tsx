@@ -29,7 +29,12 @@ export function statusCopy(status: string, subStatus: string, merchantName: stri
     case 'FAILED/KYC_REJECTED':
       return { title: 'Not completed', heading: 'We couldn’t verify your identity', body: `The payout could not be completed. Please contact ${merchantName}.`, tone: 'bad' };
     case 'FAILED/PAYOUT_REJECTED':
-      return { title: 'Not delivered', heading: 'The payout could not be delivered', body: 'The destination rejected the payout. You can enter other details, and it will be sent again.', tone: 'bad' };
+      return {
+        title: 'Not delivered',
+        heading: 'The payout could not be delivered',
+        body: 'The receiving bank or network refused the payout to the details you entered (for example a closed account, a wrong account number, or a wallet that cannot receive it). No money was lost: enter other details and the payout is sent again, to them.',
+        tone: 'bad',
+      };
     case 'FAILED/PAYOUT_RETURNED':
       return { title: 'Returned', heading: 'The payout was returned', body: 'The payout was sent, but the receiving bank or network returned it. You can enter other details, and it will be sent again.', tone: 'bad' };
     case 'CANCELED/CUSTOMER_DECLINED':
@@ -54,14 +59,16 @@ export function StatusPage(props: {
   returnLabel: string | null;
   canDecline: boolean;
   canRetry: boolean;
-  /** A paid USDC payout: its transaction on chain (sandbox: a deterministic hash on no chain). */
-  transaction: { hash: string; explorerUrl: string; sandbox: boolean } | null;
+  /** The customer went through the steps (confirmed the payout): the step indicator shows them done. */
+  showSteps: boolean;
+  /** A paid USDC payout: its transaction; `explorerUrl` null for the sandbox rail's hashes (on no chain). */
+  transaction: { hash: string; explorerUrl: string | null; sandbox: boolean } | null;
 }) {
   const { summary, copy } = props;
   return (
-    <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
+    <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.showSteps ? { step: 'status' as const, finished: copy.tone === 'good' } : {})} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
       <h1>{copy.heading}</h1>
-      <div class="card" role="status" aria-live="polite">
+      <div class="card" role="status" aria-live="polite" {...(props.refreshSeconds ? { 'data-refresh-seconds': String(props.refreshSeconds), 'data-status-key': `${copy.title}|${copy.heading}|${props.transaction ? 'hash' : ''}` } : {})}>
         <p class={`status ${copy.tone === 'good' ? 'success' : copy.tone === 'bad' ? 'error' : ''}`}>{copy.title}</p>
         <p>{copy.body}</p>
         {props.method ? (
@@ -74,16 +81,26 @@ export function StatusPage(props: {
         ) : null}
         {props.transaction ? (
           <div class="transaction">
-            <p class="muted">Transaction{props.transaction.sandbox ? ' (sandbox: not on any chain)' : ''}</p>
-            <p class="mono">{props.transaction.hash}</p>
-            <p>
-              <a href={props.transaction.explorerUrl} target="_blank" rel="noopener noreferrer">
-                View on the block explorer
-              </a>
+            <p class="muted" id="transaction-label">
+              Transaction hash{props.transaction.explorerUrl === null && props.transaction.sandbox ? ' (sandbox: on no chain, so no explorer shows it)' : ''}
             </p>
+            <p class="mono" id="transaction-hash" aria-labelledby="transaction-label">
+              {props.transaction.hash}
+            </p>
+            <div class="transaction-actions">
+              <button type="button" class="secondary" data-copy="transaction-hash" hidden>
+                Copy hash
+              </button>
+              {props.transaction.explorerUrl ? (
+                <a href={props.transaction.explorerUrl} target="_blank" rel="noopener noreferrer">
+                  View on the block explorer<span class="visually-hidden"> (opens in a new tab)</span>
+                </a>
+              ) : null}
+              <span class="hint" id="transaction-hash-copied" role="status"></span>
+            </div>
           </div>
         ) : null}
-        {props.refreshSeconds ? <p class="hint">This page refreshes every {props.refreshSeconds} seconds.</p> : null}
+        {props.refreshSeconds ? <p class="hint">This page updates by itself when anything changes.</p> : null}
       </div>
       {props.canRetry ? (
         <p>

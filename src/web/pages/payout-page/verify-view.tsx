@@ -17,7 +17,7 @@ export function VerifyPage(props: { nonce: string; summary: PageSummary; csrfTok
   const { summary } = props;
   const isError = props.notice === 'wrong' || props.notice === 'no_code' || props.notice === 'too_many';
   return (
-    <Shell nonce={props.nonce} title="Verify it’s you" summary={summary}>
+    <Shell nonce={props.nonce} title="Verify it’s you" summary={summary} step="verify">
       <h1>{summary.merchantName} is sending you a payout</h1>
       <p>
         To protect your details, first confirm it’s you. We’ll e-mail a 6-digit code to the address {summary.merchantName} has on file.
