@@ -1,5 +1,5 @@
-import { and, desc, eq, isNull, or, type SQL } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
+import { and, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { queryNamedRows, type Database } from '../../db/client.ts';
 import { auditEvents, type AuditActorType, type AuditOutcome } from '../../db/schema/index.ts';
 import { newId, idPrefixes } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -52,28 +52,60 @@ function storable(value: string | null): string | null {
 /** Rows per INSERT: a burst of actions is written in a few statements rather than one per request. */
 const batchSize = 200;
 
+type AuditRow = typeof auditEvents.$inferInsert;
+
+/**
+ * The rows as one JSON parameter of one statement text (a named prepared statement: PostgreSQL parses
+ * and plans it once per connection, whatever the number of rows).
+ */
+function insertStatement(rows: readonly AuditRow[]): SQL {
+  const json = JSON.stringify(
+    rows.map((row) => ({
+      id: row.id,
+      merchant_id: row.merchantId ?? null,
+      livemode: row.livemode ?? null,
+      actor_type: row.actorType,
+      actor_id: row.actorId,
+      action: row.action,
+      target: row.target ?? null,
+      address: row.address,
+      outcome: row.outcome,
+      status_code: row.statusCode,
+      error_code: row.errorCode ?? null,
+      request_id: row.requestId,
+      created_at: row.createdAt instanceof Date ? row.createdAt.toISOString() : row.createdAt,
+    })),
+  );
+  return sql`insert into audit_events (id, merchant_id, livemode, actor_type, actor_id, action, target, address, outcome, status_code, error_code, request_id, created_at)
+    select id, merchant_id, livemode, actor_type, actor_id, action, target, address, outcome, status_code, error_code, request_id, created_at
+    from json_to_recordset(${json}::json) as r(id text, merchant_id text, livemode boolean, actor_type text, actor_id text, action text, target text,
+      address text, outcome text, status_code integer, error_code text, request_id text, created_at timestamptz)`;
+}
+
 /**
  * The audit log (decision 0028). `record` queues a row and returns at once: the rows queued during
- * one turn of the event loop are written by one INSERT on the next, after the answers were sent.
+ * one turn of the event loop are written by one INSERT on the next, after the answers were sent;
+ * rows queued while an INSERT is in flight wait for it and go together in the next one, so a busy
+ * server writes its audit rows in a few statements rather than one per request.
  * A write that fails is logged (with the rows' ids and actions, no more) and not retried.
  */
 export function createAuditLog(deps: { database: Database; clock: Clock; keyRing: KeyRing; logger: Logger }) {
   const { database, clock, logger } = deps;
   const cursors = createBoundCursorCodecs(deps.keyRing, 'audit_events');
-  let queued: (typeof auditEvents.$inferInsert)[] = [];
-  let writing: Promise<void> = Promise.resolve();
+  let queued: AuditRow[] = [];
+  let inFlight: Promise<void> | null = null;
   let scheduled = false;
 
-  async function write(rows: (typeof auditEvents.$inferInsert)[]): Promise<void> {
+  async function write(rows: AuditRow[]): Promise<void> {
     for (let start = 0; start < rows.length; start += batchSize) {
       const batch = rows.slice(start, start + batchSize);
       try {
-        await database.db.insert(auditEvents).values(batch);
+        await queryNamedRows(database.db, 'audit_events_insert', insertStatement(batch));
       } catch {
         // One row the database refuses must not take the others with it: row by row, once.
         for (const row of batch) {
           try {
-            await database.db.insert(auditEvents).values(row);
+            await queryNamedRows(database.db, 'audit_events_insert', insertStatement([row]));
           } catch (error) {
             logger.error({ err: error, auditEvent: `${row.id} ${row.action}` }, 'an audit event could not be written');
           }
@@ -82,12 +114,32 @@ export function createAuditLog(deps: { database: Database; clock: Clock; keyRing
     }
   }
 
+  function scheduleDrain(): void {
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => void drainQueue());
+    }
+  }
+
+  /** Writes what is queued (after the write in flight, if any); resolves once it is written. */
   function drainQueue(): Promise<void> {
     scheduled = false;
+    if (inFlight) {
+      return inFlight.then(() => drainQueue());
+    }
+    if (queued.length === 0) {
+      return Promise.resolve();
+    }
     const rows = queued;
     queued = [];
-    writing = writing.then(() => (rows.length > 0 ? write(rows) : undefined));
-    return writing;
+    const current = write(rows).finally(() => {
+      inFlight = null;
+      if (queued.length > 0) {
+        scheduleDrain();
+      }
+    });
+    inFlight = current;
+    return current;
   }
 
   function where(filters: AuditFilters, ...more: (SQL | undefined)[]): SQL | undefined {
@@ -133,10 +185,7 @@ export function createAuditLog(deps: { database: Database; clock: Clock; keyRing
         errorCode: storable(entry.errorCode),
         createdAt: now,
       });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(() => void drainQueue());
-      }
+      scheduleDrain();
     },
 
     /** Writes what is queued and waits for every write so far (tests, shutdown). */

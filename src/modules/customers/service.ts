@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { createCoalescedWakeup, jobInsertStatement, notifyInsertedJobs } from '../../jobs/queue.ts';
-import type { Database, Executor } from '../../db/client.ts';
+import { queryNamedRows, type Database, type Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -177,7 +177,9 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       }
     }
     try {
-      await executor.execute(sql`with ${sql.join(statements, sql`, `)} ${tail}`);
+      // Named per shape (KYC started, with a job, how workers are woken): parsed once per connection.
+      const shape = `${plan ? (plan.job ? 'kyc_job' : 'kyc') : 'plain'}${plan?.job ? (wakeAfterCommit ? '_wake' : '_notify') : ''}`;
+      await queryNamedRows(executor, `customers_insert_${shape}`, sql`with ${sql.join(statements, sql`, `)} ${tail}`);
       if (wakeAfterCommit && plan?.job) {
         kycWakeup?.request();
       }

@@ -7,3 +7,4 @@ export { checkLedger, type LedgerCheck } from './invariants.ts';
 export { fundingCurrencies, type FundingCurrency, isLedgerCurrency, type LedgerCurrency, maxPostingAmount } from './postings.ts';
 export { registerLedgerAdminRoutes, registerLedgerRoutes } from './routes.ts';
 export { type Balance, createLedgerService, InsufficientFundsError, type LedgerService } from './service.ts';
+export type { AtomicPostResult } from './atomic-post.ts';

@@ -1,11 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import { queryNamedRows, type Database, type Executor } from '../../db/client.ts';
 import { ledgerAccountKinds, ledgerAccounts, type LedgerAccountKind } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
 import { postStatement, postStatementName, type PostCondition, type PostStatementInput, type PostStatementResult } from './post-statement.ts';
-import { entriesOf, fundingCurrencies, ledgerCurrencies, negativeAllowed, type LedgerCurrency, type Posting } from './postings.ts';
+import { atomicPostStatement, type AtomicPostResult } from './atomic-post.ts';
+import { entriesOf, fundingCurrencies, isLedgerCurrency, ledgerCurrencies, negativeAllowed, type LedgerCurrency, type Posting } from './postings.ts';
 
 export type { PostCondition } from './post-statement.ts';
 
@@ -50,6 +51,25 @@ export interface PostInput extends LedgerOwner {
   /** At most one ledger transaction per key, ever. */
   idempotencyKey: string;
   postings: readonly Posting[];
+}
+
+/** A posting scaled by an amount decided in SQL, with the caller's change around it (atomic-post.ts). */
+export interface AtomicPostInput {
+  /** Names the prepared statement: one name, one statement text. */
+  name: string;
+  /** CTEs ending with `gate`: at most one row `(livemode boolean, currency text, amount bigint)`, its locks taken. */
+  before: SQL;
+  /** The caller's writes, each conditioned on `exists (select 1 from ok)`. */
+  after: SQL;
+  /** Extra answer columns. */
+  report: SQL;
+  merchantId: string;
+  kind: string;
+  reference?: string;
+  /** At most one ledger transaction per key, ever: a used key fails the statement. */
+  idempotencyKey: string;
+  /** The posting for 1 minor unit: every amount is 1, scaled by the gate's amount. */
+  unitPostings: readonly Posting[];
 }
 
 export interface Balance {
@@ -150,6 +170,56 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
     return { conditionMet: true, posted: { transactionId: statement.transactionId } };
   }
 
+  /**
+   * The caller's gate, the posting and the caller's writes as one statement that writes everything or
+   * nothing (decision 0039): safe outside a transaction. `accountsReady: false` when an account is
+   * missing (nothing written: open them and run it again). Throws InsufficientFundsError or
+   * BalanceLimitError, nothing written, when an account refuses its entry.
+   */
+  async function postAtomically<R extends object>(executor: Executor, input: AtomicPostInput, now: Date): Promise<AtomicPostResult & R> {
+    const unitEntries = entriesOf(input.unitPostings);
+    if (input.unitPostings.some((posting) => posting.amount !== 1)) {
+      throw new Error('an atomic posting is given for 1 minor unit and scaled in SQL');
+    }
+    const [row] = await queryNamedRows<AtomicPostResult & R>(
+      executor,
+      `ledger_atomic_${input.name}`,
+      atomicPostStatement({
+        name: input.name,
+        before: input.before,
+        after: input.after,
+        report: input.report,
+        transactionId: newId('ledgerTransaction', now.getTime()),
+        merchantId: input.merchantId,
+        kind: input.kind,
+        reference: input.reference ?? null,
+        idempotencyKey: input.idempotencyKey,
+        unitEntries: unitEntries.map((entry) => ({ entry, entryId: newId('ledgerEntry', now.getTime()) })),
+        now,
+        largestBalance,
+      }),
+    );
+    if (!row) {
+      throw new Error(`atomic posting ${input.name}: the statement answered no row`);
+    }
+    const currency = row.currency;
+    if (row.condition_met && row.accounts_ready && currency !== null && isLedgerCurrency(currency)) {
+      const refused = (list: string | null) => (list === null ? undefined : (list.split(',')[0] as LedgerAccountKind));
+      const beyond = refused(row.beyond_limit);
+      const overdrawn = refused(row.overdrawn);
+      if (overdrawn !== undefined) {
+        throw new InsufficientFundsError(currency, overdrawn);
+      }
+      if (beyond !== undefined) {
+        throw new BalanceLimitError(currency, beyond);
+      }
+      if (row.written !== unitEntries.length) {
+        throw new Error(`atomic posting ${input.name}: ${row.written} of ${unitEntries.length} entries written`);
+      }
+    }
+    return row;
+  }
+
   /** `postWhen` without a condition: the transaction id, or null when its idempotency key was used already. */
   async function post(tx: Executor, input: PostInput, now: Date): Promise<{ transactionId: string } | null> {
     const outcome = await postWhen(tx, undefined, input, now);
@@ -216,6 +286,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
   return {
     post,
     postWhen,
+    postAtomically,
     openAccounts,
 
     /** merchants.onMerchantCreated: a new merchant's sandbox balance opens funded. */

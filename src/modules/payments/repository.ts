@@ -70,15 +70,38 @@ export async function findPagePayment(executor: Executor, target: { merchantId: 
 }
 
 /**
- * The conditional UPDATE that takes `amount` of what is left to refund on a successful payment (and
- * so locks its row), as one statement ending in `returning refunded_amount`: no row when that would
- * pass the payment's amount (nothing changes). Refunds run it as the condition of their ledger
- * posting, in the same statement.
+ * The gate of an atomic refund (`ledger.postAtomically`, decision 0039), as CTEs: `page` (the page of
+ * this merchant, in `livemode` when given), `payment` (its successful payment, row locked: concurrent
+ * refunds of it queue here, and read its latest `refunded_amount`), and `gate`: one row when `amount`
+ * (null: all that is left) is at least 1, fits in what is left and the payment's mode is available.
+ * `payment.take` is that amount; the answer's columns tell which check failed.
  */
-export function takeRefundAmountStatement(paymentId: string, amount: number): SQL {
-  return sql`update payments set refunded_amount = refunded_amount + ${amount}::int
-    where id = ${paymentId}::text and status = 'SUCCEEDED' and refunded_amount + ${amount}::int <= amount
-    returning refunded_amount`;
+export function refundGateCtes(target: { merchantId: string; livemode: boolean | undefined; pageId: string; amount: number | undefined; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
+  const livemode = target.livemode ?? null;
+  return sql`page as materialized (
+      select id, status, payment_id from payment_pages
+      where id = ${target.pageId}::text and merchant_id = ${target.merchantId}::text and (${livemode}::boolean is null or livemode = ${livemode}::boolean)
+    ),
+    payment as materialized (
+      select id, merchant_id, livemode, currency, amount, refunded_amount, coalesce(${target.amount ?? null}::bigint, amount - refunded_amount) as take
+      from payments
+      where id = (select payment_id from page where status = 'PAID') and status = 'SUCCEEDED'
+      for update
+    ),
+    gate as materialized (
+      select id as payment_id, livemode, currency, take as amount from payment
+      where take >= 1 and refunded_amount + take <= amount
+        and (case when livemode then ${target.liveAvailable}::boolean else ${target.sandboxAvailable}::boolean end)
+    )`;
+}
+
+/** The atomic refund's write to the payment (a CTE `taken`): the gate's amount added to `refunded_amount`, only when the posting is written (`ok`). */
+export function takeRefundAmountCte(): SQL {
+  return sql`taken as (
+      update payments set refunded_amount = refunded_amount + (select amount from gate)
+      where id = (select payment_id from gate) and exists (select 1 from ok)
+      returning refunded_amount
+    )`;
 }
 
 /** Gives back what a failed refund had taken (it may be refunded again). */

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { queryNamedRows, type Executor } from '../../db/client.ts';
+import type { Executor } from '../../db/client.ts';
 import { refunds, type RefundStatus } from '../../db/schema/index.ts';
 import { olderThan, type PagePosition } from '../../http/paging.ts';
 import type { RefundView } from './schemas.ts';
@@ -33,34 +33,22 @@ function scoped(scope: RefundScope, ...extra: Array<SQL | undefined>): SQL | und
   return and(eq(refunds.merchantId, scope.merchantId), scope.livemode === undefined ? undefined : eq(refunds.livemode, scope.livemode), ...extra);
 }
 
-/** A new PENDING refund as `createRefund` makes it: `requestKey` when the dashboard's form made it. */
-export type NewPendingRefund = Pick<RefundRow, 'id' | 'merchantId' | 'livemode' | 'paymentPageId' | 'paymentId' | 'amount' | 'currency' | 'reason' | 'createdAt'> & { requestKey: string | null };
-
 /**
- * Inserts a PENDING refund and, only when it was inserted, the job that processes it (`job`: a
- * `jobInsertStatement` made with the condition it is given), without a NOTIFY (the caller wakes the
- * workers after its commit): one statement (a named one: it is the same text every time). Null when the refund's `requestKey` made one already (nothing written); a concurrent
- * insert with the same key waits here for the first to commit or roll back.
+ * The atomic refund's own writes (decision 0039), as CTEs after the posting: the PENDING refund with
+ * the gate's amount, mode, currency and payment, and (`job`, a `jobInsertStatement` made with the
+ * condition it is given) its processing job, both only when the posting is written (`ok`). No
+ * `on conflict`: a `requestKey` used already fails the whole statement (nothing written).
  */
-export async function insertRefundWithJob(tx: Executor, refund: NewPendingRefund, job: (onlyIf: SQL) => SQL): Promise<RefundRow | null> {
+export function refundInsertCtes(refund: Pick<RefundRow, 'id' | 'merchantId' | 'paymentPageId' | 'reason' | 'createdAt'> & { requestKey: string | null }, job: (onlyIf: SQL) => SQL): SQL {
   const at = refund.createdAt.toISOString();
-  const rows = await queryNamedRows<{ id: string }>(
-    tx,
-    'refunds_insert_with_job',
-    sql`with refund as (
+  return sql`refund as (
       insert into refunds (id, merchant_id, livemode, payment_page_id, payment_id, amount, currency, reason, status, request_key, created_at, updated_at)
-      values (${refund.id}::text, ${refund.merchantId}::text, ${refund.livemode}::boolean, ${refund.paymentPageId}::text, ${refund.paymentId}::text,
-              ${refund.amount}::int, ${refund.currency}::text, ${refund.reason}::text, 'PENDING', ${refund.requestKey}::text, ${at}::timestamptz, ${at}::timestamptz)
-      on conflict (merchant_id, livemode, request_key) do nothing
-      returning id
+      select ${refund.id}::text, ${refund.merchantId}::text, g.livemode, ${refund.paymentPageId}::text, g.payment_id, g.amount::int, g.currency,
+             ${refund.reason}::text, 'PENDING', ${refund.requestKey}::text, ${at}::timestamptz, ${at}::timestamptz
+      from gate g where exists (select 1 from ok)
+      returning id, livemode, payment_id, amount, currency
     ),
-    job as (${job(sql`exists (select 1 from refund)`)})
-    select refund.id from refund`,
-  );
-  if (rows.length === 0) {
-    return null;
-  }
-  return { ...refund, status: 'PENDING', failureReason: null, processorReference: null, updatedAt: refund.createdAt, settledAt: null };
+    job as (${job(sql`exists (select 1 from refund)`)})`;
 }
 
 /** The refund a one-time request key made, in its merchant's mode. */

@@ -1,4 +1,7 @@
+import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
+import { currentCommitGuard } from '../../db/commit-guard.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { newId, isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
@@ -7,13 +10,35 @@ import type { Clock } from '../../clock.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../../http/paging.ts';
 import { recordEvent } from '../events/index.ts';
-import { InsufficientFundsError, isLedgerCurrency, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
+import { fundingCurrencies, InsufficientFundsError, isLedgerCurrency, type AtomicPostResult, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
 import type { Merchant } from '../merchants/index.ts';
 import type { RefundState } from '../card-processor/index.ts';
-import { findPagePayment, findPayment, returnRefundAmount, takeRefundAmountStatement, type PaymentRow, type PaymentsService } from '../payments/index.ts';
+import { findPagePayment, findPayment, refundGateCtes, returnRefundAmount, takeRefundAmountCte, type PaymentRow, type PaymentsService } from '../payments/index.ts';
 import { createProcessRefundJob, refundProcessQueue } from './jobs.ts';
-import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, insertRefundWithJob, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
+import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, listRefunds, recordProcessorReference, refundInsertCtes, refundView, type RefundRow, type RefundScope } from './repository.ts';
 import type { RefundCreateInput, RefundListInput, RefundListView, RefundView } from './schemas.ts';
+
+/** The refund statement's own answer columns (beside the ledger's): what it found and what it wrote. */
+interface RefundReport {
+  page_found: boolean;
+  page_status: string | null;
+  payment_livemode: boolean | null;
+  payment_amount: number | null;
+  refunded_amount: number | null;
+  payment_currency: string | null;
+  take: number | null;
+  refund_livemode: boolean | null;
+  refund_payment_id: string | null;
+  refund_amount: number | null;
+}
+
+const refundReport = sql`exists (select 1 from page) as page_found, (select status from page) as page_status,
+  (select livemode from payment) as payment_livemode, (select amount from payment) as payment_amount,
+  (select refunded_amount from payment) as refunded_amount, (select currency from payment) as payment_currency,
+  (select take from payment)::int as take, (select livemode from refund) as refund_livemode,
+  (select payment_id from refund) as refund_payment_id, (select amount from refund) as refund_amount`;
+
+type NewRefund = Pick<RefundRow, 'id' | 'merchantId' | 'paymentPageId' | 'reason' | 'createdAt'> & { requestKey: string | null };
 
 /** How long a refund still PENDING at a live processor waits before it is looked up again (its webhook usually comes first). */
 const livePollIntervalMs = 15 * 60_000;
@@ -25,7 +50,7 @@ export interface RefundsDeps {
   database: Database;
   clock: Clock;
   keyRing: KeyRing;
-  ledger: Pick<LedgerService, 'post' | 'postWhen'>;
+  ledger: Pick<LedgerService, 'post' | 'postAtomically' | 'openAccounts'>;
   payments: Pick<PaymentsService, 'refundAtProcessor' | 'retrieveRefundAtProcessor' | 'isAvailable'>;
   /** When a sandbox refund is looked up after it was made (the sandbox processor settles it after SANDBOX_PAYOUT_DELAY_MS). */
   sandboxDelayMs: number;
@@ -155,6 +180,64 @@ export function createRefundsService(deps: RefundsDeps) {
     throw wrongParameter('startingAfter', 'must be the nextCursor of a previous page of this same list (same paymentPageId) or the id of one of its refunds');
   }
 
+  /**
+   * What the atomic refund statement did, or why it did nothing, in the order the checks apply:
+   * unknown page 404, not PAID 409, live processor missing 403, nothing left or more than is left
+   * 400 (amount), an account to open first (`missing`), else the refund written.
+   */
+  function outcomeOf(row: AtomicPostResult & RefundReport, refund: NewRefund, askedAmount: number | undefined): RefundRow | { missing: { livemode: boolean; currency: LedgerCurrency } } {
+    const pageId = refund.paymentPageId;
+    if (!row.page_found) {
+      throw notFound('payment page', pageId);
+    }
+    if (row.page_status !== 'PAID' || row.payment_livemode === null || row.payment_amount === null || row.refunded_amount === null || row.payment_currency === null) {
+      throw new AppError('INVALID_STATE', `Payment page ${pageId} is ${row.page_status ?? 'unknown'}: only a PAID page can be refunded`);
+    }
+    if (!payments.isAvailable(row.payment_livemode)) {
+      throw new AppError('FORBIDDEN', 'Live refunds are not available: no live card processor is configured on this Paysail installation');
+    }
+    const left = `what is left to refund on payment page ${pageId}`;
+    if (askedAmount === undefined && (row.take ?? 0) < 1) {
+      throw wrongParameter('amount', `must be at most ${left}, and nothing is left (${row.refunded_amount} of ${row.payment_amount} refunded or being refunded)`);
+    }
+    if (!row.condition_met) {
+      throw wrongParameter('amount', `must be at most ${left}: ${row.payment_amount - row.refunded_amount} ${row.payment_currency} minor units`);
+    }
+    const currency = currencyOf({ id: pageId, currency: row.payment_currency });
+    if (!row.accounts_ready) {
+      return { missing: { livemode: row.payment_livemode, currency } };
+    }
+    if (row.refund_payment_id === null || row.refund_amount === null || row.refund_livemode === null) {
+      throw new Error(`refund ${refund.id}: the posting was written but not the refund`);
+    }
+    return {
+      ...refund,
+      livemode: row.refund_livemode,
+      paymentId: row.refund_payment_id,
+      amount: row.refund_amount,
+      currency,
+      status: 'PENDING',
+      failureReason: null,
+      processorReference: null,
+      updatedAt: refund.createdAt,
+      settledAt: null,
+    };
+  }
+
+  /** The refund a dashboard form's one-time key made already (null: none); IDEMPOTENCY_KEY_REUSED when it was for another page. */
+  async function earlierRefund(executor: Executor, merchant: Merchant, livemode: boolean | undefined, pageId: string, requestKey: string): Promise<RefundRow | null> {
+    for (const mode of livemode === undefined ? [false, true] : [livemode]) {
+      const earlier = await findRefundByRequestKey(executor, { merchantId: merchant.id, livemode: mode }, requestKey);
+      if (earlier) {
+        if (earlier.paymentPageId !== pageId) {
+          throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This refund form was already used for another payment page; reload the page and try again');
+        }
+        return earlier;
+      }
+    }
+    return null;
+  }
+
   return {
     /** Registers a hook run inside the transaction that settles a refund as SUCCEEDED (the customer's refund notice). */
     onSucceeded(hook: RefundSucceededHook): void {
@@ -168,74 +251,82 @@ export function createRefundsService(deps: RefundsDeps) {
      */
     async createRefund(merchant: Merchant, livemode: boolean | undefined, input: RefundCreateInput, options: { requestKey?: string } = {}): Promise<RefundView> {
       const now = clock.now();
-      const refund = await database.transaction(async (tx, afterCommit) => {
-        const found = await findPagePayment(tx, { merchantId: merchant.id, livemode, pageId: input.paymentPageId });
-        if (!found) {
-          throw notFound('payment page', input.paymentPageId);
-        }
-        const { page, payment } = found;
-        if (page.status !== 'PAID' || !payment) {
-          throw new AppError('INVALID_STATE', `Payment page ${page.id} is ${page.status}: only a PAID page can be refunded`);
-        }
-        if (!payments.isAvailable(payment.livemode)) {
-          throw new AppError('FORBIDDEN', 'Live refunds are not available: no live card processor is configured on this Paysail installation');
-        }
-        const amount = input.amount ?? payment.amount - payment.refundedAmount;
-        const left = () => `what is left to refund on payment page ${page.id}`;
-        if (amount < 1) {
-          throw wrongParameter('amount', `must be at most ${left()}, and nothing is left (${payment.refundedAmount} of ${payment.amount} refunded or being refunded)`);
-        }
-        const id = newId('refund', now.getTime());
-        const { requestKey } = options;
-        // The refund row and its processing job first, in one statement that takes no lock: the
-        // payment row and the ledger accounts stay locked for one statement and the commit (every
-        // refund of the payment, and every posting of the merchant, queues behind them).
-        const inserted = await insertRefundWithJob(
-          tx,
-          { id, merchantId: payment.merchantId, livemode: payment.livemode, paymentPageId: page.id, paymentId: payment.id, amount, currency: payment.currency, reason: input.reason ?? null, createdAt: now, requestKey: requestKey ?? null },
-          (onlyIf) => jobInsertStatement(now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` }, onlyIf),
+      const id = newId('refund', now.getTime());
+      const requestKey = options.requestKey ?? null;
+      const attempt = async (executor: Executor): Promise<RefundRow | { missing: { livemode: boolean; currency: LedgerCurrency } }> => {
+        const row = await ledger.postAtomically<RefundReport>(
+          executor,
+          {
+            name: 'refund',
+            before: refundGateCtes({
+              merchantId: merchant.id,
+              livemode,
+              pageId: input.paymentPageId,
+              amount: input.amount,
+              liveAvailable: payments.isAvailable(true),
+              sandboxAvailable: payments.isAvailable(false),
+            }),
+            after: sql`${takeRefundAmountCte()}, ${refundInsertCtes({ id, merchantId: merchant.id, paymentPageId: input.paymentPageId, reason: input.reason ?? null, createdAt: now, requestKey }, (onlyIf) =>
+              jobInsertStatement(now, refundProcessQueue, { refundId: id }, { dedupeKey: `${refundProcessQueue}:${id}` }, onlyIf),
+            )}`,
+            report: refundReport,
+            merchantId: merchant.id,
+            kind: 'refund',
+            reference: id,
+            idempotencyKey: `${id}:refund`,
+            unitPostings: [{ source: 'available', destination: 'external', amount: 1 }],
+          },
+          now,
         );
-        if (!inserted) {
-          const earlier = requestKey === undefined ? null : await findRefundByRequestKey(tx, payment, requestKey);
-          if (!earlier || earlier.paymentPageId !== page.id) {
-            throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This refund form was already used for another payment page; reload the page and try again');
-          }
-          return earlier;
-        }
-        afterCommit(() => processWakeup.request());
-        // The locked section is one statement and the commit: the amount taken from the payment
-        // (concurrent refunds queue on its row here; the UPDATE refuses to pass the payment's
-        // amount), then, only if it was, the ledger debit under the merchant's account locks.
-        let taken: boolean;
         try {
-          const outcome = await ledger.postWhen(
-            tx,
-            { name: 'refund_take', statement: takeRefundAmountStatement(payment.id, amount) },
-            {
-              merchantId: payment.merchantId,
-              livemode: payment.livemode,
-              currency: currencyOf(payment),
-              kind: 'refund',
-              reference: id,
-              idempotencyKey: `${id}:refund`,
-              postings: [{ source: 'available', destination: 'external', amount }],
-            },
-            now,
-          );
-          taken = outcome.conditionMet;
+          return outcomeOf(row, { id, merchantId: merchant.id, paymentPageId: input.paymentPageId, reason: input.reason ?? null, requestKey, createdAt: now }, input.amount);
         } catch (error) {
-          if (error instanceof InsufficientFundsError) {
-            throw new AppError('INSUFFICIENT_FUNDS', `The available ${payment.currency} balance cannot cover this refund of ${amount}`);
+          // A form resubmitted after its refund took what was left: the refund that key made answers.
+          if (requestKey !== null && error instanceof AppError && error.code === 'WRONG_PARAMETER') {
+            const earlier = await earlierRefund(executor, merchant, livemode, input.paymentPageId, requestKey);
+            if (earlier) {
+              return earlier;
+            }
           }
           throw error;
         }
-        if (!taken) {
-          const current = await findPayment(tx, payment.id);
-          const remaining = current ? current.amount - current.refundedAmount : 0;
-          throw wrongParameter('amount', `must be at most ${left()}: ${remaining} ${payment.currency} minor units`);
+      };
+      const openThenAttempt = async (tx: Executor, missing: { livemode: boolean; currency: LedgerCurrency }): Promise<RefundRow> => {
+        // Merchants created before the ledger existed and card-payment currencies are opened on first use.
+        await ledger.openAccounts(tx, { merchantId: merchant.id, livemode: missing.livemode }, now, [...new Set<LedgerCurrency>([...fundingCurrencies, missing.currency])]);
+        const second = await attempt(tx);
+        if ('missing' in second) {
+          throw new Error(`ledger accounts of ${merchant.id} missing after opening them`);
         }
-        return inserted;
-      });
+        return second;
+      };
+      let refund: RefundRow;
+      try {
+        if (currentCommitGuard()) {
+          // An Idempotency-Key is marked used in the same transaction as the refund.
+          refund = await database.transaction(async (tx) => {
+            const first = await attempt(tx);
+            return 'missing' in first ? openThenAttempt(tx, first.missing) : first;
+          });
+        } else {
+          // One statement, committing on its own (decision 0039).
+          const first = await attempt(database.db);
+          refund = 'missing' in first ? await database.transaction((tx) => openThenAttempt(tx, first.missing)) : first;
+        }
+      } catch (error) {
+        if (error instanceof InsufficientFundsError) {
+          throw new AppError('INSUFFICIENT_FUNDS', `The available ${error.currency} balance cannot cover this refund${input.amount === undefined ? '' : ` of ${input.amount}`}`);
+        }
+        if (requestKey !== null && isUniqueViolation(error, 'refunds_request_key')) {
+          // The same form submitted twice at once: the first made the refund (this statement wrote nothing).
+          const earlier = await earlierRefund(database.db, merchant, livemode, input.paymentPageId, requestKey);
+          if (earlier) {
+            return refundView(earlier);
+          }
+        }
+        throw error;
+      }
+      processWakeup.request();
       return refundView(refund);
     },
 
