@@ -62,6 +62,18 @@ interface Timing {
   cpu: number | null;
 }
 
+/** Resolves once no process of the group `pgid` is left (polls: kill(-pgid, 0) fails with ESRCH). */
+async function groupGone(pgid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** Milliseconds from spawn to the first 200 from /readyz; then SIGTERM and wait for the exit. */
 async function timeToHealthy(command: Command, dataDir: string): Promise<Timing> {
   const port = await freePort();
@@ -93,6 +105,11 @@ async function timeToHealthy(command: Command, dataDir: string): Promise<Timing>
       process.kill(-child.pid, 'SIGTERM');
     }
     await exit;
+    // npm may exit before the server it runs: wait until the whole group is gone (the data
+    // directory's lock is released only then, and the restart would find it held).
+    if (child.pid !== undefined) {
+      await groupGone(child.pid);
+    }
   }
 }
 
