@@ -4,10 +4,15 @@
 // dist/ is built by `npm install` (`prepare`); when a file under src/ (or a tsconfig, package.json or
 // the build script) is newer than the last build — after an edit, a pull or a branch switch — it is
 // rebuilt first, so `npm start` never runs stale code. The check stats the source tree (milliseconds).
+import module from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { build, isBuildCurrent, serverDir } from './build.mjs';
+
+// Node 22.1+: V8's compiled code of the bundle is kept on disk (in the system's temporary directory)
+// and reused by the next start; Node 20 has no such cache and skips this.
+module.enableCompileCache?.();
 
 if (!isBuildCurrent()) {
   process.stderr.write('paysail: building dist/ (src/ changed since the last build) …\n');
