@@ -202,7 +202,7 @@ try {
 }
 rows.push({ what: '`node -e 0`', first: node.first, restart: node.first });
 rows.push({ what: 'bare PGlite open (import, open a migrated data directory, `select 1`, close)', first: bare.first, restart: bare.first });
-rows.push(await serverRow('`npm start` (compiled: node scripts/start.mjs → dist/src/main.js)', { file: 'npm', args: ['start', '--silent'] }, { first: 2000, restart: 1000 }));
+rows.push(await serverRow('`npm start` (the bundle: node scripts/start.mjs → dist/server/main.js)', { file: 'npm', args: ['start', '--silent'] }, { first: 2000, restart: 1000 }));
 rows.push(await serverRow('`node scripts/start.mjs` (the same without npm)', { file: process.execPath, args: ['scripts/start.mjs'] }));
 if (withTsx) {
   rows.push(await serverRow('`node --import tsx src/main.ts` (the same code through tsx, as `npm run dev`)', { file: process.execPath, args: ['--import', 'tsx', 'src/main.ts'] }));
