@@ -113,6 +113,42 @@ async function copySparse(from: string, to: string): Promise<void> {
   }
 }
 
+/** At most this many files are copied at once (libuv runs four at a time by default). */
+const copyConcurrency = 16;
+
+/**
+ * Copies the built data directory (about 1,200 files): one recursive listing, the directories made
+ * in order, then the files, a few at a time, each a copy-on-write clone where the file system offers
+ * one. `fs.promises.cp` did the same with a stat or two per file in JavaScript, about three times
+ * the CPU time. Asynchronous, so the server's modules load meanwhile (main.ts). WAL segments are
+ * copied sparse (16 MB, nearly all zeros: pruneWal).
+ */
+async function copyDataDir(from: string, to: string): Promise<void> {
+  const entries = await fs.promises.readdir(from, { recursive: true, withFileTypes: true });
+  await fs.promises.mkdir(to, { recursive: true });
+  const files: string[] = [];
+  // A recursive listing names a directory before what is in it.
+  for (const entry of entries) {
+    const relative = path.relative(from, path.join(entry.parentPath, entry.name));
+    if (entry.isDirectory()) {
+      await fs.promises.mkdir(path.join(to, relative));
+    } else if (entry.isFile()) {
+      files.push(relative);
+    } else {
+      throw new Error(`unexpected entry in the built data directory: ${relative}`);
+    }
+  }
+  let next = 0;
+  const copyNext = async (): Promise<void> => {
+    for (let index = next++; index < files.length; index = next++) {
+      const relative = files[index] as string;
+      const isSegment = path.basename(path.dirname(relative)) === 'pg_wal' && walSegmentName.test(path.basename(relative));
+      await (isSegment ? copySparse(path.join(from, relative), path.join(to, relative)) : fs.promises.copyFile(path.join(from, relative), path.join(to, relative), fs.constants.COPYFILE_FICLONE));
+    }
+  };
+  await Promise.all(Array.from({ length: copyConcurrency }, copyNext));
+}
+
 /**
  * A first start on an empty DATA_DIR copies the build's migrated data directory instead of running
  * initdb and every migration inside PGlite's WebAssembly, which took most of a first start (seconds;
@@ -129,21 +165,7 @@ export async function seedFromBuild(pgliteDataDir: string, built: string | null 
   }
   const partial = `${pgliteDataDir}.partial`;
   await fs.promises.rm(partial, { recursive: true, force: true });
-  // Asynchronous, so the server's modules load meanwhile (main.ts); a copy-on-write clone where the
-  // file system offers one. WAL segments are copied sparse (16 MB, nearly all zeros: pruneWal).
-  const segments: string[] = [];
-  await fs.promises.cp(built, partial, {
-    recursive: true,
-    mode: fs.constants.COPYFILE_FICLONE,
-    filter: (source) => {
-      const isSegment = path.basename(path.dirname(source)) === 'pg_wal' && walSegmentName.test(path.basename(source));
-      if (isSegment) {
-        segments.push(path.relative(built, source));
-      }
-      return !isSegment;
-    },
-  });
-  await Promise.all(segments.map((segment) => copySparse(path.join(built, segment), path.join(partial, segment))));
+  await copyDataDir(built, partial);
   await fs.promises.rm(pgliteDataDir, { recursive: true, force: true });
   await fs.promises.rename(partial, pgliteDataDir);
   return true;
