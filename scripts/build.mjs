@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // `npm run build` (run by `npm install` as `prepare`, and by `npm start` when src/ changed since):
-// compiles src/ to dist/ with tsc (tsconfig.build.json), then makes the migrated PGlite data
+// bundles src/ with esbuild into dist/server/ (decision 0044), then makes the migrated PGlite data
 // directory a first start copies (src/db/snapshot.ts) unless this migration set already has one.
-import { spawnSync } from 'node:child_process';
+// Type checking is `npm run typecheck` (tsc), as in development: the bundle only strips the types.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
@@ -12,12 +11,15 @@ import { pathToFileURL } from 'node:url';
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 
+/** The bundle `npm start` runs: main.js, the entry points below and their shared chunks. */
+export const serverDir = path.join(dist, 'server');
+
 /** Touched after a successful build: `npm start` rebuilds when a source is newer (scripts/start.mjs). */
 export const buildStamp = path.join(dist, '.build-stamp');
 
 function newestSourceChange() {
   let newest = 0;
-  const sources = [path.join(root, 'tsconfig.json'), path.join(root, 'tsconfig.build.json'), path.join(root, 'src')];
+  const sources = [path.join(root, 'tsconfig.json'), path.join(root, 'package.json'), path.join(import.meta.dirname, 'build.mjs'), path.join(root, 'src')];
   for (const entry of fs.readdirSync(path.join(root, 'src'), { recursive: true })) {
     sources.push(path.join(root, 'src', String(entry)));
   }
@@ -33,26 +35,90 @@ export function isBuildCurrent() {
   return fs.existsSync(buildStamp) && fs.statSync(buildStamp).mtimeMs >= newestSourceChange();
 }
 
+/**
+ * Packages left out of the bundle and loaded from node_modules as before: PGlite finds its
+ * WebAssembly and data files next to its own modules, argon2 is a native addon.
+ */
+const external = ['@electric-sql/pglite', '@node-rs/argon2'];
+
+/**
+ * A bundled CommonJS file that reads files next to itself (`__dirname`: @fastify/swagger-ui's
+ * static files, @fastify/swagger's package.json, pino's transport workers) gets its own directory
+ * in node_modules back, found from the bundle's location at run time.
+ */
+function dirnamePlugin(outdir) {
+  return {
+    name: 'paysail-dirname',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, async (args) => {
+        const text = await fs.promises.readFile(args.path, 'utf8');
+        if (!/\b__(?:dirname|filename)\b/.test(text)) {
+          return undefined;
+        }
+        const directory = JSON.stringify(path.relative(outdir, path.dirname(args.path)));
+        const prefix = `var __dirname = __paysailPackageDir(${directory}), __filename = __paysailJoin(__dirname, ${JSON.stringify(path.basename(args.path))});`;
+        return { contents: prefix + text, loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+}
+
+// In every output file: `require` for the bundled CommonJS packages' own `require` of Node's
+// modules and of the packages loaded lazily (createRequire in src/), and the helper above.
+const banner = [
+  "import { createRequire as __paysailCreateRequire } from 'node:module';",
+  "import { dirname as __paysailDirname, join as __paysailJoin, resolve as __paysailResolve } from 'node:path';",
+  "import { fileURLToPath as __paysailFileURLToPath } from 'node:url';",
+  'const require = __paysailCreateRequire(import.meta.url);',
+  'const __paysailPackageDir = (relative) => __paysailResolve(__paysailDirname(__paysailFileURLToPath(import.meta.url)), relative);',
+].join(' ');
+
+async function bundle() {
+  const esbuild = await import('esbuild');
+  const outdir = serverDir;
+  await fs.promises.rm(outdir, { recursive: true, force: true });
+  await esbuild.build({
+    absWorkingDir: root,
+    // main: the server. database and snapshot: what this build needs for the migrated data directory.
+    entryPoints: { main: 'src/main.ts', database: 'src/db/client.ts', snapshot: 'src/db/snapshot.ts' },
+    outdir,
+    bundle: true,
+    // The modules main.ts imports only when needed (the app beside the database open, the backup
+    // socket, PGlite's migrator) stay separate files, loaded as before.
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    external,
+    plugins: [dirnamePlugin(outdir)],
+    banner: { js: banner },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+
 export async function build() {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-  if (compiled.status !== 0) {
-    throw new Error(`tsc -p tsconfig.build.json failed (exit ${compiled.status ?? compiled.signal})`);
-  }
-  const { builtDataDir } = await import(pathToFileURL(path.join(dist, 'src/db/snapshot.js')).href);
+  await bundle();
+  const { builtDataDir, compactWal, pruneWal } = await import(pathToFileURL(path.join(serverDir, 'snapshot.js')).href);
   const target = builtDataDir();
   if (target && !fs.existsSync(path.join(target, 'PG_VERSION'))) {
-    const { migrateDatabase, openPglite } = await import(pathToFileURL(path.join(dist, 'src/db/client.js')).href);
+    const { migrateDatabase, openPglite } = await import(pathToFileURL(path.join(serverDir, 'database.js')).href);
     const work = path.join(dist, `.pglite-build-${process.pid}`);
     const database = await openPglite({ dataDir: work });
     await migrateDatabase(database);
+    const segment = await compactWal(database.client);
     await database.close();
+    await pruneWal(path.join(work, 'pglite'), segment);
     // Those of older migration sets go; the new one appears whole (rename) or not at all.
     for (const old of fs.readdirSync(dist).filter((name) => name.startsWith('pglite-'))) {
       fs.rmSync(path.join(dist, old), { recursive: true, force: true });
     }
     fs.renameSync(path.join(work, 'pglite'), target);
     fs.rmSync(work, { recursive: true, force: true });
+  }
+  // What tsc's build left (before the bundle): nothing runs it any more.
+  for (const old of ['src', '.tsbuildinfo']) {
+    fs.rmSync(path.join(dist, old), { recursive: true, force: true });
   }
   const now = new Date();
   fs.writeFileSync(buildStamp, '');

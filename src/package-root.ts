@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The directory holding Paysail's package.json, found by walking up from this file: `src/` when run
- * through tsx (development, tests), `dist/src/` when `npm start` runs the compiled JavaScript. Files
+ * through tsx (development, tests), `dist/server/` when `npm start` runs the bundle. Files
  * that are not compiled (migrations, the guides, package.json) are read from here, so both work.
  */
 function findPackageRoot(start: string): string {

@@ -11,7 +11,7 @@ import { onEmbeddedRunOnly } from '../helpers/database.ts';
  * `npm start` semantics through real processes: configuration errors, first start on an empty data
  * directory (demo merchant printed once), the PGlite single-owner lock, graceful SIGTERM, restart.
  * Always on PGlite: the data-directory lock is what is being tested. Each start costs seconds, so
- * these are few. The long test runs what `npm start` runs (scripts/start.mjs: the compiled dist/,
+ * these are few. The long test runs what `npm start` runs (scripts/start.mjs: the bundle in dist/,
  * rebuilt first if src/ is newer); the configuration test runs src/main.ts through tsx, as
  * `npm run dev` does.
  */

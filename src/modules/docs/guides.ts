@@ -3,7 +3,7 @@ import path from 'node:path';
 import { packageRoot } from '../../package-root.ts';
 import { parseDocument, type ParsedMarkdown } from './markdown.ts';
 
-/** `docs/guides` of this checkout (read at run time, from src/ and from the compiled dist/src/ alike). */
+/** `docs/guides` of this checkout (read at run time, from src/ and from the bundle in dist/server/ alike). */
 export const guidesFolder = path.join(packageRoot, 'docs', 'guides');
 
 export interface GuideEntry {

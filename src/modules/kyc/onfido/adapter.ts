@@ -1,5 +1,5 @@
 import type { Applicant, ApplicantBuilder, CountryCodes, DefaultApi, Region, Report } from '@onfido/api';
-import countries from 'i18n-iso-countries';
+import countries from 'i18n-iso-countries/index.js'; // the codes only: the package's main entry loads every language's names (0.1 s)
 import type { Logger } from 'pino';
 import type { KycData } from '../../customers/index.ts';
 import type { CaptureSources, KycCheckKind, KycProvider } from '../providers/types.ts';
