@@ -1,8 +1,9 @@
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openRecord, resealRecord } from '../../crypto/pii.ts';
+import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 
 /**
@@ -85,15 +86,25 @@ export function createEmailLookupBackfill(deps: { database: Database; keyRing: K
 export function createCustomerReencryption(deps: { database: Database; keyRing: KeyRing }) {
   const { database, keyRing } = deps;
   return {
-    async reencryptAll(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
-      const rows = await database.db.select({ id: customers.id, merchantId: customers.merchantId, pii: customers.pii, emailLookup: customers.emailLookup }).from(customers);
-      let changed = 0;
-      for (const [index, row] of rows.entries()) {
-        options.onProgress?.(index, rows.length);
-        const location = { merchantId: row.merchantId, table: 'customers', rowId: row.id };
-        const resealed = resealRecord(keyRing, location, row.pii);
-        const staleLookup = row.emailLookup !== null && keyRing.keyIdOf(row.emailLookup) !== keyRing.activeKeyId;
-        if (resealed || staleLookup) {
+    reencryptAll(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(customers))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit: number) =>
+          database.db
+            .select({ id: customers.id, merchantId: customers.merchantId, pii: customers.pii, emailLookup: customers.emailLookup })
+            .from(customers)
+            .where(after === undefined ? undefined : gt(customers.id, after))
+            .orderBy(asc(customers.id))
+            .limit(limit),
+        cursorOf: (row) => row.id,
+        reseal: async (row) => {
+          const location = { merchantId: row.merchantId, table: 'customers', rowId: row.id };
+          const resealed = resealRecord(keyRing, location, row.pii);
+          const staleLookup = row.emailLookup !== null && keyRing.keyIdOf(row.emailLookup) !== keyRing.activeKeyId;
+          if (!resealed && !staleLookup) {
+            return false;
+          }
           const emailLookup = emailLookupOf(keyRing, row.merchantId, openRecord(keyRing, location, row.pii).email);
           // Conditional on the ciphertext read: a concurrent update wins and is re-sealed next run.
           const updated = await database.db
@@ -101,11 +112,9 @@ export function createCustomerReencryption(deps: { database: Database; keyRing: 
             .set({ pii: resealed ?? row.pii, emailLookup })
             .where(and(eq(customers.id, row.id), sql`${customers.pii} = ${JSON.stringify(row.pii)}::jsonb`))
             .returning({ id: customers.id });
-          changed += updated.length;
-        }
-      }
-      options.onProgress?.(rows.length, rows.length);
-      return changed;
+          return updated.length > 0;
+        },
+      });
     },
   };
 }

@@ -1,11 +1,12 @@
 import { hash as argonHash } from '@node-rs/argon2';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull } from 'drizzle-orm';
 import { timingSafeEqual } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.ts';
 import { apiKeys, dashboardUsers, merchantPiiKeys, merchants } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
+import { resealInBatches, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
@@ -315,21 +316,31 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
     },
 
     /** Re-encrypts every stored PII key under the key ring's active key (key-ring rotation; `onProgress`: rows examined of all). */
-    async reencryptPiiKeys(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
-      const rows = await database.db.select().from(merchantPiiKeys);
-      let changed = 0;
-      for (const [index, row] of rows.entries()) {
-        options.onProgress?.(index, rows.length);
-        if (keyRing.keyIdOf(row.keyCiphertext) === keyRing.activeKeyId) {
-          continue;
-        }
-        const associatedData = piiKeyAssociatedData(row.merchantId, row.id);
-        const keyCiphertext = keyRing.encrypt(keyRing.decrypt(row.keyCiphertext, associatedData), associatedData);
-        await database.db.update(merchantPiiKeys).set({ keyCiphertext }).where(and(eq(merchantPiiKeys.id, row.id), eq(merchantPiiKeys.keyCiphertext, row.keyCiphertext)));
-        changed += 1;
-      }
-      options.onProgress?.(rows.length, rows.length);
-      return changed;
+    reencryptPiiKeys(options: ReencryptOptions = {}): Promise<number> {
+      return resealInBatches({
+        ...options,
+        count: async () => (await database.db.select({ total: count() }).from(merchantPiiKeys))[0]?.total ?? 0,
+        readBatch: (after: string | undefined, limit: number) =>
+          database.db
+            .select()
+            .from(merchantPiiKeys)
+            .where(after === undefined ? undefined : gt(merchantPiiKeys.id, after))
+            .orderBy(asc(merchantPiiKeys.id))
+            .limit(limit),
+        cursorOf: (row) => row.id,
+        reseal: async (row) => {
+          const keyCiphertext = resealValue(keyRing, row.keyCiphertext, piiKeyAssociatedData(row.merchantId, row.id));
+          if (keyCiphertext === null) {
+            return false;
+          }
+          const updated = await database.db
+            .update(merchantPiiKeys)
+            .set({ keyCiphertext })
+            .where(and(eq(merchantPiiKeys.id, row.id), eq(merchantPiiKeys.keyCiphertext, row.keyCiphertext)))
+            .returning({ id: merchantPiiKeys.id });
+          return updated.length > 0;
+        },
+      });
     },
   };
 }
