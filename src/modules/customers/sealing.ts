@@ -1,9 +1,9 @@
-import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openRecord, resealRecord } from '../../crypto/pii.ts';
-import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 
 /**
@@ -87,17 +87,11 @@ export function createCustomerReencryption(deps: { database: Database; keyRing: 
   const { database, keyRing } = deps;
   return {
     reencryptAll(options: ReencryptOptions = {}): Promise<number> {
-      return resealInBatches({
+      return resealTable(database, {
         ...options,
-        count: async () => (await database.db.select({ total: count() }).from(customers))[0]?.total ?? 0,
-        readBatch: (after: string | undefined, limit: number) =>
-          database.db
-            .select({ id: customers.id, merchantId: customers.merchantId, pii: customers.pii, emailLookup: customers.emailLookup })
-            .from(customers)
-            .where(after === undefined ? undefined : gt(customers.id, after))
-            .orderBy(asc(customers.id))
-            .limit(limit),
-        cursorOf: (row) => row.id,
+        table: customers,
+        columns: { id: customers.id, merchantId: customers.merchantId, pii: customers.pii, emailLookup: customers.emailLookup },
+        key: 'id',
         reseal: async (row) => {
           const location = { merchantId: row.merchantId, table: 'customers', rowId: row.id };
           const resealed = resealRecord(keyRing, location, row.pii);

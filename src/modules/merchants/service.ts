@@ -1,12 +1,12 @@
 import { hash as argonHash } from '@node-rs/argon2';
-import { and, asc, count, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { timingSafeEqual } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.ts';
 import { apiKeys, dashboardUsers, merchantPiiKeys, merchants } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { resealInBatches, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
@@ -317,17 +317,11 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
 
     /** Re-encrypts every stored PII key under the key ring's active key (key-ring rotation; `onProgress`: rows examined of all). */
     reencryptPiiKeys(options: ReencryptOptions = {}): Promise<number> {
-      return resealInBatches({
+      return resealTable(database, {
         ...options,
-        count: async () => (await database.db.select({ total: count() }).from(merchantPiiKeys))[0]?.total ?? 0,
-        readBatch: (after: string | undefined, limit: number) =>
-          database.db
-            .select()
-            .from(merchantPiiKeys)
-            .where(after === undefined ? undefined : gt(merchantPiiKeys.id, after))
-            .orderBy(asc(merchantPiiKeys.id))
-            .limit(limit),
-        cursorOf: (row) => row.id,
+        table: merchantPiiKeys,
+        columns: { id: merchantPiiKeys.id, merchantId: merchantPiiKeys.merchantId, keyCiphertext: merchantPiiKeys.keyCiphertext },
+        key: 'id',
         reseal: async (row) => {
           const keyCiphertext = resealValue(keyRing, row.keyCiphertext, piiKeyAssociatedData(row.merchantId, row.id));
           if (keyCiphertext === null) {
