@@ -2,20 +2,7 @@ import { booleanFlag, stringFlag } from './args.ts';
 import { jsonFlag, type Command } from './command.ts';
 import { UsageError, exitCodes, writeLine } from './io.ts';
 import { withPlatform } from './platform.ts';
-import type { Merchant } from '../modules/merchants/index.ts';
-
-function merchantJson(merchant: Merchant) {
-  return {
-    id: merchant.id,
-    name: merchant.name,
-    email: merchant.email,
-    liveEnabled: merchant.liveEnabled,
-    fraudReportWebhooksEnabled: merchant.fraudReportWebhooksEnabled,
-    rateLimitPerSecond: merchant.rateLimitPerSecond,
-    rateLimitBurst: merchant.rateLimitBurst,
-    createdAt: merchant.createdAt.getTime(),
-  };
-}
+import { merchantView } from '../modules/merchants/index.ts';
 
 const create: Command = {
   name: 'merchants create',
@@ -62,7 +49,7 @@ const list: Command = {
   async run({ io, deps, args }) {
     const merchants = await withPlatform(io, deps, (platform) => platform.services.merchants.listMerchants());
     if (booleanFlag(args, 'json')) {
-      writeLine(io.stdout, JSON.stringify(merchants.map(merchantJson), null, 2));
+      writeLine(io.stdout, JSON.stringify(merchants.map(merchantView), null, 2));
       return exitCodes.ok;
     }
     for (const merchant of merchants) {
@@ -89,7 +76,7 @@ const enableLive: Command = {
       merchant: await platform.services.merchants.enableLive(merchantId),
       allowPrivateTargets: platform.config.webhookAllowPrivateTargets,
     }));
-    writeLine(io.stdout, booleanFlag(args, 'json') ? JSON.stringify(merchantJson(merchant), null, 2) : `Merchant ${merchant.id} (${merchant.name}) now has live and sandbox mode`);
+    writeLine(io.stdout, booleanFlag(args, 'json') ? JSON.stringify(merchantView(merchant), null, 2) : `Merchant ${merchant.id} (${merchant.name}) now has live and sandbox mode`);
     if (allowPrivateTargets) {
       const { privateTargetsLiveWarning } = await import('../modules/webhooks/index.ts');
       writeLine(io.stderr, `paysail: warning: ${privateTargetsLiveWarning}`);
@@ -152,7 +139,7 @@ const settings: Command = {
       changing ? platform.services.merchants.updateSettings(merchantId, changes) : platform.services.merchants.getMerchant(merchantId),
     );
     if (booleanFlag(args, 'json')) {
-      writeLine(io.stdout, JSON.stringify(merchantJson(merchant), null, 2));
+      writeLine(io.stdout, JSON.stringify(merchantView(merchant), null, 2));
       return exitCodes.ok;
     }
     writeLine(io.stdout, `Merchant ${merchant.id} (${merchant.name})${changing ? ' updated' : ''}:`);

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, count, gt, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { queryRows, type Database } from '../db/client.ts';
 import type { KeyRing } from './keyring.ts';
 
@@ -82,6 +83,35 @@ export async function resealInBatches<Row, Cursor>(
   }
   options.onProgress?.(examined, Math.max(total, examined));
   return changed;
+}
+
+/** A row of `columns` as drizzle reads it (nullable columns may hold null). */
+export type RowOf<C extends Record<string, PgColumn>> = { [K in keyof C]: C[K]['_']['notNull'] extends true ? C[K]['_']['data'] : C[K]['_']['data'] | null };
+
+/**
+ * `resealInBatches` over one table walked by a text key among `columns` (its primary key), only the
+ * rows matching `where` when given: this counts, reads and pages; the caller's `reseal` re-seals one
+ * row with its UPDATE conditional on the ciphertext read, answering whether it changed the row.
+ */
+export function resealTable<C extends Record<string, PgColumn>>(
+  database: Database,
+  options: ReencryptOptions & { table: PgTable; columns: C; key: keyof C & string; where?: SQL; reseal(row: RowOf<C>): Promise<boolean> },
+): Promise<number> {
+  const { table, columns, key, where } = options;
+  const keyColumn = columns[key] as PgColumn;
+  return resealInBatches<RowOf<C>, string>({
+    ...options,
+    count: async () => (await database.db.select({ total: count() }).from(table).where(where))[0]?.total ?? 0,
+    readBatch: async (after, limit) =>
+      (await database.db
+        .select(columns as Record<string, PgColumn>)
+        .from(table)
+        .where(and(where, after === undefined ? undefined : gt(keyColumn, after)))
+        .orderBy(asc(keyColumn))
+        .limit(limit)) as unknown as RowOf<C>[],
+    cursorOf: (row) => String(row[key]),
+    reseal: options.reseal,
+  });
 }
 
 /** One step of a full re-encryption: a label for progress and reports, and the module's function. */

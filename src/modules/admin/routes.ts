@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { Envelope, EmptyBody, errorResponses, succeeded } from '../../http/schemas.ts';
 import { wrongParameter } from '../../http/errors.ts';
-import type { Merchant, MerchantsService } from '../merchants/index.ts';
+import { merchantView, type MerchantsService } from '../merchants/index.ts';
 import { Customer, normalizeEmail, payoutMethods, type CustomersService } from '../customers/index.ts';
 import { privateTargetsLiveWarning } from '../webhooks/index.ts';
 
@@ -27,19 +27,6 @@ const ApiKeySchema = Type.Object({
 });
 
 const MerchantParams = Type.Object({ merchantId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
-
-function merchantView(merchant: Merchant) {
-  return {
-    id: merchant.id,
-    name: merchant.name,
-    email: merchant.email,
-    liveEnabled: merchant.liveEnabled,
-    fraudReportWebhooksEnabled: merchant.fraudReportWebhooksEnabled,
-    rateLimitPerSecond: merchant.rateLimitPerSecond,
-    rateLimitBurst: merchant.rateLimitBurst,
-    createdAt: merchant.createdAt.getTime(),
-  };
-}
 
 const millis = (date: Date | null) => (date ? date.getTime() : null);
 

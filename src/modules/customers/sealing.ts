@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openRecord, resealRecord } from '../../crypto/pii.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 
 /**
@@ -85,15 +86,19 @@ export function createEmailLookupBackfill(deps: { database: Database; keyRing: K
 export function createCustomerReencryption(deps: { database: Database; keyRing: KeyRing }) {
   const { database, keyRing } = deps;
   return {
-    async reencryptAll(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
-      const rows = await database.db.select({ id: customers.id, merchantId: customers.merchantId, pii: customers.pii, emailLookup: customers.emailLookup }).from(customers);
-      let changed = 0;
-      for (const [index, row] of rows.entries()) {
-        options.onProgress?.(index, rows.length);
-        const location = { merchantId: row.merchantId, table: 'customers', rowId: row.id };
-        const resealed = resealRecord(keyRing, location, row.pii);
-        const staleLookup = row.emailLookup !== null && keyRing.keyIdOf(row.emailLookup) !== keyRing.activeKeyId;
-        if (resealed || staleLookup) {
+    reencryptAll(options: ReencryptOptions = {}): Promise<number> {
+      return resealTable(database, {
+        ...options,
+        table: customers,
+        columns: { id: customers.id, merchantId: customers.merchantId, pii: customers.pii, emailLookup: customers.emailLookup },
+        key: 'id',
+        reseal: async (row) => {
+          const location = { merchantId: row.merchantId, table: 'customers', rowId: row.id };
+          const resealed = resealRecord(keyRing, location, row.pii);
+          const staleLookup = row.emailLookup !== null && keyRing.keyIdOf(row.emailLookup) !== keyRing.activeKeyId;
+          if (!resealed && !staleLookup) {
+            return false;
+          }
           const emailLookup = emailLookupOf(keyRing, row.merchantId, openRecord(keyRing, location, row.pii).email);
           // Conditional on the ciphertext read: a concurrent update wins and is re-sealed next run.
           const updated = await database.db
@@ -101,11 +106,9 @@ export function createCustomerReencryption(deps: { database: Database; keyRing: 
             .set({ pii: resealed ?? row.pii, emailLookup })
             .where(and(eq(customers.id, row.id), sql`${customers.pii} = ${JSON.stringify(row.pii)}::jsonb`))
             .returning({ id: customers.id });
-          changed += updated.length;
-        }
-      }
-      options.onProgress?.(rows.length, rows.length);
-      return changed;
+          return updated.length > 0;
+        },
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { createRequire } from 'node:module';
 import type * as Nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
@@ -9,7 +9,7 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
 import { emailMaxAttempts, emailSendQueue } from './enqueue.ts';
-import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { openEmailContent, openEmailContentOrPlaceholder, resealEmailContent, type EmailContent, type StoredEmailContent } from './sealing.ts';
 
 export type EmailStatus = (typeof emails.$inferSelect)['status'];
@@ -174,18 +174,13 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
      * Returns the number of e-mails re-sealed (`onProgress`: rows examined of all).
      */
     async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
-      return resealInBatches({
+      return resealTable(database, {
         ...options,
         // An e-mail whose content retention purged holds nothing to seal.
-        count: async () => (await database.db.select({ total: count() }).from(emails).where(isNull(emails.contentPurgedAt)))[0]?.total ?? 0,
-        readBatch: (after: string | undefined, limit) =>
-          database.db
-            .select({ id: emails.id, merchantId: emails.merchantId, toCiphertext: emails.toCiphertext, subject: emails.subject, text: emails.text, html: emails.html })
-            .from(emails)
-            .where(and(isNull(emails.contentPurgedAt), after === undefined ? undefined : gt(emails.id, after)))
-            .orderBy(asc(emails.id))
-            .limit(limit),
-        cursorOf: (row) => row.id,
+        table: emails,
+        columns: { id: emails.id, merchantId: emails.merchantId, toCiphertext: emails.toCiphertext, subject: emails.subject, text: emails.text, html: emails.html },
+        key: 'id',
+        where: isNull(emails.contentPurgedAt),
         async reseal(row) {
           let resealed: StoredEmailContent | null;
           try {

@@ -1,10 +1,10 @@
-import { and, asc, count, eq, gt, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { fraudImports, fraudReports } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, resealFields, sealFields, type PiiLocation } from '../../crypto/pii.ts';
-import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
 import { recordEvent } from '../events/index.ts';
@@ -363,17 +363,11 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
      * key (same associated data; UPDATE conditional on the ciphertext read). `onProgress`: rows examined of all.
      */
     async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
-      return resealInBatches({
+      return resealTable(database, {
         ...options,
-        count: async () => (await database.db.select({ total: count() }).from(fraudReports))[0]?.total ?? 0,
-        readBatch: (after: string | undefined, limit: number) =>
-          database.db
-            .select({ paymentId: fraudReports.paymentId, merchantId: fraudReports.merchantId, pii: fraudReports.pii })
-            .from(fraudReports)
-            .where(after === undefined ? undefined : gt(fraudReports.paymentId, after))
-            .orderBy(asc(fraudReports.paymentId))
-            .limit(limit),
-        cursorOf: (row) => row.paymentId,
+        table: fraudReports,
+        columns: { paymentId: fraudReports.paymentId, merchantId: fraudReports.merchantId, pii: fraudReports.pii },
+        key: 'paymentId',
         reseal: async (row) => {
           const resealed = resealFields(keyRing, location(row), row.pii);
           if (resealed === null) {

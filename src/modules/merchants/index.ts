@@ -3,3 +3,4 @@
  * Other modules and the app use it through this file only.
  */
 export { type AuthenticatedKey, createMerchantsService, type Merchant, type MerchantsService, passwordHashOptions, type PiiKey } from './service.ts';
+export { merchantView } from './view.ts';

@@ -6,6 +6,7 @@ import { apiKeys, dashboardUsers, merchantPiiKeys, merchants } from '../../db/sc
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
+import { resealTable, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
@@ -315,21 +316,25 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
     },
 
     /** Re-encrypts every stored PII key under the key ring's active key (key-ring rotation; `onProgress`: rows examined of all). */
-    async reencryptPiiKeys(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
-      const rows = await database.db.select().from(merchantPiiKeys);
-      let changed = 0;
-      for (const [index, row] of rows.entries()) {
-        options.onProgress?.(index, rows.length);
-        if (keyRing.keyIdOf(row.keyCiphertext) === keyRing.activeKeyId) {
-          continue;
-        }
-        const associatedData = piiKeyAssociatedData(row.merchantId, row.id);
-        const keyCiphertext = keyRing.encrypt(keyRing.decrypt(row.keyCiphertext, associatedData), associatedData);
-        await database.db.update(merchantPiiKeys).set({ keyCiphertext }).where(and(eq(merchantPiiKeys.id, row.id), eq(merchantPiiKeys.keyCiphertext, row.keyCiphertext)));
-        changed += 1;
-      }
-      options.onProgress?.(rows.length, rows.length);
-      return changed;
+    reencryptPiiKeys(options: ReencryptOptions = {}): Promise<number> {
+      return resealTable(database, {
+        ...options,
+        table: merchantPiiKeys,
+        columns: { id: merchantPiiKeys.id, merchantId: merchantPiiKeys.merchantId, keyCiphertext: merchantPiiKeys.keyCiphertext },
+        key: 'id',
+        reseal: async (row) => {
+          const keyCiphertext = resealValue(keyRing, row.keyCiphertext, piiKeyAssociatedData(row.merchantId, row.id));
+          if (keyCiphertext === null) {
+            return false;
+          }
+          const updated = await database.db
+            .update(merchantPiiKeys)
+            .set({ keyCiphertext })
+            .where(and(eq(merchantPiiKeys.id, row.id), eq(merchantPiiKeys.keyCiphertext, row.keyCiphertext)))
+            .returning({ id: merchantPiiKeys.id });
+          return updated.length > 0;
+        },
+      });
     },
   };
 }

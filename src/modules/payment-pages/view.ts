@@ -1,9 +1,9 @@
-import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { paymentPages } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, resealFields, type PiiLocation } from '../../crypto/pii.ts';
-import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { payinDetailsOf, type PaymentRow } from '../payments/index.ts';
 import type { PaymentPageResponse } from './schemas.ts';
 
@@ -82,17 +82,11 @@ export function pageResponse(keyRing: KeyRing, publicUrl: string, view: PageView
  * data; UPDATE conditional on the ciphertext read). `onProgress`: rows examined of all.
  */
 export async function reencryptPageEmails(database: Database, keyRing: KeyRing, options: ReencryptOptions = {}): Promise<number> {
-  return resealInBatches({
+  return resealTable(database, {
     ...options,
-    count: async () => (await database.db.select({ total: count() }).from(paymentPages))[0]?.total ?? 0,
-    readBatch: (after: string | undefined, limit: number) =>
-      database.db
-        .select({ id: paymentPages.id, merchantId: paymentPages.merchantId, customerEmailCiphertext: paymentPages.customerEmailCiphertext })
-        .from(paymentPages)
-        .where(after === undefined ? undefined : gt(paymentPages.id, after))
-        .orderBy(asc(paymentPages.id))
-        .limit(limit),
-    cursorOf: (row) => row.id,
+    table: paymentPages,
+    columns: { id: paymentPages.id, merchantId: paymentPages.merchantId, customerEmailCiphertext: paymentPages.customerEmailCiphertext },
+    key: 'id',
     reseal: async (row) => {
       const resealed = resealFields(keyRing, emailLocation(row), { customerEmail: row.customerEmailCiphertext })?.customerEmail;
       if (resealed === undefined) {

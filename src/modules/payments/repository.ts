@@ -1,9 +1,9 @@
-import { and, asc, count, eq, gt, gte, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { cardTokens, paymentPages, payments } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { resealFields, type PiiLocation } from '../../crypto/pii.ts';
-import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type NewPaymentRow = typeof payments.$inferInsert;
@@ -174,17 +174,12 @@ export async function findPaymentsForFraud(executor: Executor, criteria: FraudCr
 
 /** Key-ring rotation: re-seals each payment's cardholder name under the active key (UPDATE conditional on the ciphertext read). */
 export async function reencryptPayments(database: Database, keyRing: KeyRing, options: ReencryptOptions = {}): Promise<number> {
-  return resealInBatches({
+  return resealTable(database, {
     ...options,
-    count: async () => (await database.db.select({ total: count() }).from(payments).where(isNotNull(payments.cardholderNameCiphertext)))[0]?.total ?? 0,
-    readBatch: (after: string | undefined, limit: number) =>
-      database.db
-        .select({ id: payments.id, merchantId: payments.merchantId, cardholderNameCiphertext: payments.cardholderNameCiphertext })
-        .from(payments)
-        .where(and(isNotNull(payments.cardholderNameCiphertext), after === undefined ? undefined : gt(payments.id, after)))
-        .orderBy(asc(payments.id))
-        .limit(limit),
-    cursorOf: (row) => row.id,
+    table: payments,
+    columns: { id: payments.id, merchantId: payments.merchantId, cardholderNameCiphertext: payments.cardholderNameCiphertext },
+    key: 'id',
+    where: isNotNull(payments.cardholderNameCiphertext),
     reseal: async (row) => {
       if (row.cardholderNameCiphertext === null) {
         return false;

@@ -1,9 +1,9 @@
-import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { payoutPages } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { resealFields } from '../../crypto/pii.ts';
-import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { location } from './present.ts';
 
 /**
@@ -12,17 +12,11 @@ import { location } from './present.ts';
  * a concurrent write wins (it seals under the active key anyway). `onProgress`: rows examined of all.
  */
 export async function reencryptPayoutPages(database: Database, keyRing: KeyRing, options: ReencryptOptions = {}): Promise<number> {
-  return resealInBatches({
+  return resealTable(database, {
     ...options,
-    count: async () => (await database.db.select({ total: count() }).from(payoutPages))[0]?.total ?? 0,
-    readBatch: (after: string | undefined, limit: number) =>
-      database.db
-        .select({ id: payoutPages.id, merchantId: payoutPages.merchantId, customerEmailCiphertext: payoutPages.customerEmailCiphertext, destination: payoutPages.destination })
-        .from(payoutPages)
-        .where(after === undefined ? undefined : gt(payoutPages.id, after))
-        .orderBy(asc(payoutPages.id))
-        .limit(limit),
-    cursorOf: (row) => row.id,
+    table: payoutPages,
+    columns: { id: payoutPages.id, merchantId: payoutPages.merchantId, customerEmailCiphertext: payoutPages.customerEmailCiphertext, destination: payoutPages.destination },
+    key: 'id',
     reseal: async (row) => {
       const email = resealFields(keyRing, location(row), { 'customer.email': row.customerEmailCiphertext })?.['customer.email'];
       const destination = row.destination ? resealFields(keyRing, location(row), row.destination) : null;

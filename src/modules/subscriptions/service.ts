@@ -11,7 +11,8 @@ import { periodAt } from './periods.ts';
 import type { SubscriptionListInput, SubscriptionListView, SubscriptionResponse } from './schemas.ts';
 import { createPaidPeriods } from './paid-periods.ts';
 import { createRenewal } from './renewal.ts';
-import { renewalQueue, type InvoiceRow, type PaidPayment, type SubscriptionRow, type SubscriptionsDependencies } from './types.ts';
+import { renewalQueue, type InvoiceRow, type SubscriptionRow, type SubscriptionsDependencies } from './types.ts';
+import type { PaidPaymentPage } from '../payment-pages/index.ts';
 import { toSubscriptionResponse } from './view.ts';
 
 export { toSubscriptionResponse } from './view.ts';
@@ -21,7 +22,6 @@ export {
   renewalDedupeKey,
   renewalQueue,
   renewalRetryDelaysMs,
-  type PaidPayment,
   type RenewalOutcome,
   type RunInTransaction,
   type SavedCards,
@@ -85,7 +85,7 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
      * first period [paidAt, paidAt + interval), paid by this payment. Runs in the pay transaction;
      * a repeated call for the same page returns the same subscription.
      */
-    async startFromPayment(tx: Executor, paid: PaidPayment, now: Date): Promise<{ subscriptionId: string } | undefined> {
+    async startFromPayment(tx: Executor, paid: PaidPaymentPage, now: Date): Promise<{ subscriptionId: string } | undefined> {
       if (!paid.subscription) {
         return undefined;
       }

@@ -3,16 +3,12 @@ import type { Database, Executor } from '../../db/client.ts';
 import type { invoices, subscriptions } from '../../db/schema/index.ts';
 import type { Clock } from '../../clock.ts';
 import type { EntitlementsService } from '../entitlements/index.ts';
-import type { PaidPaymentPage } from '../payment-pages/index.ts';
 import type { RenewalPages } from './renewal-pages.ts';
 
 /** The subscriptions module's shared types and renewal constants (its services are in service.ts, paid-periods.ts and renewal.ts). */
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type InvoiceRow = typeof invoices.$inferSelect;
-
-/** What the payment pages service reports when a page is paid (its `onPaid` hook), inside the pay transaction: declared there, once. */
-export type PaidPayment = PaidPaymentPage;
 
 /**
  * Saved cards, as the payment pages module keeps them: renewals charge the card the first payment

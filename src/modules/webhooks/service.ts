@@ -1,10 +1,10 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { events, merchants, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints } from '../../db/schema/index.ts';
 import { isId, newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { resealInBatches, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { resealTable, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import { systemClock, type Clock } from '../../clock.ts';
@@ -492,17 +492,11 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
      * The secrets themselves do not change, so deliveries stay signed as before. `onProgress`: rows examined of all.
      */
     async reencryptAll(options: ReencryptOptions = {}): Promise<number> {
-      return resealInBatches({
+      return resealTable(database, {
         ...options,
-        count: async () => (await database.db.select({ total: count() }).from(webhookEndpoints))[0]?.total ?? 0,
-        readBatch: (after: string | undefined, limit: number) =>
-          database.db
-            .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, secretCiphertext: webhookEndpoints.secretCiphertext, previousSecretCiphertext: webhookEndpoints.previousSecretCiphertext })
-            .from(webhookEndpoints)
-            .where(after === undefined ? undefined : gt(webhookEndpoints.id, after))
-            .orderBy(asc(webhookEndpoints.id))
-            .limit(limit),
-        cursorOf: (row) => row.id,
+        table: webhookEndpoints,
+        columns: { id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, secretCiphertext: webhookEndpoints.secretCiphertext, previousSecretCiphertext: webhookEndpoints.previousSecretCiphertext },
+        key: 'id',
         reseal: async (row) => {
           const secret = resealValue(keyRing, row.secretCiphertext, secretAssociatedData(row, 'secret'));
           const previous = row.previousSecretCiphertext === null ? null : resealValue(keyRing, row.previousSecretCiphertext, secretAssociatedData(row, 'previous_secret'));
