@@ -397,6 +397,15 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await page.waitForURL(/\/payment-pages\/[^/]+\?notice=payment-page-created$/);
     assert.match(await page.locator('main').innerText(), /A spare jib/);
     await check('payment-page-created');
+    // Copy buttons appear with JavaScript and put the value on the clipboard.
+    await desktop.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const copyId = page.getByRole('button', { name: 'Copy the payment page ID' });
+    assert.equal(await copyId.isVisible(), true);
+    const pageId = await copyId.getAttribute('data-copy');
+    assert.match(String(pageId), /^page_/);
+    await copyId.click();
+    await page.waitForFunction(() => document.querySelector('button.copy')?.textContent === 'Copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), pageId);
   });
 
   test('shows the audit log of what was done above, from the navigation', async () => {

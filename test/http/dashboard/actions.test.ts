@@ -37,7 +37,7 @@ describe('dashboard actions go through the same services as the API', () => {
     const filtered = await client.get('/dashboard/sandbox/payout-pages?status=AWAITING_RELEASE');
     assert.match(filtered.body, new RegExp(`/dashboard/sandbox/payout-pages/${page.id}`));
     const processed = await client.get('/dashboard/sandbox/payout-pages?status=PROCESSED');
-    assert.match(textOf(processed.body), /No payout page has this status/);
+    assert.match(textOf(processed.body), /No payout page matches these filters/);
 
     const detail = await client.get(`/dashboard/sandbox/payout-pages/${page.id}`);
     assert.equal(detail.statusCode, 200);

@@ -64,6 +64,8 @@ describe('creating payout and payment pages from the dashboard', () => {
     const detail = textOf((await client.get(location)).body);
     assert.match(detail, /The payout page was created and its amount reserved\. Send the customer its link \(below\)\./);
     assert.ok(detail.includes(String(page.url)), 'the detail shows the link to send');
+    const html = (await client.get(location)).body;
+    assert.ok(html.includes(`<button type="button" class="copy" data-copy="${id}" aria-label="Copy the payout page ID" hidden="">Copy</button>`), 'a copy button, hidden until the script shows it');
 
     const before = await count('payout_pages', false);
     const again = await client.post('/dashboard/sandbox/payout-pages', fields);

@@ -243,3 +243,16 @@ export function StatusFilter(props: { path: string; label: string; options: Read
   const options = props.options.map((option) => (typeof option === 'string' ? { value: option, label: statusInWords(option) } : option));
   return <SelectFilter {...props} options={options} name="status" fieldLabel="Status" />;
 }
+
+/**
+ * A "Copy" button for an id, key, secret or link. It is rendered hidden and shown by the layout's
+ * script when the browser can copy (the Clipboard API on a secure or loopback origin), so a page
+ * without JavaScript shows no dead button; the value stays selectable text either way.
+ */
+export function CopyButton(props: { value: string; label: string }) {
+  return (
+    <button type="button" class="copy" data-copy={props.value} aria-label={props.label} hidden>
+      Copy
+    </button>
+  );
+}

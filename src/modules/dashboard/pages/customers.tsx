@@ -4,7 +4,7 @@ import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '.
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Pagination, Time, CopyButton } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { KycReviewItem } from '../../kyc/index.ts';
@@ -85,6 +85,7 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
               </td>
               <td>
                 <code>{customer.id}</code>
+            <CopyButton value={customer.id} label="Copy the customer ID" />
               </td>
             </tr>
           ))}

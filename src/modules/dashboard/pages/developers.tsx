@@ -1,7 +1,7 @@
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { ApiKeyRowView, PiiKeyRowView } from '../presenters/developers.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time, CopyButton } from './components.tsx';
 import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -23,6 +23,7 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
           <code class="secret" id="new-api-key">
             {props.created.apiKey}
           </code>
+          <CopyButton value={props.created.apiKey} label="Copy the new API key" />
         </div>
       ) : null}
       <form method="post" action={base} class="card toolbar" aria-labelledby="create-key-heading">
@@ -118,7 +119,16 @@ export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; r
               <td>
                 <Time value={key.createdAt} />
               </td>
-              <td>{value ? <code class="secret">{value}</code> : <span class="muted">hidden: use Reveal keys</span>}</td>
+              <td>
+                {value ? (
+                  <>
+                    <code class="secret">{value}</code>
+                    <CopyButton value={value} label={`Copy PII key ${key.id}`} />
+                  </>
+                ) : (
+                  <span class="muted">hidden: use Reveal keys</span>
+                )}
+              </td>
             </tr>
           );
         })}

@@ -125,6 +125,8 @@ pre:focus { outline: 3px solid #93c5fd; }
 .figure h3 { margin: 0; font-size: 0.95rem; color: var(--muted); }
 .figure .big { font-size: 1.8rem; font-weight: 700; margin: 0.2rem 0; font-variant-numeric: tabular-nums; }
 .change { font-weight: 600; white-space: nowrap; }
+button.copy { width: auto; margin: 0 0 0 0.4rem; padding: 0.1rem 0.55rem; font-size: 0.8rem; background: #e2e8f0; color: var(--ink); border-radius: 6px; vertical-align: middle; }
+button.copy:focus-visible { outline: 3px solid #93c5fd; }
 th[scope="row"] { color: var(--ink); font-size: inherit; text-align: left; }
 .grid + .table-wrap { margin-top: 1rem; }
 .change.up { color: #065f46; }
@@ -150,6 +152,12 @@ legend { font-weight: 600; padding: 0 0.3rem; }
  * Rewrites every `<time data-local>` (UTC text, ISO `datetime`) into the browser's time zone. The
  * page reads fine without it: the UTC text stays.
  */
+/**
+ * Shows every `button.copy` when the Clipboard API is there, copies its `data-copy` on click and
+ * says so in the button and in a polite live region (screen readers hear "Copied").
+ */
+const copyScript = `(function(){if(!navigator.clipboard||!window.isSecureContext){return;}var live=document.createElement('span');live.className='visually-hidden';live.setAttribute('aria-live','polite');document.body.appendChild(live);document.querySelectorAll('button.copy[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){navigator.clipboard.writeText(b.getAttribute('data-copy')||'').then(function(){b.textContent='Copied';live.textContent='Copied';setTimeout(function(){b.textContent='Copy';live.textContent='';},2000);},function(){b.textContent='Copy failed';});});});})();`;
+
 const localTimeScript = `(function(){try{var f=new Intl.DateTimeFormat(undefined,{dateStyle:'medium',timeStyle:'short'});var z=Intl.DateTimeFormat().resolvedOptions().timeZone;document.querySelectorAll('time[data-local]').forEach(function(t){var d=new Date(t.getAttribute('datetime'));if(!isNaN(d.getTime())){t.setAttribute('title',t.textContent);t.textContent=f.format(d);}});var n=document.getElementById('time-zone');if(n&&z){n.textContent='Times are shown in your time zone ('+z+').';}}catch(e){}})();`;
 
 /** Keeps raw style/script text from closing its element early (`</script`, `</style`, `<!--`). */
@@ -170,7 +178,7 @@ export function ShellDocument(props: { title: string; nonce: string; children?: 
       </head>
       <body>
         {props.children}
-        <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(localTimeScript + confirmDialogScript) }} />
+        <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(localTimeScript + confirmDialogScript + copyScript) }} />
       </body>
     </html>
   );

@@ -2,7 +2,7 @@ import { paymentPageStatuses, type PaymentPageStatus } from '../../../db/schema/
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, CopyButton } from './components.tsx';
 import { expirePaymentConfirmation, paidWithCard } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -140,6 +140,7 @@ export function PaymentPageDetailPage(props: {
           <dt>ID</dt>
           <dd>
             <code>{page.id}</code>
+            <CopyButton value={page.id} label="Copy the payment page ID" />
           </dd>
           <dt>Customer</dt>
           <dd>
@@ -154,6 +155,7 @@ export function PaymentPageDetailPage(props: {
           <dt>Checkout address</dt>
           <dd>
             <a href={page.url}>{page.url}</a>
+            <CopyButton value={page.url} label="Copy the page address" />
           </dd>
           <dt>Created</dt>
           <dd>

@@ -2,7 +2,7 @@ import { payoutPageStatuses } from '../../payout-pages/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption, CopyButton } from './components.tsx';
 import { cancelPayoutConfirmation, releasePayoutConfirmation, reissuePayoutConfirmation } from './confirmations.tsx';
 import type { PayoutPageResponse } from '../../payout-pages/index.ts';
 import { payoutSubStatusInWords } from './status-words.ts';
@@ -124,6 +124,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           <dt>ID</dt>
           <dd>
             <code>{page.id}</code>
+            <CopyButton value={page.id} label="Copy the payout page ID" />
           </dd>
           <dt>Customer</dt>
           <dd>
@@ -151,6 +152,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
           <dt>Page address</dt>
           <dd>
             <a href={page.url}>{page.url}</a>
+            <CopyButton value={page.url} label="Copy the page address" />
           </dd>
           <dt>Created</dt>
           <dd>

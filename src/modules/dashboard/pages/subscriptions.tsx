@@ -3,7 +3,7 @@ import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, CopyButton } from './components.tsx';
 import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -130,6 +130,7 @@ export function SubscriptionPage(props: {
           <dt>ID</dt>
           <dd>
             <code>{subscription.id}</code>
+            <CopyButton value={subscription.id} label="Copy the subscription ID" />
           </dd>
           <dt>Customer</dt>
           <dd>

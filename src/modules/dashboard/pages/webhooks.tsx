@@ -3,7 +3,7 @@ import { isTestEventId, type WebhookDeliveryView, type WebhookEndpointView } fro
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EventRowView } from '../presenters/webhooks.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, SelectFilter, Time } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, SelectFilter, Time, CopyButton } from './components.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -35,6 +35,7 @@ function SecretCard(props: { title: string; secret: string }) {
       <code class="secret" id="webhook-secret">
         {props.secret}
       </code>
+      <CopyButton value={props.secret} label="Copy the signing secret" />
     </div>
   );
 }
@@ -217,6 +218,7 @@ export function WebhookEndpointPage(props: {
           <dt>ID</dt>
           <dd>
             <code>{endpoint.id}</code>
+            <CopyButton value={endpoint.id} label="Copy the endpoint ID" />
           </dd>
           {endpoint.description ? (
             <>
