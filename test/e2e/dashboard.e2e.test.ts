@@ -404,8 +404,8 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     const pageId = await copyId.getAttribute('data-copy');
     assert.match(String(pageId), /^page_/);
     await copyId.click();
-    await page.waitForFunction(() => document.querySelector('button.copy')?.textContent === 'Copied');
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), pageId);
+    await page.waitForFunction("document.querySelector('button.copy')?.textContent === 'Copied'");
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), pageId);
   });
 
   test('shows the audit log of what was done above, from the navigation', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
-import { createPaymentPage, createPayoutPage, payPaymentPage } from './fixtures.ts';
+import { createCustomer, createPaymentPage, createPayoutPage, identity, payPaymentPage } from './fixtures.ts';
 
 const dayMs = 86_400_000;
 
@@ -80,6 +80,29 @@ describe('dashboard lists: a creation period on every list and a CSV of what the
     assert.deepEqual(none, [], 'a header only when the period holds nothing');
     const screen = textOf((await client.get(`/dashboard/sandbox/payment-pages?to=${day(6)}`)).body);
     assert.match(screen, /No payment pages/);
+  });
+
+  test('listExports.happy: customers export with the name and e-mail the list shows, the filters applied', async () => {
+    context.clock.advance(dayMs); // a day of their own: from=today selects these two only
+    client = await signedInClient(context, merchant);
+    const ada = await createCustomer(context, merchant, { ...identity, email: 'ada.export@example.com' });
+    context.clock.advance(1);
+    const grace = await createCustomer(context, merchant, { ...identity, firstName: 'Grace', lastName: 'Hopper', email: 'grace.export@example.com' });
+    const today = context.clock.now().toISOString().slice(0, 10);
+    const response = await client.get(`/dashboard/sandbox/customers/export.csv?from=${today}`);
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-disposition'], 'attachment; filename="customers-sandbox.csv"');
+    const rows = parse(response.body, { columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.referenceId, row.name, row.email]),
+      [
+        [grace.id, grace.referenceId, 'Grace Hopper', 'grace.export@example.com'],
+        [ada.id, ada.referenceId, `${identity.firstName} ${identity.lastName}`, 'ada.export@example.com'],
+      ],
+    );
+    const byEmail = parse((await client.get('/dashboard/sandbox/customers/export.csv?email=grace.export%40example.com')).body, { columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(byEmail.map((row) => row.id), [grace.id]);
+    assert.match((await client.get(`/dashboard/sandbox/customers?from=${today}`)).body, /href="\/dashboard\/sandbox\/customers\/export\.csv\?from=/);
   });
 
   test('listExports.errors: a bad day or a period that ends before it starts is 400 naming the field', async () => {

@@ -1,5 +1,5 @@
 import { kycStatuses } from '../../../db/schema/index.ts';
-import { modePath } from '../paths.ts';
+import { modePath, withQuery } from '../paths.ts';
 import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '../presenters/customers.ts';
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
@@ -7,6 +7,7 @@ import type { PageOf } from '../presenters/pagination.ts';
 import { ActionButton, Badge, DataTable, EmptyState, Pagination, Time, CopyButton } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { ListPeriod } from '../date-range.ts';
 import type { KycReviewItem } from '../../kyc/index.ts';
 import { KycReviewCard, KycReviewQueue } from './kyc-review.tsx';
 
@@ -17,10 +18,10 @@ const kycExplanations: Record<string, string> = {
   REJECTED: 'The KYC provider rejected the identity data; payouts to this customer fail.',
 };
 
-export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; result: PageOf<CustomerListRowView>; inReview: KycReviewItem[] }) {
+export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; period: ListPeriod; result: PageOf<CustomerListRowView>; inReview: KycReviewItem[] }) {
   const { frame, filters, result } = props;
   const path = modePath(frame.mode, '/customers');
-  const filtered = Boolean(filters.reference || filters.kycStatus || filters.email);
+  const filtered = Boolean(filters.reference || filters.kycStatus || filters.email || props.period.from || props.period.to);
   return (
     <DashboardPage frame={frame} section="customers" title="Customers">
       <h1>Customers</h1>
@@ -45,8 +46,19 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
             ))}
           </select>
         </div>
+        <div class="date">
+          <label for="from">Created from (UTC day)</label>
+          <input type="date" id="from" name="from" value={props.period.from} />
+        </div>
+        <div class="date">
+          <label for="to">to (UTC day)</label>
+          <input type="date" id="to" name="to" value={props.period.to} />
+        </div>
         <div class="buttons">
           <button type="submit">Search</button>
+          <a class="button secondary" href={withQuery(`${path}/export.csv`, { reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to })} download="">
+            Export CSV
+          </a>
           {filtered ? (
             <a class="button secondary" href={path}>
               Clear
@@ -91,7 +103,7 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; r
           ))}
         </DataTable>
       )}
-      <Pagination path={path} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { customers, kycStatuses, kycVerifications, paymentPages, payoutPages, refunds, subscriptions, type KycStatus } from '../../../db/schema/index.ts';
 import type { CustomersService } from '../../customers/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, exportBatch, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 
 export interface CustomerFilters {
   /** Prefix of the referenceId (case-sensitive, as referenceIds are), or a customer id (`cus_…`) exactly. */
@@ -90,31 +90,56 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
     return { payoutPages: payouts, paymentPages: payments, subscriptions: subscribed, refunds: refunded };
   }
 
+  type CustomerRow = { id: string; referenceId: string; kycStatus: CustomerListRowView['kycStatus']; createdAt: Date };
+
+  function customerRows(merchantId: string, livemode: boolean, filters: CustomerFilters, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<CustomerRow[]> {
+    const conditions: SQL[] = [eq(customers.merchantId, merchantId), eq(customers.livemode, livemode), ...createdWithin(customers.createdAt, period), ...after];
+    if (filters.reference) {
+      const byReference = like(customers.referenceId, `${escapeLike(filters.reference)}%`);
+      conditions.push(filters.reference.startsWith('cus_') ? (or(byReference, eq(customers.id, filters.reference)) as SQL) : byReference);
+    }
+    if (filters.email !== undefined) {
+      const lookups = deps.customers.emailLookupsFor(merchantId, filters.email);
+      conditions.push(lookups.length > 0 ? inArray(customers.emailLookup, lookups) : sql`false`);
+    }
+    if (filters.kycStatus) {
+      conditions.push(eq(customers.kycStatus, filters.kycStatus));
+    }
+    return database.db
+      .select({ id: customers.id, referenceId: customers.referenceId, kycStatus: customers.kycStatus, createdAt: customers.createdAt })
+      .from(customers)
+      .where(and(...conditions))
+      .orderBy(desc(customers.createdAt), desc(customers.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
+  /** The rows with the name and e-mail decrypted for them only (one read of their sealed records). */
+  async function withContacts(merchantId: string, rows: CustomerRow[]): Promise<CustomerListRowView[]> {
+    if (rows.length === 0) {
+      return [];
+    }
+    const contacts = await deps.customers.displayContacts(database.db, merchantId, rows.map((row) => row.id));
+    return rows.map((row) => ({ ...row, name: contacts.get(row.id)?.name ?? null, email: contacts.get(row.id)?.email ?? null }));
+  }
+
   return {
-    async list(merchantId: string, livemode: boolean, filters: CustomerFilters, page: number): Promise<PageOf<CustomerListRowView>> {
-      const conditions: SQL[] = [eq(customers.merchantId, merchantId), eq(customers.livemode, livemode)];
-      if (filters.reference) {
-        const byReference = like(customers.referenceId, `${escapeLike(filters.reference)}%`);
-        conditions.push(filters.reference.startsWith('cus_') ? (or(byReference, eq(customers.id, filters.reference)) as SQL) : byReference);
+    async list(merchantId: string, livemode: boolean, filters: CustomerFilters, page: number, period: CreatedRange = {}): Promise<PageOf<CustomerListRowView>> {
+      const rows = await readPage(page, (limit, offset) => customerRows(merchantId, livemode, filters, period, [], limit, offset));
+      return { ...rows, items: await withContacts(merchantId, rows.items) };
+    },
+
+    /** Every customer the filters select, newest first, with the name and e-mail the list shows (decrypted a batch at a time): the CSV export. */
+    async *exportRows(merchantId: string, livemode: boolean, filters: CustomerFilters, period: CreatedRange): AsyncGenerator<CustomerListRowView> {
+      let batch: CustomerRow[] = [];
+      for await (const row of everyRow({ createdAt: customers.createdAt, id: customers.id }, (after, limit) => customerRows(merchantId, livemode, filters, period, after, limit, 0))) {
+        batch.push(row);
+        if (batch.length === exportBatch) {
+          yield* await withContacts(merchantId, batch);
+          batch = [];
+        }
       }
-      if (filters.email !== undefined) {
-        const lookups = deps.customers.emailLookupsFor(merchantId, filters.email);
-        conditions.push(lookups.length > 0 ? inArray(customers.emailLookup, lookups) : sql`false`);
-      }
-      if (filters.kycStatus) {
-        conditions.push(eq(customers.kycStatus, filters.kycStatus));
-      }
-      const rows = await readPage(page, (limit, offset) =>
-        database.db
-          .select({ id: customers.id, referenceId: customers.referenceId, kycStatus: customers.kycStatus, createdAt: customers.createdAt })
-          .from(customers)
-          .where(and(...conditions))
-          .orderBy(desc(customers.createdAt), desc(customers.id))
-          .limit(limit)
-          .offset(offset),
-      );
-      const contacts = await deps.customers.displayContacts(database.db, merchantId, rows.items.map((row) => row.id));
-      return { ...rows, items: rows.items.map((row) => ({ ...row, name: contacts.get(row.id)?.name ?? null, email: contacts.get(row.id)?.email ?? null })) };
+      yield* await withContacts(merchantId, batch);
     },
 
     async detail(merchantId: string, livemode: boolean, customerId: string): Promise<CustomerDetailView | null> {

@@ -9,6 +9,11 @@ import { parseKycStatus, type CustomersPresenter } from '../presenters/customers
 import { CustomerPage, CustomersPage } from '../pages/customers.tsx';
 import { eraseCustomerConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import { sendCsv } from '../csv.ts';
+import { parseListPeriod } from '../date-range.ts';
+
+/** The customers CSV: the list's columns (name and e-mail as the list shows them). */
+export const customerCsvColumns = ['id', 'referenceId', 'name', 'email', 'kycStatus', 'createdAt'] as const;
 
 export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter: CustomersPresenter, reviews: KycReviews, dataRights: { erasure: ErasureService; customerExport: CustomerExportService }): void {
   web.get('/:mode/customers', async (request, reply) => {
@@ -17,9 +22,21 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
     const kycStatus = parseKycStatus(field(request.query, 'kyc', 20));
     const email = field(request.query, 'email', 254).trim();
     const filters = { ...(reference ? { reference } : {}), ...(kycStatus ? { kycStatus } : {}), ...(email ? { email } : {}) };
-    const result = await presenter.list(view.session.merchant.id, view.livemode, filters, parsePage(field(request.query, 'page', 5)));
+    const period = parseListPeriod(request.query);
+    const result = await presenter.list(view.session.merchant.id, view.livemode, filters, parsePage(field(request.query, 'page', 5)), period);
     const inReview = await reviews.listInReview(view.session.merchant.id, view.livemode);
-    return view.page((frame) => CustomersPage({ frame, filters, result, inReview }));
+    return view.page((frame) => CustomersPage({ frame, filters, period, result, inReview }));
+  });
+
+  // The list's CSV: the same filters; the name and e-mail only because the list shows them.
+  web.get('/:mode/customers/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const reference = field(request.query, 'reference', 255).trim();
+    const kycStatus = parseKycStatus(field(request.query, 'kyc', 20));
+    const email = field(request.query, 'email', 254).trim();
+    const filters = { ...(reference ? { reference } : {}), ...(kycStatus ? { kycStatus } : {}), ...(email ? { email } : {}) };
+    const rows = presenter.exportRows(view.session.merchant.id, view.livemode, filters, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `customers-${view.mode}.csv`, columns: customerCsvColumns, rows });
   });
 
   web.get('/:mode/customers/:customerId', async (request, reply) => {
