@@ -229,7 +229,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
     registerPaymentPageWebRoutes(web, tools, {
       paymentPages: services.paymentPages,
-      merchants: services.merchants,
+      branding: services.branding,
       clock: platform.clock,
       stripe: {
         live: config.stripe ? { publishableKey: config.stripe.publishableKey, jsUrl: config.stripe.jsUrl } : null,
@@ -241,7 +241,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   // Hosted payout page: /payout-page/<id> (HTML, e-mailed access code, CSRF, strict CSP).
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
-    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, kyc: services.kyc, publicUrl: config.publicUrl, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
+    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, branding: services.branding, kyc: services.kyc, publicUrl: config.publicUrl, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
   );
 
   await registerDashboard(app, platform);

@@ -8,6 +8,7 @@ import { JobRegistry, Worker, systemClock, type Clock } from './jobs/worker.ts';
 import { enqueueJob } from './jobs/queue.ts';
 import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
 import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
+import { createBrandingService, type BrandingService } from './modules/merchants/branding.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
 import { createEmailLookupBackfill } from './modules/customers/sealing.ts';
 import { createErasureService, type ErasureService } from './modules/data-rights/service.ts';
@@ -55,6 +56,7 @@ import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/
 
 export interface Services {
   merchants: MerchantsService;
+  branding: BrandingService;
   customers: CustomersService;
   /** Erasing a customer's personal data across every module (`POST /v1/customers/:id/erase`). */
   erasure: ErasureService;
@@ -123,6 +125,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   const providerWebhooks: ProviderWebhookHandler[] = [];
 
   const merchants = createMerchantsService({ database, clock, keyRing });
+  const branding = createBrandingService({ database, clock });
   // KYC reads identity data through customers, and customers start KYC: each refers to the other
   // through a closure that runs only after both exist.
   // Onfido when configured (live; and sandbox mode through Onfido's sandbox with ONFIDO_TEST_*).
@@ -325,7 +328,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention, audit },
+    services: { merchants, branding, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention, audit },
     adminKey,
     rateLimiter,
     providerChecks,

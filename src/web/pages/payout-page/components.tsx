@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
 import { Layout } from '../../layout.tsx';
+import type { Brand } from '../../../modules/merchants/branding.ts';
 import { formatAmount } from '../../../modules/payout-pages/emails.ts';
 import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
 
@@ -10,7 +11,6 @@ import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pa
  */
 
 export const pageStyles = `
-.merchant { font-weight: 600; color: var(--muted); margin: 0; }
 .hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; }
 .field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
 input[aria-invalid="true"], select[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
@@ -28,6 +28,8 @@ input[readonly] { background: #f1f5f9; color: var(--muted); }
 export interface PageSummary {
   id: string;
   merchantName: string;
+  /** The merchant's branding: the layout's header, buttons, footer and icon. */
+  brand: Brand;
   amount: number;
   currency: string;
   livemode: boolean;
@@ -41,13 +43,12 @@ export const methodLabels: Record<PayoutMethodType, string> = { BANK_TRANSFER: '
 
 export function Shell(props: { nonce: string; title: string; summary: PageSummary; children?: Child; refreshSeconds?: number }) {
   return (
-    <Layout title={`${props.title} · ${props.summary.merchantName}`} nonce={props.nonce} styles={pageStyles} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
+    <Layout title={`${props.title} · ${props.summary.merchantName}`} nonce={props.nonce} brand={props.summary.brand} styles={pageStyles} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
       {props.summary.livemode ? null : (
         <p class="sandbox" role="note">
           Sandbox: no real money moves.
         </p>
       )}
-      <p class="merchant">{props.summary.merchantName}</p>
       <p class="amount" aria-label={`Amount: ${formatAmount(props.summary.amount, props.summary.currency)}`}>
         {formatAmount(props.summary.amount, props.summary.currency)}
       </p>

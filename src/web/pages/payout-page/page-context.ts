@@ -4,6 +4,7 @@ import { isId } from '../../../crypto/ids.ts';
 import { formActionOrigins, type WebTools } from '../../scope.ts';
 import type { Clock } from '../../../jobs/worker.ts';
 import type { PayoutPagesService } from '../../../modules/payout-pages/service.ts';
+import type { BrandingService } from '../../../modules/merchants/branding.ts';
 import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
 import type { PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
 import { isRetryable } from '../../../modules/payout-pages/customer-flow.ts';
@@ -15,6 +16,7 @@ const refreshSeconds = 5;
 
 export interface PayoutPageDeps {
   payoutPages: PayoutPagesService;
+  branding: BrandingService;
   clock: Clock;
   secureCookies: boolean;
 }
@@ -36,13 +38,15 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
     if (!found) {
       throw notFound('payout page', id);
     }
-    return found;
+    // The merchant's branding names it on the page (its display name, else its name).
+    const brand = await deps.branding.loadBrand(found.page.merchantId);
+    return { ...found, merchantName: brand.displayName, brand };
   }
   type Loaded = Awaited<ReturnType<typeof load>>;
 
   function summaryOf(loaded: Loaded): PageSummary {
     const { page } = loaded;
-    return { id: page.id, merchantName: loaded.merchantName, amount: page.amount, currency: page.fundingCurrency, livemode: page.livemode, expiresAt: page.expiresAt };
+    return { id: page.id, merchantName: loaded.merchantName, brand: loaded.brand, amount: page.amount, currency: page.fundingCurrency, livemode: page.livemode, expiresAt: page.expiresAt };
   }
 
   function renderOptions(page: PayoutPageRow, status = 200) {
