@@ -30,6 +30,7 @@ import { registerWebhookRoutes } from './modules/webhooks/routes.ts';
 import { webhookEventsDocument } from './modules/webhooks/document.ts';
 import { registerAdminEmailRoutes } from './modules/email/routes.ts';
 import { registerAdminRoutes } from './modules/admin/routes.ts';
+import { registerAdminBrandingRoutes } from './modules/admin/branding-routes.ts';
 import { registerRetentionAdminRoutes } from './modules/retention/routes.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/routes.ts';
 import { registerRefundRoutes } from './modules/refunds/index.ts';
@@ -45,6 +46,7 @@ import { registerProviderWebhookRoutes } from './modules/providers/index.ts';
 import { cachedSerializerFactory } from './http/serializers.ts';
 import { createAuditHook } from './http/audit.ts';
 import { registerAuditAdminRoutes } from './modules/audit/index.ts';
+import { registerBrandAssetRoutes } from './web/brand-assets.ts';
 
 export const apiVersion = '1.0.0';
 
@@ -212,6 +214,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       admin.addHook('onSend', adminIdempotency.onSend);
       admin.addHook('onSend', createAuditHook(services.audit, (request) => (request.isOperator ? { actorType: 'operator', actorId: 'operator', merchantId: null } : null)));
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers }, { webhookAllowPrivateTargets: config.webhookAllowPrivateTargets });
+      registerAdminBrandingRoutes(admin, services.branding);
       registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
       registerPayoutAdminRoutes(admin, { payoutPages: services.payoutPages, now: () => platform.clock.now() });
       registerAdminEmailRoutes(admin, services.email);
@@ -243,6 +246,9 @@ export async function buildApp(platform: Platform): Promise<Api> {
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
     registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, branding: services.branding, kyc: services.kyc, publicUrl: config.publicUrl, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
   );
+
+  // Merchants' logos and Paysail's icon (public, our origin, locked-down headers).
+  registerBrandAssetRoutes(app, { branding: services.branding });
 
   await registerDashboard(app, platform);
   await registerDocsRoutes(app, platform);

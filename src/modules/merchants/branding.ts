@@ -14,6 +14,8 @@ const supportUrlMaxLength = 500;
 export interface BrandingSettings {
   displayName: string | null;
   brandColor: string | null;
+  /** The text colour buttons get on `brandColor` (white or near-black); null with no colour. */
+  buttonTextColor: string | null;
   supportEmail: string | null;
   supportUrl: string | null;
   /** `/brand/logos/<sha256>.<type>` on our origin. */
@@ -65,6 +67,7 @@ function settingsOf(row: BrandingRow | undefined): BrandingSettings {
   return {
     displayName: row?.displayName ?? null,
     brandColor: row?.brandColor ?? null,
+    buttonTextColor: row?.brandColor ? (buttonColorsFor(row.brandColor)?.text ?? null) : null,
     supportEmail: row?.supportEmail ?? null,
     supportUrl: row?.supportUrl ?? null,
     logoUrl: logoUrlOf(row),
@@ -88,7 +91,7 @@ export function validateBrandingChange(change: BrandingChange): Partial<Branding
   const columns: Partial<BrandingRow> = {};
   if (change.displayName !== undefined) {
     const name = blankToNull(change.displayName);
-    if (name !== null && (name.length > displayNameMaxLength || /[\u0000-\u001f\u007f]/.test(name))) {
+    if (name !== null && (name.length > displayNameMaxLength || /\p{Cc}/u.test(name))) {
       throw wrongParameter('displayName', `must be at most ${displayNameMaxLength} characters on one line`);
     }
     columns.displayName = name;
