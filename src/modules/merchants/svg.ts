@@ -1,4 +1,4 @@
-import createDOMPurify, { type WindowLike } from 'dompurify';
+import createDOMPurify from 'dompurify';
 import { JSDOM } from 'jsdom';
 
 const svgNamespace = 'http://www.w3.org/2000/svg';
@@ -21,8 +21,7 @@ const externalCss = /@import|url\(\s*['"]?\s*(?!#)/i;
  */
 function createSanitizer() {
   const { window } = new JSDOM('');
-  // jsdom's window is a full browser window; our declaration (src/types/jsdom.d.ts) names only what svg.ts calls.
-  const purify = createDOMPurify(window as unknown as WindowLike);
+  const purify = createDOMPurify(window);
   purify.addHook('uponSanitizeElement', (node, data) => {
     if (data.tagName === 'style' && externalCss.test(node.textContent ?? '')) {
       node.parentNode?.removeChild(node);
