@@ -1031,6 +1031,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/merchants/{merchantId}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a merchant's branding */
+        get: operations["adminBranding_retrieve"];
+        put?: never;
+        /**
+         * Change a merchant's branding
+         * @description Every field is optional: what is left out is unchanged, `null` (or an empty string) clears it. `brandColor` is refused when neither white nor near-black text reaches a contrast of 4.5:1 on it. `logo` is the image file in base64: PNG, JPEG or SVG (decided from the bytes), at most 256 KiB; an SVG is sanitised (no script, event handlers, external references or foreignObject). A bad field answers 400 WRONG_PARAMETER naming it, and nothing is changed.
+         */
+        post: operations["adminBranding_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/merchants/{merchantId}/balance/credit": {
         parameters: {
             query?: never;
@@ -2196,53 +2217,53 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *             "id": "cus_06h1dfbk2g8qkqjxc2kzn14zvk5ctc0mdge8",
+                     *             "referenceId": "user-43",
+                     *             "signupAt": 1795591444244,
+                     *             "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
+                     *             "livemode": false,
+                     *             "kycStatus": "PENDING",
+                     *             "createdAt": 1795677844244,
+                     *             "updatedAt": 1795677849244,
+                     *             "email": "grace@example.com",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..J4gDiqinDo6kGTiY.07qy7Ho.CAZvItte_Cpy9YNYvJI5WQ",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..bCPVL1uKCU4DsdUe.cDM3AEAF.9UKvmgvWp7zaSCgPdieQ5g",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..gXAH1ZqVfVqyuEfi.0X1sdH2avssPBQ.HIHIp5pN33Ewr3ZIQwrtrQ",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..rfwTEqTD3BRTU_eX.nx2m5BhJEt21eALf.taJ4jTrrdaBarrH3MkX37A",
+                     *             "address": {
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..Ip1mFRAb4b99ySe3.KfEblCDDGpF5P-Y.XoU4VcERLYo0dqi1IRCJAw",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..S-aZWMvIsWdlC-js.0GM-UsRMeR8DMudmiQ.frp-jbae-_JtfkWspUlhuQ",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..5g5KXgq0UwWpofP_.SKA.jOur7QuQTrajT3LRfpypiQ",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..AiSV7-f02O30X2AE.K_gPw_k.Rj2bkMk-a1VjmlbcDtqCqg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..l7C-yOsSeJKDOWop.0s4.QklRyFkNMAEA85mDmDKKpQ"
+                     *             },
+                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
+                     *           },
+                     *           {
+                     *             "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795581029740,
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "signupAt": 1795591444244,
+                     *             "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795667429740,
-                     *             "updatedAt": 1795667434740,
+                     *             "createdAt": 1795677844244,
+                     *             "updatedAt": 1795677849244,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..p1Hj5oe0gmGgQQLV.2Ooz.SlQKfrG0Fl416U_XyVGQsg",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..0Blk7nDB5wLJqUuy.3zmuVW736R8.OUBLcmXM2o2u0hl3LPYIUg",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..3cnxCrZLbRPU7Qph.os9N6j_CuCufpQ.THA1LMMHxo548Cn6MDZFZA",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..nVUcUVUidbPWS__Z.y112e-6sJc-fD8Xq.Pf9VaY0Rev6LSDmq6YLywg",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..RvlyNStAkpPFSHak.wj1G.afwYhajLV4ZhmF2tEv1o4Q",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..NNEjCZzzsG_pImvg.DNRBDA5ly7s.6jky-ZF9Xifk5BcTNHvmIQ",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..QUb6c8kEXqomilZE.8yIxg4lUxvYatg.Hp0XDtkpZ9LqQs0IoJDRPg",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..V3E3Q-0touXU1fy-.1CeMjiTBhrW9g_jA._0AKqPngs0L6g0ZXqL4Wtw",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..U76NS4aLqpAT5ldW.SkVhG0VHr7-LzGw.wHRZC3r9QZxztA_p6O9nGA",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Gy9VHVSx3qzctthW.xtyVQKz_a3su6_Qs3g.AtFo1FuueqIYcKgDVhawtw",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..z2LaFY9jtU07X8Us.frY.e9-vcG9Tgy4X7dHeyQvj9Q",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..F4EtNVxXb7Soq0Ap.mtO9MDo.SRk5hOUmyYxJ1el-n0ymOw",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..799n5E87pJmIw1iR.9j0.7K2U_MD05Tj39BC96L4HSw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..u0igiY6k6Ex_1XNZ.FHeADa9y63rZdsk.E3NOp4nuLxoJsmKBXpwgBQ",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..wdsGNq2blzwa0e8m.f3DZ_09bC_Spv0jUSA.Nx1w6KJmNYZI65YKwvEDMw",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..EIHkQMgg45ca4TxN.oqk.z_PZ4mxwGlTS857Kz76ORA",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..VuCoe0rVvUqFUD2u.k95GOjU.oXsYa8wcixRRI05aERKELg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..lxNDyh0Lw_IlwwQF.GSM.97qHgVDpoNkXxqWf8xOHig"
                      *             }
-                     *           },
-                     *           {
-                     *             "id": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
-                     *             "referenceId": "user-43",
-                     *             "signupAt": 1795581029740,
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
-                     *             "livemode": false,
-                     *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795667429740,
-                     *             "updatedAt": 1795667434740,
-                     *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..oAW1jmX-ioXIa9Gu.aFS5rTQ.F2LBkWxRVbmDNdXZMoIBhQ",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..tWh6Dmfy5WRUpc9k.iO2Wriwk.SuGsV6Kw3JRbYLkhkswgqA",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..4zcM2PFxD6T11pZK.GX09_cgXK6TPig.zTbt_Uy45ELrupNnDu7cVg",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..5UAzBsS0NbtHKqQy.WCa5Sta4icCkjMud.T4Y35wkP-SJyyllaiZcRTw",
-                     *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..CLaInTPd8Bv-zsh8.pII51-jQpdntmr8.5_IEa0r5p4_RWUNLbee-Mw",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..R3fa1EJFyQifWqWW.wYZIADQZU2asS02KUA.iyXGLowFz8isKfqXc8oQpA",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..gzPE2ph_QoHbJigl.qqk.ZeMNvPnJF677VwC2QIaGpQ",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..dH4f8i06C2vDjgnc.rpvaDh0.Oc9-yieUW_svLSisUvtlzg",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Wl2ZHO6IsuJux-Ws.CQc.UmP3kl9mlsHo20TBwNhCaA"
-                     *             },
-                     *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -2359,7 +2380,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795581029740,
+                 *       "signupAt": 1795591444244,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2418,25 +2439,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795591444244,
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795677844244,
+                     *         "updatedAt": 1795677844244,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..eadZsFeBMpUQHUt1.8_zq.DTJ_-c6KEvzG-OTVXAtIow",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..JIksnk0L_ZVbmv-1.76BrQx62XDA.0SGhwJgnWjOiYq_rUjLe6A",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Gz-dbC3bDsghcC1r.D5ENW77KrEj2ow.ta2bUiQsGzNWeJW_WZW3AA",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..w_FfT6ylDRdA-MEV.PfiQEF9YnCdy72cG.5cN7JyQ-bSaVzxOAHmkEOQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..hPpoWGfHWwjEizV2.DxIF.sLIB3wOvn2jJuSV6N9e7dQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..P5_r37V7i0a86OwY.jZ4nGbU9kNU.4FY3r6xixEP_RP5q-kSJXw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..56W5vahjAzsAPH_M.f3eiLDs341SDhw.PluWITdnVPagvCpBbgcIzA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..zUtRAL3yHaucW0dy.YVYHzNOKJG1Qm8d2.HbD3a4f3d3e90QIAOlxSYg",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..-61un0FaVhUQMOep.kQ8qn0JCLELX6ek.NU876H99cbbiulvRhSbJQQ",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..5PnSJrjRkNgf7QqE.9BVgmWHs2VEspG9_gg.Vk6jDBWU4NGleKIdRIBKuQ",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..d-yqYSSn1Hwd0k3k.SR0.c_-_31vSPXUI3t4x-J3lYQ",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..M96f-WhYJVK45Vsz.l5Lvfso.cE6FCfTV9pXoQ_yTO2M2ow",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..2FG8quFwAO4WK5I7.YKA.vW63-kEW9ZfH7OUdpJQfeA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..-rozJewZ7QW3liRi.cWM33rHgjQ7H2JE.9Qj_ZEaNzYzezsqZtqghCA",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..YIhTJYeXrIx8wSUZ.oUl4DjWQkJQ1GAHoDg.00JiQs9bg1OpACyl867PUg",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..6ebcmVGkJNihc3-0.jZ4.db_KBkQtYSATDoGDh29wQA",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..EwwOcQbzLfRZkWCP.pLWWcbg.ZAlYKlqHnffCPQdAfsM3zg",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..fBq1Cl54PI-wI934.Ag0.GQa8smuBc0-2iMzKpnJXsw"
                      *         }
                      *       }
                      *     }
@@ -2573,7 +2594,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
+                /** @example cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc */
                 customerId: string;
             };
             cookie?: never;
@@ -2593,25 +2614,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795591444244,
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795677844244,
+                     *         "updatedAt": 1795677844244,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..PdtbHxUDfFjTs89w.WoA2.FUn2fDxsHuSHf_mfrjQDRQ",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..kKUS2Nws4YG5JWeJ.i8Fn-5f7_4Y.Cr8eDD6AjVqHqNcuhVX9hg",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..rz1VWhQiPpDKQvS0.2tn5xwofjNUlqQ.lLGwZAcNiU2phnXf_QR6pw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..RbfoFw8TPRJsyW-1.9877mGggbesq2BlU.jY3xkp5vis0P4Rvyv1TLFA",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..wjT_dD4wHUoIzJ-J.fCrG.W4mT-No2T2ZAVE1r1FrD0Q",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..AQEP-OO4iAEgTwAD.GnKwOM6EOEs.fbcNkeW-umKe5kCFTntobQ",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..-Zrn_F598rnP8SEs.calW7cCsrMskqA.y3yW_sC5qcgp_zrkdPVHfQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..n7hJi9RY9a1Ooz2B.DL147UQT4yA5UGlK.G88FriucyWl89BbmjUwVuA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..IZIej7QPxg3TyUIO.j22dR8Dxqjbn5AY.plAw53pA-ZUXzGQZzTsytw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Us8Fo-PHW39uSZ0n.ApGEi5yzgww45dcUrA.JT1Z437q0y_Zoc1KnaQgdw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..bAfDxHvUnTG2RHXJ.PW0.5ewIwm940hccErqVuEKUig",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..8jBpt5-8Es-81ZkE.DdbuM2k.3BPIuW-EuiMpK330bYP6yw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ubIGv5oBgriDnbS_._3w.2j-NPoezlIDx0nMGhnHeOQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..yRl6KQQi-9R_aHJV.mCD1K3DlesOoklU.AwE3-k0FgzQHLpfpgUKUNw",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9.._AEZanKFj2T73OX4.zRkMa-B5FTO-jrXMyA.I2qUaKkvJJNlkYV_caQ1SQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..-mNAplYWGMVInhTk.a_s.WjCu256EAiOJoXSRKZgX4Q",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..IBdXC5tHevIFUEq2.hLKkVxU.xDTlye_1gMeo8ZIcnSWTTg",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..gxEe8pG3ahwDOqwy.6-k.IUVsy_Lu8swScP1w2O7CxA"
                      *         }
                      *       }
                      *     }
@@ -2725,7 +2746,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
+                /** @example cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc */
                 customerId: string;
             };
             cookie?: never;
@@ -2798,25 +2819,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795591444244,
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795677844244,
+                     *         "updatedAt": 1795677844244,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..o0AwqRvzMVEgIVwd.yuHr.dke3OH8A_41DnPbtShC-1Q",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..BZgOMs-HRMpYi_gE.keMBSqHvN8U.0GRZDFpH9FJCzJYLvextEA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..dlYEbKe1qHaecliL.u5tFemWSa93ApA.4zrKHAGnRT-4OnKJbQbapQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..RPW2bxZ3LMJGEoRS.uzAa-dwWDf8mmHLz.s2_k_JecHujGuzXkaXk-5w",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..YmtGXo2hxmByPOpw.KvR5.5TZDPfz3lpGbEaPNx3voRQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..axOvD16gVlNzG3JK.TSggGPqObEY.Qeq2AcqAsmD02IDIrG_yAw",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..YQX9jROPhoV4DPYU.2oY--DtBinukpw.5WL3-Kwc7e8CPHQd_ABTOg",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..m9gfWOBLIMHyPQEH.IHM6ftyEKgiiEKNO.OVQKk2COglXHEffWhYxCFQ",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..3OIBey1d7E_TP8r1.6t8p0TT7Y9AywdI.AojRIL6vsPmt8Nb93YJDNA",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..EJ4whDSrosxsvfE0.e-YFdhFjeSzu7E4hAA.Cf2Mf-297mLCwCEzOPVhiA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ztn4ujlkz_t4ah8e.dVo._bkXlvQ-6FNnYBBXXKnrag",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..PD4ABb_yWrE_SudE.p-YhKBw.tRaw8FnR5TTzNY1tW34UGw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..h8qRQQvuOBH-RjaP.A5s.L1bBKnubCvIdYdTooBBUFw"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..r3QdaLnTyWGiR-8B.2JHDfc-8SGBEJRE.iMEGJvKYymes49eu_8UKJg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..BtJvZsqlrROrcDrr.dxT33bBC-qngvs44zw.FYkbbs7Lm56JfZ6QY51G1g",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..7knvht8OaQbxf95L.yLI.HgzUmPThXDLq7C75Z4BwjQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..8ye0ZDmkOGkROqXd.mLbI3Bw.ykB8Ir3KK8-26oQPYoUBkQ",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..2XyUeiUXgXIRzRZh.DvY.OQokDYAmrcGQQ2JyxOmSSw"
                      *         }
                      *       }
                      *     }
@@ -2972,7 +2993,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g */
+                /** @example cus_06h1dfc6kg676g14gy6gwhxtbz0w0jka7hj4 */
                 customerId: string;
             };
             cookie?: never;
@@ -2998,12 +3019,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g",
+                     *         "id": "cus_06h1dfc6kg676g14gy6gwhxtbz0w0jka7hj4",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
-                     *         "erasedAt": 1795667434740,
-                     *         "createdAt": 1795667434740
+                     *         "erasedAt": 1795677849244,
+                     *         "createdAt": 1795677849244
                      *       }
                      *     }
                      */
@@ -3152,7 +3173,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g */
+                /** @example cus_06h1dfc6kg676g14gy6gwhxtbz0w0jka7hj4 */
                 customerId: string;
             };
             cookie?: never;
@@ -3172,16 +3193,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795667434740,
+                     *         "exportedAt": 1795677849244,
                      *         "customer": {
-                     *           "id": "cus_06h1c7mwyg6tprt12p3q3mbf69yfzp2jpg1g",
+                     *           "id": "cus_06h1dfc6kg676g14gy6gwhxtbz0w0jka7hj4",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795581034740,
-                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "signupAt": 1795591449244,
+                     *           "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795667434740,
-                     *           "updatedAt": 1795667434740,
+                     *           "createdAt": 1795677849244,
+                     *           "updatedAt": 1795677849244,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3639,7 +3660,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3647,22 +3668,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *               "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *               "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796272234740,
-                     *             "createdAt": 1795667434740,
-                     *             "updatedAt": 1795667439740,
-                     *             "customerConfirmedAt": 1795667434740,
+                     *             "expiresAt": 1796282649244,
+                     *             "createdAt": 1795677849244,
+                     *             "updatedAt": 1795677854244,
+                     *             "customerConfirmedAt": 1795677849244,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3845,7 +3866,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3853,21 +3874,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667434740
+                     *         "expiresAt": 1796282649244,
+                     *         "createdAt": 1795677849244,
+                     *         "updatedAt": 1795677849244
                      *       }
                      *     }
                      */
@@ -4003,7 +4024,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
+                /** @example payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4023,7 +4044,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4031,22 +4052,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667439740,
-                     *         "customerConfirmedAt": 1795667434740,
+                     *         "expiresAt": 1796282649244,
+                     *         "createdAt": 1795677849244,
+                     *         "updatedAt": 1795677854244,
+                     *         "customerConfirmedAt": 1795677849244,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4164,7 +4185,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
+                /** @example payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4190,7 +4211,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4198,22 +4219,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667439740,
-                     *         "customerConfirmedAt": 1795667434740,
+                     *         "expiresAt": 1796282649244,
+                     *         "createdAt": 1795677849244,
+                     *         "updatedAt": 1795677854244,
+                     *         "customerConfirmedAt": 1795677849244,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4373,7 +4394,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278 */
+                /** @example payout_page_06h1dfct4gw63hg8eeht74f567ns52gbd2nw */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4399,7 +4420,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278",
+                     *         "id": "payout_page_06h1dfct4gw63hg8eeht74f567ns52gbd2nw",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4407,19 +4428,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7ngfgtd36zf021tbkx94ym5fd6qh278",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfct4gw63hg8eeht74f567ns52gbd2nw",
                      *         "metadata": {},
-                     *         "expiresAt": 1796272239740,
-                     *         "createdAt": 1795667439740,
-                     *         "updatedAt": 1795667439740
+                     *         "expiresAt": 1796282654244,
+                     *         "createdAt": 1795677854244,
+                     *         "updatedAt": 1795677854244
                      *       }
                      *     }
                      */
@@ -4574,7 +4595,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590 */
+                /** @example payout_page_06h1dfj9xgzqcrgb5pgtemxpbzeqbeb46n7g */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4600,7 +4621,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590",
+                     *         "id": "payout_page_06h1dfj9xgzqcrgb5pgtemxpbzeqbeb46n7g",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -4608,19 +4629,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0004",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7v08g8g4sm92k1w35myka9b2n9mq590",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfj9xgzqcrgb5pgtemxpbzeqbeb46n7g",
                      *         "metadata": {},
-                     *         "expiresAt": 1796272284740,
-                     *         "createdAt": 1795667484740,
-                     *         "updatedAt": 1795674684740
+                     *         "expiresAt": 1796282699244,
+                     *         "createdAt": 1795677899244,
+                     *         "updatedAt": 1795685099244
                      *       }
                      *     }
                      */
@@ -4775,7 +4796,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8 */
+                /** @example payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4854,7 +4875,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4862,22 +4883,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796272234740,
-                     *         "createdAt": 1795667434740,
-                     *         "updatedAt": 1795667434740,
-                     *         "customerConfirmedAt": 1795667434740,
+                     *         "expiresAt": 1796282649244,
+                     *         "createdAt": 1795677849244,
+                     *         "updatedAt": 1795677849244,
+                     *         "customerConfirmedAt": 1795677849244,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -5037,7 +5058,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am */
+                /** @example payout_page_06h1dfct4g5xm7985xb3dp9caxg6yra3xkdg */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -5063,7 +5084,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am",
+                     *         "id": "payout_page_06h1dfct4g5xm7985xb3dp9caxg6yra3xkdg",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -5071,19 +5092,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1c7ngfgyqnhs1nx9twnm038jpbnk9z1am",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dfct4g5xm7985xb3dp9caxg6yra3xkdg",
                      *         "metadata": {},
-                     *         "expiresAt": 1796272239740,
-                     *         "createdAt": 1795667439740,
-                     *         "updatedAt": 1795667439740
+                     *         "expiresAt": 1796282654244,
+                     *         "createdAt": 1795677854244,
+                     *         "updatedAt": 1795677854244
                      *       }
                      *     }
                      */
@@ -5260,29 +5281,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *             "id": "evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795667444740,
+                     *             "createdAt": 1795677859244,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *               "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *                 "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *                 "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795667434740,
-                     *               "expiresAt": 1796272234740,
-                     *               "updatedAt": 1795667444740,
+                     *               "createdAt": 1795677849244,
+                     *               "expiresAt": 1796282649244,
+                     *               "updatedAt": 1795677859244,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -5294,50 +5315,42 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795667434740
+                     *               "customerConfirmedAt": 1795677849244
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1c7ngfgw07pk4fbz8shz9pnc1103fbcbg",
+                     *             "id": "evt_06h1dfct4gqm8qvscsagpbfk9g3jbtwvbre4",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795667439740,
+                     *             "createdAt": 1795677854244,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *               "id": "payout_page_06h1dfct4gw63hg8eeht74f567ns52gbd2nw",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1dfct4gw63hg8eeht74f567ns52gbd2nw",
                      *               "amount": 10000,
-                     *               "status": "PROCESSING",
+                     *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *                 "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *                 "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *                 "livemode": false
                      *               },
-                     *               "metadata": {
-                     *                 "invoice": "INV-1001"
-                     *               },
-                     *               "createdAt": 1795667434740,
-                     *               "expiresAt": 1796272234740,
-                     *               "updatedAt": 1795667439740,
-                     *               "sub-status": "SUBMITTED",
-                     *               "payoutMethod": {
-                     *                 "type": "BANK_TRANSFER",
-                     *                 "last4": "6789",
-                     *                 "routingNumber": "021000021"
-                     *               },
+                     *               "metadata": {},
+                     *               "createdAt": 1795677854244,
+                     *               "expiresAt": 1796282654244,
+                     *               "updatedAt": 1795677854244,
+                     *               "sub-status": "MERCHANT_CANCELED",
                      *               "releaseMethod": "MANUAL",
-                     *               "previousStatus": "PENDING",
+                     *               "previousStatus": "CREATED",
                      *               "fundingCurrency": "USDC",
-                     *               "clientReferenceId": "payout-2026-0001",
-                     *               "previousSubStatus": "AWAITING_RELEASE",
-                     *               "customerConfirmedAt": 1795667434740
+                     *               "clientReferenceId": "payout-2026-0002",
+                     *               "previousSubStatus": "AWAITING_CUSTOMER"
                      *             }
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2Njc0Mzk3NDAsImV2dF8wNmgxYzduZ2ZndzA3cGs0ZmJ6OHNoejlwbmMxMTAzZmJjYmciXQ.nU-UgWvVgfjTNOGTX3Wpjg"
+                     *         "nextCursor": "WzE3OTU2Nzc4NTQyNDQsImV2dF8wNmgxZGZjdDRncW04cXZzY3NhZ3BiZms5ZzNqYnR3dmJyZTQiXQ.HVFfpHo7NpBLQKJb1tEVww"
                      *       }
                      *     }
                      */
@@ -5438,7 +5451,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr */
+                /** @example evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0 */
                 eventId: string;
             };
             cookie?: never;
@@ -5458,29 +5471,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
+                     *         "id": "evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795667444740,
+                     *         "createdAt": 1795677859244,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *           "id": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *             "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795667434740,
-                     *           "expiresAt": 1796272234740,
-                     *           "updatedAt": 1795667444740,
+                     *           "createdAt": 1795677849244,
+                     *           "expiresAt": 1796282649244,
+                     *           "updatedAt": 1795677859244,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5492,7 +5505,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795667434740
+                     *           "customerConfirmedAt": 1795677849244
                      *         }
                      *       }
                      *     }
@@ -5606,7 +5619,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr */
+                /** @example evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0 */
                 eventId: string;
             };
             cookie?: never;
@@ -5616,7 +5629,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw"
+                 *       "endpointId": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw"
                  *     }
                  */
                 "application/json": {
@@ -5642,19 +5655,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
-                     *             "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
-                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "whd_06h1dfddngtk6d7dr0cc60sb58njzbsvrn1w",
+                     *             "eventId": "evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0",
+                     *             "endpointId": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795667444740,
+                     *             "nextAttemptAt": 1795677859244,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667444740,
+                     *             "createdAt": 1795677859244,
+                     *             "updatedAt": 1795677859244,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5828,15 +5841,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667444740,
+                     *             "createdAt": 1795677859244,
+                     *             "updatedAt": 1795677859244,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5979,16 +5992,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
-                     *         "secret": "whsec_XvKyAd6RSZKEOSjm4UzAyRZopJpHFWp7",
+                     *         "createdAt": 1795677859244,
+                     *         "updatedAt": 1795677859244,
+                     *         "secret": "whsec_OWKNdaL5Hy9L/bEgnWG8mWW965gOKTTS",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6125,7 +6138,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6145,15 +6158,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
+                     *         "createdAt": 1795677859244,
+                     *         "updatedAt": 1795677859244,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6267,7 +6280,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6305,15 +6318,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
+                     *         "createdAt": 1795677859244,
+                     *         "updatedAt": 1795677859244,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6463,7 +6476,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6483,7 +6496,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6601,7 +6614,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6635,18 +6648,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667444740,
-                     *         "secret": "whsec_JSFoKL8zmGKX37YqEYxx8zyaN/dUR6ID",
+                     *         "createdAt": 1795677859244,
+                     *         "updatedAt": 1795677859244,
+                     *         "secret": "whsec_6/CK6FFGbcTEge9piaLdhkCEcqGw5zlg",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795671044740
+                     *         "previousSecretExpiresAt": 1795681459244
                      *       }
                      *     }
                      */
@@ -6801,7 +6814,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw */
+                /** @example we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw */
                 endpointId: string;
             };
             cookie?: never;
@@ -6838,9 +6851,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
+                     *           "id": "evt_test_06h1dfddngf637edrz2sc6jq7zgdgaa96weg",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795667444740,
+                     *           "createdAt": 1795677859244,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6865,19 +6878,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1c7p40g0v5g8cenkswsxp3tar7az611rg",
-                     *           "eventId": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
-                     *           "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *           "id": "whd_06h1dfddngep67n8wzd4xyjpnefh9rd5wnz4",
+                     *           "eventId": "evt_test_06h1dfddngf637edrz2sc6jq7zgdgaa96weg",
+                     *           "endpointId": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795667444740,
+                     *           "nextAttemptAt": 1795677859244,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795667444740,
-                     *           "updatedAt": 1795667444740,
+                     *           "createdAt": 1795677859244,
+                     *           "updatedAt": 1795677859244,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -7058,76 +7071,66 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
-                     *             "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
-                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "whd_06h1dfddngtk6d7dr0cc60sb58njzbsvrn1w",
+                     *             "eventId": "evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0",
+                     *             "endpointId": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795667735585,
-                     *             "lastAttemptAt": 1795667449740,
+                     *             "nextAttemptAt": 1795678145807,
+                     *             "lastAttemptAt": 1795677864244,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667449740,
+                     *             "createdAt": 1795677859244,
+                     *             "updatedAt": 1795677864244,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795667444740,
+                     *                 "attemptedAt": 1795677859244,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 12,
+                     *                 "latencyMs": 73,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               },
                      *               {
                      *                 "number": 2,
-                     *                 "attemptedAt": 1795667449740,
+                     *                 "attemptedAt": 1795677864244,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 7,
+                     *                 "latencyMs": 5,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1c7p40g0v5g8cenkswsxp3tar7az611rg",
-                     *             "eventId": "evt_test_06h1c7p40gtp11n96g21brt4jepepyfhrve0",
-                     *             "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *             "id": "whd_06h1dfddngep67n8wzd4xyjpnefh9rd5wnz4",
+                     *             "eventId": "evt_test_06h1dfddngf637edrz2sc6jq7zgdgaa96weg",
+                     *             "endpointId": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795667724144,
-                     *             "lastAttemptAt": 1795667449740,
+                     *             "attemptCount": 1,
+                     *             "nextAttemptAt": 1795677864710,
+                     *             "lastAttemptAt": 1795677859244,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795667444740,
-                     *             "updatedAt": 1795667449740,
+                     *             "createdAt": 1795677859244,
+                     *             "updatedAt": 1795677859244,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795667444740,
+                     *                 "attemptedAt": 1795677859244,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 17,
-                     *                 "responseBody": null,
-                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *               },
-                     *               {
-                     *                 "number": 2,
-                     *                 "attemptedAt": 1795667449740,
-                     *                 "url": "https://hooks.acme.example/paysail",
-                     *                 "outcome": "FAILED",
-                     *                 "statusCode": null,
-                     *                 "latencyMs": 6,
+                     *                 "latencyMs": 59,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -7233,7 +7236,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10 */
+                /** @example whd_06h1dfddngtk6d7dr0cc60sb58njzbsvrn1w */
                 deliveryId: string;
             };
             cookie?: never;
@@ -7253,38 +7256,38 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1c7p40gbpss6ffahthgenw035bqt2hh10",
-                     *         "eventId": "evt_06h1c7p40gd2zs9pdaycysv84bvnhm21xbxr",
-                     *         "endpointId": "we_06h1c7p40g71cpjm9cyz9mh675tm36a24zfw",
+                     *         "id": "whd_06h1dfddngtk6d7dr0cc60sb58njzbsvrn1w",
+                     *         "eventId": "evt_06h1dfddng0bnhvvcf1wsqefpm6fbq9n5sv0",
+                     *         "endpointId": "we_06h1dfddngzkv8n0tnzjqr7pzneghkbvnxzw",
                      *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
                      *         "attemptCount": 2,
-                     *         "nextAttemptAt": 1795667735585,
-                     *         "lastAttemptAt": 1795667449740,
+                     *         "nextAttemptAt": 1795678145807,
+                     *         "lastAttemptAt": 1795677864244,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795667444740,
-                     *         "updatedAt": 1795667449740,
+                     *         "createdAt": 1795677859244,
+                     *         "updatedAt": 1795677864244,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795667444740,
+                     *             "attemptedAt": 1795677859244,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 12,
+                     *             "latencyMs": 73,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           },
                      *           {
                      *             "number": 2,
-                     *             "attemptedAt": 1795667449740,
+                     *             "attemptedAt": 1795677864244,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 7,
+                     *             "latencyMs": 5,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7431,26 +7434,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *             "id": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *               "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *             "expiresAt": 1795753849740,
-                     *             "createdAt": 1795667449740,
+                     *             "url": "http://paysail.test/payment-page/page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *             "expiresAt": 1795764264244,
+                     *             "createdAt": 1795677864244,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795667449740,
-                     *             "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *             "paidAt": 1795677864244,
+                     *             "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7676,19 +7679,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "id": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *         "expiresAt": 1795764264244,
+                     *         "createdAt": 1795677864244,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7842,7 +7845,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4 */
+                /** @example page_06h1dfe16geyymahk292t9e47gn5cct6ntn8 */
                 pageId: string;
             };
             cookie?: never;
@@ -7862,26 +7865,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "id": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *         "expiresAt": 1795764264244,
+                     *         "createdAt": 1795677864244,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795667449740,
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "paidAt": 1795677864244,
+                     *         "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8017,7 +8020,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg */
+                /** @example page_06h1dfe16g3zkdhnqcbb6n67nknjshv356w0 */
                 pageId: string;
             };
             cookie?: never;
@@ -8043,23 +8046,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg",
+                     *         "id": "page_06h1dfe16g3zkdhnqcbb6n67nknjshv356w0",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgntrtj4ae8kdqjm2g1ej1m0c7kg",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dfe16g3zkdhnqcbb6n67nknjshv356w0",
+                     *         "expiresAt": 1795764264244,
+                     *         "createdAt": 1795677864244,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795667449740
+                     *         "expiredAt": 1795677864244
                      *       }
                      *     }
                      */
@@ -8214,7 +8217,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4 */
+                /** @example page_06h1dfe16geyymahk292t9e47gn5cct6ntn8 */
                 pageId: string;
             };
             cookie?: never;
@@ -8257,26 +8260,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                     *         "id": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *           "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "expiresAt": 1795753849740,
-                     *         "createdAt": 1795667449740,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *         "expiresAt": 1795764264244,
+                     *         "createdAt": 1795677864244,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795667449740,
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "paidAt": 1795677864244,
+                     *         "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8489,14 +8492,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
-                     *             "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *             "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *             "id": "re_06h1dfe16gr1db4yyv2x218nfax2bw53tpkc",
+                     *             "paymentPageId": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *             "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795667449740,
+                     *             "createdAt": 1795677864244,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8613,7 +8616,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
+                 *       "paymentPageId": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8646,14 +8649,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
-                     *         "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "id": "re_06h1dfe16gr1db4yyv2x218nfax2bw53tpkc",
+                     *         "paymentPageId": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *         "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795667449740,
+                     *         "createdAt": 1795677864244,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8803,7 +8806,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec */
+                /** @example re_06h1dfe16gr1db4yyv2x218nfax2bw53tpkc */
                 refundId: string;
             };
             cookie?: never;
@@ -8823,14 +8826,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1c7pqhgwjhe8aykp6grzaebsa22vfk2ec",
-                     *         "paymentPageId": "page_06h1c7pqhgk7z95e0vk1px5fn7dbdt79hma4",
-                     *         "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *         "id": "re_06h1dfe16gr1db4yyv2x218nfax2bw53tpkc",
+                     *         "paymentPageId": "page_06h1dfe16geyymahk292t9e47gn5cct6ntn8",
+                     *         "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795667449740,
+                     *         "createdAt": 1795677864244,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8966,12 +8969,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *             "checkoutPaymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 04:30:54",
-                     *             "transactionDate": "2026-11-26 04:30:49",
+                     *             "fraudIssueDate": "2026-11-26 07:24:29",
+                     *             "transactionDate": "2026-11-26 07:24:24",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -9083,7 +9086,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4 */
+                /** @example pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4 */
                 id: string;
             };
             cookie?: never;
@@ -9104,12 +9107,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *           "checkoutPaymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:30:54",
-                     *           "transactionDate": "2026-11-26 04:30:49",
+                     *           "fraudIssueDate": "2026-11-26 07:24:29",
+                     *           "transactionDate": "2026-11-26 07:24:24",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9238,7 +9241,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                 *       "paymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -9267,12 +9270,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1c7pqhgtq2b7vdcn33je1ptyw6n3w9ay4",
+                     *           "checkoutPaymentId": "pay_06h1dfe16grs8bcjxx5x21px5yp441m2yes4",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 04:30:54",
-                     *           "transactionDate": "2026-11-26 04:30:49",
+                     *           "fraudIssueDate": "2026-11-26 07:24:29",
+                     *           "transactionDate": "2026-11-26 07:24:24",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9459,15 +9462,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
-                     *             "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
-                     *             "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
+                     *             "id": "dp_06h1dffvsgnvdpz9wym790725jeagsnatrr4",
+                     *             "paymentPageId": "page_06h1dfemqg05tf17jptxm6zqpvv4x87f62ww",
+                     *             "paymentId": "pay_06h1dfemqg5pamn5ds7r5xc34nmn7f90yg5g",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796272264740,
-                     *             "createdAt": 1795667464740,
+                     *             "evidenceDueBy": 1796282679244,
+                     *             "createdAt": 1795677879244,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9584,7 +9587,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw */
+                /** @example dp_06h1dffvsgnvdpz9wym790725jeagsnatrr4 */
                 disputeId: string;
             };
             cookie?: never;
@@ -9604,15 +9607,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
-                     *         "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
-                     *         "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
+                     *         "id": "dp_06h1dffvsgnvdpz9wym790725jeagsnatrr4",
+                     *         "paymentPageId": "page_06h1dfemqg05tf17jptxm6zqpvv4x87f62ww",
+                     *         "paymentId": "pay_06h1dfemqg5pamn5ds7r5xc34nmn7f90yg5g",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796272264740,
-                     *         "createdAt": 1795667464740,
+                     *         "evidenceDueBy": 1796282679244,
+                     *         "createdAt": 1795677879244,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9726,7 +9729,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw */
+                /** @example dp_06h1dffvsgnvdpz9wym790725jeagsnatrr4 */
                 disputeId: string;
             };
             cookie?: never;
@@ -9762,15 +9765,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1c7rj4gh1hzfzk1mq03373xx4hssrfqbw",
-                     *         "paymentPageId": "page_06h1c7qb2g6h9pw1nbmprvx9jcxrj67s8kr8",
-                     *         "paymentId": "pay_06h1c7qb2gqhp7yvkq09gvs61fppmbtv4j3g",
+                     *         "id": "dp_06h1dffvsgnvdpz9wym790725jeagsnatrr4",
+                     *         "paymentPageId": "page_06h1dfemqg05tf17jptxm6zqpvv4x87f62ww",
+                     *         "paymentId": "pay_06h1dfemqg5pamn5ds7r5xc34nmn7f90yg5g",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796272264740,
-                     *         "createdAt": 1795667464740,
+                     *         "evidenceDueBy": 1796282679244,
+                     *         "createdAt": 1795677879244,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9950,33 +9953,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *             "id": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *             "customerId": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *             "pageId": "page_06h1dfh2vgaea7th8vtmt9fm0pb5zy391x64",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795667474740,
-                     *             "currentPeriodEnd": 1798259474740,
+                     *             "currentPeriodStart": 1795677889244,
+                     *             "currentPeriodEnd": 1798269889244,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795667474740,
-                     *             "updatedAt": 1795667474740,
+                     *             "createdAt": 1795677889244,
+                     *             "updatedAt": 1795677889244,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm",
+                     *               "id": "inv_06h1dfh2vgxbnqj855vpf6f9s7z7krcnh328",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w",
-                     *               "periodStart": 1795667474740,
-                     *               "periodEnd": 1798259474740,
-                     *               "paidAt": 1795667474740,
-                     *               "createdAt": 1795667474740
+                     *               "paymentId": "pay_06h1dfh2vgz3mfa2pn0w2gndyaq9ehsdjfam",
+                     *               "periodStart": 1795677889244,
+                     *               "periodEnd": 1798269889244,
+                     *               "paidAt": 1795677889244,
+                     *               "createdAt": 1795677889244
                      *             }
                      *           }
                      *         ],
@@ -10140,7 +10143,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
+                /** @example sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10160,33 +10163,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *         "id": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "customerId": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *         "pageId": "page_06h1dfh2vgaea7th8vtmt9fm0pb5zy391x64",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795667474740,
-                     *         "currentPeriodEnd": 1798259474740,
+                     *         "currentPeriodStart": 1795677889244,
+                     *         "currentPeriodEnd": 1798269889244,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795667474740,
-                     *         "updatedAt": 1795667474740,
+                     *         "createdAt": 1795677889244,
+                     *         "updatedAt": 1795677889244,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm",
+                     *           "id": "inv_06h1dfh2vgxbnqj855vpf6f9s7z7krcnh328",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w",
-                     *           "periodStart": 1795667474740,
-                     *           "periodEnd": 1798259474740,
-                     *           "paidAt": 1795667474740,
-                     *           "createdAt": 1795667474740
+                     *           "paymentId": "pay_06h1dfh2vgz3mfa2pn0w2gndyaq9ehsdjfam",
+                     *           "periodStart": 1795677889244,
+                     *           "periodEnd": 1798269889244,
+                     *           "paidAt": 1795677889244,
+                     *           "createdAt": 1795677889244
                      *         }
                      *       }
                      *     }
@@ -10359,7 +10362,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
+                /** @example sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10385,34 +10388,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *         "id": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "customerId": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *         "pageId": "page_06h1dfh2vgaea7th8vtmt9fm0pb5zy391x64",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795667479740,
-                     *         "currentPeriodEnd": 1798259479740,
+                     *         "currentPeriodStart": 1795677894244,
+                     *         "currentPeriodEnd": 1798269894244,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795667474740,
-                     *         "updatedAt": 1795667484740,
-                     *         "canceledAt": 1795667484740,
+                     *         "createdAt": 1795677889244,
+                     *         "updatedAt": 1795677899244,
+                     *         "canceledAt": 1795677899244,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g",
+                     *           "id": "inv_06h1dfhpcg263nsd363j60hsr7vjf7fw0pjr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c7tcqgj6p70gnvnd8ddyhv4myxrr207c",
-                     *           "periodStart": 1795667479740,
-                     *           "periodEnd": 1798259479740,
-                     *           "paidAt": 1795667479740,
-                     *           "createdAt": 1795667479740
+                     *           "paymentId": "pay_06h1dfhpcgp5cqdaqh50b8by8c2w2nswak5m",
+                     *           "periodStart": 1795677894244,
+                     *           "periodEnd": 1798269894244,
+                     *           "paidAt": 1795677894244,
+                     *           "createdAt": 1795677894244
                      *         }
                      *       }
                      *     }
@@ -10627,7 +10630,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m */
+                /** @example sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10653,33 +10656,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *         "id": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "customerId": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *         "pageId": "page_06h1dfh2vgaea7th8vtmt9fm0pb5zy391x64",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795667479740,
-                     *         "currentPeriodEnd": 1798259479740,
+                     *         "currentPeriodStart": 1795677894244,
+                     *         "currentPeriodEnd": 1798269894244,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795667474740,
-                     *         "updatedAt": 1795667479740,
+                     *         "createdAt": 1795677889244,
+                     *         "updatedAt": 1795677894244,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g",
+                     *           "id": "inv_06h1dfhpcg263nsd363j60hsr7vjf7fw0pjr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1c7tcqgj6p70gnvnd8ddyhv4myxrr207c",
-                     *           "periodStart": 1795667479740,
-                     *           "periodEnd": 1798259479740,
-                     *           "paidAt": 1795667479740,
-                     *           "createdAt": 1795667479740
+                     *           "paymentId": "pay_06h1dfhpcgp5cqdaqh50b8by8c2w2nswak5m",
+                     *           "periodStart": 1795677894244,
+                     *           "periodEnd": 1798269894244,
+                     *           "paidAt": 1795677894244,
+                     *           "createdAt": 1795677894244
                      *         }
                      *       }
                      *     }
@@ -10920,31 +10923,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1c7ss6gp7cxzgyqjxy3a6rc0z5btr4j24",
-                     *           "createdAt": 1795667474740,
-                     *           "subscriptionId": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *           "id": "ent_06h1dfh2vg2sknhb0wbtgfbdns7d1wgvv7t4",
+                     *           "createdAt": 1795677889244,
+                     *           "subscriptionId": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
-                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
-                     *           "startPeriod": 1795667474740,
-                     *           "endPeriod": 1795667479740,
-                     *           "idempotencyKey": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m-1795667474740-1795667479740",
-                     *           "updatedAt": 1795667479740,
-                     *           "invoiceId": "inv_06h1c7ss6gsmrn8j0vw1jck81j2nhq1sy7sm"
+                     *           "customerId": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
+                     *           "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
+                     *           "startPeriod": 1795677889244,
+                     *           "endPeriod": 1795677894244,
+                     *           "idempotencyKey": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc-1795677889244-1795677894244",
+                     *           "updatedAt": 1795677894244,
+                     *           "invoiceId": "inv_06h1dfh2vgxbnqj855vpf6f9s7z7krcnh328"
                      *         },
                      *         {
-                     *           "id": "ent_06h1c7tcqg28y201rhx1157ndvpnbf38n5f0",
-                     *           "createdAt": 1795667479740,
-                     *           "subscriptionId": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m",
+                     *           "id": "ent_06h1dfhpcg1p6pbsjqp3267dn708sswewkt8",
+                     *           "createdAt": 1795677894244,
+                     *           "subscriptionId": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
-                     *           "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
-                     *           "startPeriod": 1795667479740,
-                     *           "endPeriod": 1798259479740,
-                     *           "idempotencyKey": "sub_06h1c7ss6g698rfseamga9gzk2fxztpm1j9m-1795667479740-1798259479740",
-                     *           "invoiceId": "inv_06h1c7tcqg8cv0d5n7rj28x084qf7hw8009g"
+                     *           "customerId": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
+                     *           "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
+                     *           "startPeriod": 1795677894244,
+                     *           "endPeriod": 1798269894244,
+                     *           "idempotencyKey": "sub_06h1dfh2vgzd7hr6sx92f96ap3csk8gptvqc-1795677894244-1798269894244",
+                     *           "invoiceId": "inv_06h1dfhpcg263nsd363j60hsr7vjf7fw0pjr"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -11080,18 +11083,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1c7m9dgvdgxmffc8vp437kk02z95e2zp8",
-                     *             "customerId": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
+                     *             "verificationId": "kyc_06h1dfbk2g1enntr5k8w8a00326n7tej6ev8",
+                     *             "customerId": "cus_06h1dfbk2g8qkqjxc2kzn14zvk5ctc0mdge8",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1c7m9dgvdgxmffc8vp437kk02z95e2zp8_data",
+                     *             "providerCheckId": "check_kyc_06h1dfbk2g1enntr5k8w8a00326n7tej6ev8_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795667429740
+                     *             "createdAt": 1795677844244
                      *           }
                      *         ]
                      *       }
@@ -11196,7 +11199,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7m9dg014bhapframyaysnakcvaswnkg */
+                /** @example cus_06h1dfbk2g8qkqjxc2kzn14zvk5ctc0mdge8 */
                 customerId: string;
             };
             cookie?: never;
@@ -11231,7 +11234,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1c7m9dg014bhapframyaysnakcvaswnkg",
+                     *         "customerId": "cus_06h1dfbk2g8qkqjxc2kzn14zvk5ctc0mdge8",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11394,14 +11397,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795677844244
                      *         }
                      *       ]
                      *     }
@@ -11520,14 +11523,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *           "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc_9jKghdiJD7BCaEcxzcIJddfozSiQ_yLumORSZWKMnpw",
+                     *         "apiKey": "sk_06h1dfbk2g80nvvdenpbyhabh3s4x44w2bz0_3skTxoEY1USLGgV7lWHOT_YxK0gB5Yi6JPEevh_NQqc",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "HnpOcHHdbdpKHwV52JjrJKsI"
+                     *           "password": "1bLnqnmAbXWW6kadAZ0z1n_j"
                      *         }
                      *       }
                      *     }
@@ -11646,7 +11649,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11664,14 +11667,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795667429740
+                     *         "createdAt": 1795677844244
                      *       }
                      *     }
                      */
@@ -11769,7 +11772,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11793,14 +11796,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795667429740,
+                     *         "createdAt": 1795677844244,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11937,7 +11940,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -11969,14 +11972,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "id": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795667429740
+                     *         "createdAt": 1795677844244
                      *       }
                      *     }
                      */
@@ -12103,7 +12106,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12122,18 +12125,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
-                     *           "name": "reporting",
-                     *           "last4": "0HmE",
-                     *           "createdAt": 1795667429740,
+                     *           "id": "key_06h1dfbk2g80nvvdenpbyhabh3s4x44w2bz0",
+                     *           "name": "Default key",
+                     *           "last4": "NQqc",
+                     *           "createdAt": 1795677844244,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc",
-                     *           "name": "Default key",
-                     *           "last4": "Mnpw",
-                     *           "createdAt": 1795667429740,
+                     *           "id": "key_06h1dfbk2gayfaw485gxg0305n9ksvmr99d8",
+                     *           "name": "reporting",
+                     *           "last4": "f5Lk",
+                     *           "createdAt": 1795677844244,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -12230,7 +12233,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12260,10 +12263,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
+                     *         "id": "key_06h1dfbk2gayfaw485gxg0305n9ksvmr99d8",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw_XytQ87q1_PvqB4N6Xuuy17vN38Nu9AueZanbj_B0HmE",
-                     *         "createdAt": 1795667429740
+                     *         "apiKey": "sk_06h1dfbk2gayfaw485gxg0305n9ksvmr99d8_fwyavBWRyrLg6leF8GZWlhn_XSxwM2JoF-lYKqkf5Lk",
+                     *         "createdAt": 1795677844244
                      *       }
                      *     }
                      */
@@ -12390,9 +12393,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
-                /** @example key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw */
+                /** @example key_06h1dfbk2gayfaw485gxg0305n9ksvmr99d8 */
                 keyId: string;
             };
             cookie?: never;
@@ -12416,7 +12419,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1c7m9dg1b6yd6nvqqyydxpwzx918jkdzw",
+                     *         "id": "key_06h1dfbk2gayfaw485gxg0305n9ksvmr99d8",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12537,7 +12540,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12556,10 +12559,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c7m9dgt7b4n4qv2gvpts99vt6perp0d4",
-                     *           "key": "juWPjH--y5k7-8TZ670rtxnznUrPeAVz-PwBauvBVsU",
+                     *           "id": "pii_06h1dfbk2gnkfekc516dd0y540s7zmhqt4j4",
+                     *           "key": "wBIDU5xe_-tPxCE_Rtax1zhMijPFWwYTvpeXpMjqIBs",
                      *           "active": true,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795677844244
                      *         }
                      *       ]
                      *     }
@@ -12652,7 +12655,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -12677,16 +12680,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1c7m9dgt7b4n4qv2gvpts99vt6perp0d4",
-                     *           "key": "juWPjH--y5k7-8TZ670rtxnznUrPeAVz-PwBauvBVsU",
+                     *           "id": "pii_06h1dfbk2gnkfekc516dd0y540s7zmhqt4j4",
+                     *           "key": "wBIDU5xe_-tPxCE_Rtax1zhMijPFWwYTvpeXpMjqIBs",
                      *           "active": false,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795677844244
                      *         },
                      *         {
-                     *           "id": "pii_06h1c7m9dggrjkfy00nh6x5fs2hyq6g6ydp8",
-                     *           "key": "8CpBkCeid9zZ0mP8UOtDBaNA8G4W7okDlJGhPfvODyE",
+                     *           "id": "pii_06h1dfbk2gs9b687x3a4eez1nc24kq9fsffg",
+                     *           "key": "8h9jAu0hgB1-rIab245tZoSxwA6RXSBZYNvd9SSSYf4",
                      *           "active": true,
-                     *           "createdAt": 1795667429740
+                     *           "createdAt": 1795677844244
                      *         }
                      *       ]
                      *     }
@@ -12814,7 +12817,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw */
+                /** @example cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc */
                 customerId: string;
             };
             cookie?: never;
@@ -12847,29 +12850,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1c7m9dg5g3pkerj288wdkn34ekm1tezzw",
+                     *         "id": "cus_06h1dfbk2g8nwppa73j481tsk1y4rfqm55hc",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795581029740,
-                     *         "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *         "signupAt": 1795591444244,
+                     *         "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795667429740,
-                     *         "updatedAt": 1795667429740,
+                     *         "createdAt": 1795677844244,
+                     *         "updatedAt": 1795677844244,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..BXzTMyX562MdQR0z.0dat.x4h1FyxLydKCHHdwE_BOVw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..9_6pqecD1J8BJLg-.PBwqTGltawQ.K9UKCCYGPrNvzFmU0ZO1vA",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..gQ9VehlD8YMDyX5-.ndgVA1YRL41HgQ.YMPK8z-yUFkQBgShqLjTMw",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Bb276qGZZw0cyOri.U_enFyKUlPZWUpsc.m79x35O2pHGa-po2uM3uuQ",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..hB8-lg-p_gWlO8Sd.h3jz.BczgDV4V2QqKMA-BdkT4TQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..UD7kVInAeLsTwOji.hLNpkS-W0Kc.JQaaRvugeEaTpjo1QtN_Jg",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..V2gWwJZCE9h83_QX.9PPO617UO_uG0Q.04Mrk8ouoE-23BTiOLoraQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9.._pBxp2EYlWukTemn.LGEJbE4Wkw-7Y348.nhHEL0rVdvJvqj4kFBRzCA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..duO8Kvrwsg8_fJbs.este-yawZFSYtxg.VxoPqytiHsWmU4KJrqhivA",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..CUE7P9A1755r3HXk.BSLy1DGqmjMPP1KNJQ.GfepV0rA4VGe0ThgMoK96A",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..Ja1GrP93Qno8kkCn.cCc.5gl4jGgWZ7VTt-oXmlVZUw",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..nRvXifzD84KndMnu.WxGGZ9A.WtVWvI3QRCN8pCqLQ9w85A",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFjN205ZGdncmprZnkwMG5oNng1ZnMyaHlxNmc2eWRwOCJ9..ZVtwWD9fchALZD5V.Jf0.YSGYgoZAXLcgCQimxTBCiQ"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..wsBb28g9FdMvFSs5.YxaTuvnzzZZ7ua0.fpurZOLJLhyACGsox8ldWg",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..9SdF8sbsb9L1FetG.riA7BDtgtYRNh_Fj_A._mA2NA5y_OuVlrs06VfLAA",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..0QkMP0PZBWEItntS.u6s.Kh0yyBhwINKRcIKs3UDTmQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..vJ6UJJYkdg2s4kBg.V912LEw.f8oVvnrBb0ZnQlrQJTSZRQ",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkZmJrMmdzOWI2ODd4M2E0ZWV6MW5jMjRrcTlmc2ZmZyJ9..HzJYC3_F9wgYiYIJ.UPs.hkeS7lZ2FSAyja5HOoJx9w"
                      *         }
                      *       }
                      *     }
@@ -12878,6 +12881,293 @@ export interface operations {
                         /** @enum {string} */
                         status: "SUCCEEDED";
                         data: components["schemas"]["Customer"];
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: NOT_FOUND. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: DUPLICATE_REFERENCE_ID, DUPLICATE_CLIENT_REFERENCE_ID, INVALID_STATE, INSUFFICIENT_FUNDS, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_RESPONSE_LOST. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminBranding_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "displayName": "Acme Books",
+                     *         "brandColor": "#635bff",
+                     *         "buttonTextColor": "#ffffff",
+                     *         "supportEmail": "help@acme.example",
+                     *         "supportUrl": "https://acme.example/help",
+                     *         "logoUrl": "/brand/logos/db400f109797eaa9bb88b70f2cf290b97baa6070e403226a11c395d204cf625d.svg",
+                     *         "updatedAt": 1795677844244
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            displayName: string | null;
+                            brandColor: string | null;
+                            buttonTextColor: string | null;
+                            supportEmail: string | null;
+                            supportUrl: string | null;
+                            logoUrl: string | null;
+                            updatedAt: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: NOT_FOUND. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminBranding_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: for 24 h per merchant, mode and key, the same request replays the first answer (below 500) byte for byte with `Idempotent-Replayed: true`; another request with the key → 409 IDEMPOTENCY_KEY_REUSED; while the first still runs → 409 IDEMPOTENCY_KEY_IN_USE.
+                 * @example order-42-payout
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "displayName": "Acme Books",
+                 *       "brandColor": "#635bff",
+                 *       "supportEmail": "help@acme.example",
+                 *       "supportUrl": "https://acme.example/help",
+                 *       "logo": "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA0MCA0MCI+PHJlY3Qgd2lkdGg9IjQwIiBoZWlnaHQ9IjQwIiByeD0iOCIgZmlsbD0iIzYzNWJmZiIvPjwvc3ZnPg=="
+                 *     }
+                 */
+                "application/json": {
+                    displayName?: string | null;
+                    brandColor?: string | null;
+                    supportEmail?: string | null;
+                    supportUrl?: string | null;
+                    logo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "displayName": "Acme Books",
+                     *         "brandColor": "#635bff",
+                     *         "buttonTextColor": "#ffffff",
+                     *         "supportEmail": "help@acme.example",
+                     *         "supportUrl": "https://acme.example/help",
+                     *         "logoUrl": "/brand/logos/db400f109797eaa9bb88b70f2cf290b97baa6070e403226a11c395d204cf625d.svg",
+                     *         "updatedAt": 1795677844244
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            displayName: string | null;
+                            brandColor: string | null;
+                            buttonTextColor: string | null;
+                            supportEmail: string | null;
+                            supportUrl: string | null;
+                            logoUrl: string | null;
+                            updatedAt: number | null;
+                        };
                     };
                 };
             };
@@ -12992,7 +13282,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13149,7 +13439,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88 */
+                /** @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8 */
                 merchantId: string;
             };
             cookie?: never;
@@ -13529,19 +13819,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1c7ss6gbt9bd56kmxvas0gq885c0vtk5c",
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "id": "eml_06h1dfh2vgkfp2vq4wwb7f83mh3qcxjqpedg",
+                     *             "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
-                     *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 4:31 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 4:31 AM UTC\nPayment ID: pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 4:31 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 4:31 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1c7ss6gd01b03c4b2nez2kt8e777jcq1w</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "subject": "Your receipt from Acme Books",
+                     *             "text": "Acme Books\n\nReceipt from Acme Books\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Books on November 26, 2026 at 7:24 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 7:24 AM UTC\nPayment ID: pay_06h1dfh2vgz3mfa2pn0w2gndyaq9ehsdjfam\n\n--\nQuestions about this payment? Contact Acme Books at help@acme.example or https://acme.example/help. This receipt was sent by Paysail on behalf of Acme Books.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Books</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px;border-top:4px solid #635bff\">\n<tr><td>\n<p style=\"margin:0 0 16px;font-size:16px;font-weight:700;color:#111827\">Acme Books</p>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Books</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Books on November 26, 2026 at 7:24 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 7:24 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1dfh2vgz3mfa2pn0w2gndyaq9ehsdjfam</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Books at help@acme.example or https://acme.example/help. This receipt was sent by Paysail on behalf of Acme Books.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1c7ss6gtg8gzshy9csy7yxyfsp5w7p3s8",
+                     *             "relatedId": "page_06h1dfh2vgaea7th8vtmt9fm0pb5zy391x64",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795667474740,
+                     *             "createdAt": 1795677889244,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13658,14 +13948,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1c7v08g5m81z1bqh394jg4w59za1e3gdm",
+                     *           "id": "fim_06h1dfj9xg3cja0cke7kh59qh46jey50fde8",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795667484740
+                     *           "createdAt": 1795677899244
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -14199,7 +14489,7 @@ export interface operations {
                 livemode?: boolean;
                 /**
                  * @description Only this merchant's events.
-                 * @example mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88
+                 * @example mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8
                  */
                 merchantId?: string;
                 /** @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`). */
@@ -14233,19 +14523,19 @@ export interface operations {
                      *       "data": {
                      *         "auditEvents": [
                      *           {
-                     *             "id": "aud_06h1c7ngfggwbqqs780v8j96mdp8hf56r78m",
-                     *             "merchantId": "mer_06h1c7m9dgpekvxhqd8z18bg18txeg2myn88",
+                     *             "id": "aud_06h1dfct4gxybtqsdhzy3hyn9w8kzwtsv7sm",
+                     *             "merchantId": "mer_06h1dfbk2gyaj1rgn0t8fxrs3zn9kd9np1d8",
                      *             "livemode": false,
                      *             "actorType": "api_key",
-                     *             "actorId": "key_06h1c7m9dg45wmvr45xhqe527tn5td3jw4fc",
+                     *             "actorId": "key_06h1dfbk2g80nvvdenpbyhabh3s4x44w2bz0",
                      *             "action": "payoutPages_release",
-                     *             "target": "payout_page_06h1c7mwygkj8spyvng6z5k746850pqpstz8",
+                     *             "target": "payout_page_06h1dfc6kg4arzk41akb5h18efndw1ah5nj4",
                      *             "address": "127.0.0.1",
                      *             "outcome": "SUCCEEDED",
                      *             "statusCode": 200,
                      *             "errorCode": null,
-                     *             "requestId": "req_IdNIPTXczEh_ZAUp",
-                     *             "createdAt": 1795667439740
+                     *             "requestId": "req_UTFwZ2SZQHAOGow0",
+                     *             "createdAt": 1795677854244
                      *           }
                      *         ],
                      *         "hasMore": false
