@@ -21,6 +21,7 @@ export const tableOwners: Record<string, string> = {
   merchants: 'merchants',
   api_keys: 'merchants',
   merchant_pii_keys: 'merchants',
+  merchant_branding: 'merchants',
   dashboard_users: 'merchants',
   dashboard_sessions: 'dashboard',
   dashboard_two_factor: 'dashboard',

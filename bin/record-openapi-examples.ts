@@ -79,6 +79,12 @@ try {
   await call('GET', `/admin/v1/merchants/${merchantId}`, { admin: true });
   await call('POST', `/admin/v1/merchants/${merchantId}/live`, { admin: true });
   await call('POST', `/admin/v1/merchants/${merchantId}/settings`, { admin: true, body: { fraudReportWebhooksEnabled: true } });
+  const logo = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#635bff"/></svg>';
+  await call('POST', `/admin/v1/merchants/${merchantId}/branding`, {
+    admin: true,
+    body: { displayName: 'Acme Books', brandColor: '#635bff', supportEmail: 'help@acme.example', supportUrl: 'https://acme.example/help', logo: Buffer.from(logo).toString('base64') },
+  });
+  await call('GET', `/admin/v1/merchants/${merchantId}/branding`, { admin: true });
   const second = await call('POST', `/admin/v1/merchants/${merchantId}/api_keys`, { admin: true, body: { name: 'reporting' } });
   await call('GET', `/admin/v1/merchants/${merchantId}/api_keys`, { admin: true });
   await call('POST', `/admin/v1/merchants/${merchantId}/api_keys/${String((second.apiKeyRecord as Json | undefined)?.id ?? second.id)}/revoke`, { admin: true });

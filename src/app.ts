@@ -30,6 +30,7 @@ import { registerAdminEmailRoutes } from './modules/email/index.ts';
 import { registerAdminRoutes } from './modules/admin/index.ts';
 import { registerRetentionAdminRoutes } from './modules/retention/index.ts';
 import { registerPaymentPageRoutes } from './modules/payment-pages/index.ts';
+import { registerAdminBrandingRoutes } from './modules/admin/index.ts';
 import { registerRefundRoutes } from './modules/refunds/index.ts';
 import { registerFraudImportAdminRoutes, registerFraudReportRoutes } from './modules/fraud-reports/index.ts';
 import { registerDisputeRoutes } from './modules/disputes/index.ts';
@@ -43,6 +44,7 @@ import { registerProviderWebhookRoutes } from './modules/providers/index.ts';
 import { cachedSerializerFactory } from './http/serializers.ts';
 import { createAuditHook } from './http/audit.ts';
 import { registerAuditAdminRoutes } from './modules/audit/index.ts';
+import { registerBrandAssetRoutes } from './web/brand-assets.ts';
 
 export const apiVersion = '1.0.0';
 
@@ -210,6 +212,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
       admin.addHook('onSend', adminIdempotency.onSend);
       admin.addHook('onSend', createAuditHook(services.audit, (request) => (request.isOperator ? { actorType: 'operator', actorId: 'operator', merchantId: null } : null)));
       registerAdminRoutes(admin, { merchants: services.merchants, customers: services.customers }, { webhookAllowPrivateTargets: config.webhookAllowPrivateTargets });
+      registerAdminBrandingRoutes(admin, services.branding);
       registerLedgerAdminRoutes(admin, { ledger: services.ledger, requireMerchant: (merchantId) => services.merchants.getMerchant(merchantId) });
       registerPayoutAdminRoutes(admin, { payoutPages: services.payoutPages, now: () => platform.clock.now() });
       registerAdminEmailRoutes(admin, services.email);
@@ -227,7 +230,7 @@ export async function buildApp(platform: Platform): Promise<Api> {
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
     registerPaymentPageWebRoutes(web, tools, {
       paymentPages: services.paymentPages,
-      merchants: services.merchants,
+      branding: services.branding,
       clock: platform.clock,
       stripe: {
         live: config.stripe ? { publishableKey: config.stripe.publishableKey, jsUrl: config.stripe.jsUrl } : null,
@@ -239,8 +242,11 @@ export async function buildApp(platform: Platform): Promise<Api> {
 
   // Hosted payout page: /payout-page/<id> (HTML, e-mailed access code, CSRF, strict CSP).
   await registerWebScope(app, { csrfSecret: platform.keyRing.deriveKey('csrf'), secureCookies: config.publicUrl.startsWith('https:') }, (web, tools) =>
-    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, kyc: services.kyc, publicUrl: config.publicUrl, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
+    registerPayoutPageWebRoutes(web, tools, { payoutPages: services.payoutPages, branding: services.branding, kyc: services.kyc, publicUrl: config.publicUrl, clock: platform.clock, secureCookies: config.publicUrl.startsWith('https:') }),
   );
+
+  // Merchants' logos and Paysail's icon (public, our origin, locked-down headers).
+  registerBrandAssetRoutes(app, { branding: services.branding });
 
   await registerDashboard(app, platform);
   await registerDocsRoutes(app, platform);

@@ -8,7 +8,7 @@ import { JobRegistry, Worker, type JobDefinition } from './jobs/worker.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { enqueueJob } from './jobs/queue.ts';
 import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
-import { createMerchantsService, type MerchantsService } from './modules/merchants/index.ts';
+import { createBrandingService, createMerchantsService, type BrandingService, type MerchantsService } from './modules/merchants/index.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/index.ts';
 import { createCustomerExport, createErasureService, type CustomerExportService, type ErasureService } from './modules/data-rights/index.ts';
 import { createKycService, createOnfido, createSandboxKycProvider, type KycService } from './modules/kyc/index.ts';
@@ -46,6 +46,7 @@ import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/
 
 export interface Services {
   merchants: MerchantsService;
+  branding: BrandingService;
   customers: CustomersService;
   /** Erasing a customer's personal data across every module (`POST /v1/customers/:id/erase`). */
   erasure: ErasureService;
@@ -115,6 +116,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   const providerJobs: JobDefinition[] = [];
 
   const merchants = createMerchantsService({ database, clock, keyRing });
+  const branding = createBrandingService({ database, clock });
   // KYC reads identity data through customers; customers start verifications through their KYC port,
   // which the kyc service fills (`useKyc`), so neither module imports the other.
   // Onfido when configured (live; and sandbox mode through Onfido's sandbox with ONFIDO_TEST_*).
@@ -306,7 +308,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     metrics,
     jobs: registry,
     worker,
-    services: { merchants, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention, audit },
+    services: { merchants, branding, customers, erasure, customerExport, kyc, events, webhooks, email, cardProcessor, payments, paymentCredits, paymentPages, refunds, fraudReports, disputes, subscriptions, entitlements, ledger, payoutPages, retention, audit },
     adminKey,
     rateLimiter,
     providerChecks,

@@ -1,6 +1,12 @@
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Raw bytes: PGlite hands back a Uint8Array, node-postgres a Buffer; both become a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => Buffer.from(value),
+});
 
 export const merchants = pgTable('merchants', {
   id: text('id').primaryKey(),
@@ -71,4 +77,31 @@ export const merchantPiiKeys = pgTable(
     createdAt: timestamptz('created_at').notNull(),
   },
   (table) => [index('merchant_pii_keys_merchant').on(table.merchantId, table.createdAt)],
+);
+
+/**
+ * What the merchant's customers see on hosted pages and in e-mails (decision 0035): every field
+ * optional (null = Paysail's default). The logo's bytes live here too, already checked and (SVG)
+ * sanitised, and are served at `/brand/logos/<logo_sha256>.<logo_type>`: one row per merchant, so
+ * the row is small enough to read with every hosted page, and the bytes only when a logo is asked for.
+ */
+export const merchantBranding = pgTable(
+  'merchant_branding',
+  {
+    merchantId: text('merchant_id')
+      .primaryKey()
+      .references(() => merchants.id),
+    displayName: text('display_name'),
+    /** `#rrggbb`, lower case; contrast-checked against its button text (decision 0035). */
+    brandColor: text('brand_color'),
+    supportEmail: text('support_email'),
+    supportUrl: text('support_url'),
+    /** SHA-256 (hex) of the stored bytes: the logo's content address. */
+    logoSha256: text('logo_sha256'),
+    /** `png`, `jpeg` or `svg`, decided from the bytes. */
+    logoType: text('logo_type'),
+    logo: bytea('logo'),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [index('merchant_branding_logo').on(table.logoSha256)],
 );

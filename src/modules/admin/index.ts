@@ -3,3 +3,4 @@
  * Other modules and the app use it through this file only.
  */
 export { registerAdminRoutes } from './routes.ts';
+export { registerAdminBrandingRoutes } from './branding-routes.ts';

@@ -40,6 +40,7 @@ export const dashboardAuditActions: Readonly<Record<string, string>> = {
   '/:mode/subscriptions/:subscriptionId/renew': 'subscriptions_renew',
   '/:mode/payment-pages/:pageId/expire': 'paymentPages_expire',
   '/:mode/payment-pages/:pageId/refund': 'refunds_create',
+  '/:mode/settings/branding': 'branding_update',
 };
 
 /** The route's address inside the dashboard (`/:mode/…`). */

@@ -157,6 +157,7 @@ export const notices: Record<string, string> = {
   redelivered: 'The event was queued for delivery again.',
   'subscription-canceled': 'The subscription will end at the end of its current period.',
   'subscription-renewed': 'The current period was ended and the renewal ran (see the invoices below).',
+  'branding-saved': 'Your branding was saved. Hosted pages and new e-mails use it from now on.',
   'customer-erased': "The customer's personal data was erased. Their payments, payouts and balances stay; the KYC provider is asked to delete its copy.",
 };
 

@@ -36,6 +36,7 @@ import { registerSubscriptionScreens } from './screens/subscriptions.tsx';
 import { registerWebhookScreens } from './screens/webhooks.tsx';
 import { registerAuditLogScreens } from './screens/audit-log.tsx';
 import { createDashboardAuditHook } from './audit.ts';
+import { registerBrandingScreens } from './screens/branding.tsx';
 
 /**
  * Sign-in and password-change throttling, token buckets (`burst` attempts, refilled at `perSecond`):
@@ -77,7 +78,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
   });
   const secureCookies = config.publicUrl.startsWith('https://');
 
-  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox', 'audit-log'];
+  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'branding', 'inbox', 'audit-log'];
   const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages, refunds: services.refunds });
   const presenters = {
     overview: createOverviewPresenter({ database, ledger: services.ledger }),
@@ -199,6 +200,8 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerWebhookScreens(signedIn, tools, { presenter: presenters.webhooks, webhooks: services.webhooks });
       registerInboxScreens(signedIn, tools, { presenter: presenters.inbox, smtpConfigured: config.smtpUrl !== undefined });
       registerAuditLogScreens(signedIn, tools, { audit: services.audit });
+      // In a scope of its own: only the branding form takes multipart bodies (its logo file).
+      await signedIn.register(async (uploads) => registerBrandingScreens(uploads as unknown as Api, tools, { branding: services.branding }));
     });
   });
 }

@@ -29,6 +29,7 @@ export const guideEntries: readonly GuideEntry[] = [
   { slug: 'entitlements', summary: 'Subscriptions from payment pages, renewals, and the entitlements query with its cursor.' },
   { slug: 'webhooks', summary: 'Endpoints, delivery and retries; verifying signatures in TypeScript or with a plain HMAC.' },
   { slug: 'sandbox', summary: 'Every sandbox test value: cards, BINs, KYC outcomes, payout rail outcomes, helpers.' },
+  { slug: 'branding', summary: 'Display name, logo, brand colour and support contact on hosted pages and e-mails; the contrast rule; logo limits.' },
   { slug: 'going-live', summary: 'What changes in live mode and the checklist before taking real money.' },
   { slug: 'deployment', summary: 'Running on PostgreSQL with several API and worker processes.' },
   { slug: 'audit-log', summary: 'The append-only record of every change: what is recorded, the admin API, the dashboard screen and its CSV.' },

@@ -8,4 +8,4 @@ export { emailBodyRetention } from './retention.ts';
 export { registerAdminEmailRoutes } from './routes.ts';
 export { openEmailContentOrPlaceholder, openEmailField, type SealedEmailField, unreadableEmailField } from './sealing.ts';
 export { createEmailService, type EmailService } from './service.ts';
-export { type RenderedEmail, renderEmail } from './templates.ts';
+export { type EmailBrand, type RenderedEmail, renderEmail, supportSentence } from './templates.ts';

@@ -21,6 +21,27 @@ export interface EmailLayout {
   rows?: ReadonlyArray<readonly [label: string, value: string]>;
   /** A small closing line; defaults to the standard one. */
   footer?: string;
+  /** The merchant's branding: its name above the title, its colour as the accent and on the button. */
+  brand?: EmailBrand;
+}
+
+/** What an e-mail takes from a merchant's branding (merchants/branding.ts `Brand`). */
+export interface EmailBrand {
+  displayName: string;
+  /** `#rrggbb`, or null for Paysail's accent. */
+  color: string | null;
+  buttonTextColor: string;
+  supportEmail: string;
+  supportUrl: string | null;
+}
+
+const defaultAccent = '#0f5cc0';
+const hexColor = /^#[0-9a-f]{6}$/;
+
+/** `Contact Acme at help@acme.example or https://acme.example/help.` (no sentence when there is no contact). */
+export function supportSentence(brand: Pick<EmailBrand, 'displayName' | 'supportEmail' | 'supportUrl'>, lead = 'Questions?'): string {
+  const ways = [brand.supportEmail, brand.supportUrl].filter((way): way is string => typeof way === 'string' && way !== '');
+  return ways.length === 0 ? '' : `${lead} Contact ${brand.displayName} at ${ways.join(' or ')}.`;
 }
 
 export interface RenderedEmail {
@@ -60,10 +81,13 @@ export function renderEmail(layout: EmailLayout): RenderedEmail {
   const title = layout.title ?? subject;
   const footer = layout.footer ?? defaultFooter;
   const action = layout.action ? { label: layout.action.label, url: safeUrl(layout.action.url) } : undefined;
+  const brand = layout.brand;
+  const accent = brand?.color && hexColor.test(brand.color) ? brand.color : defaultAccent;
+  const accentInk = brand?.color && hexColor.test(brand.buttonTextColor) ? brand.buttonTextColor : '#ffffff';
 
   const rows = layout.rows ?? [];
   const textRows = rows.length > 0 ? [...rows.map(([label, value]) => `${label}: ${value}`), ''] : [];
-  const text = [title, '', ...layout.paragraphs.flatMap((paragraph) => [paragraph, '']), ...textRows, ...(action ? [`${action.label}: ${action.url}`, ''] : []), '--', footer, ''].join('\n');
+  const text = [...(brand ? [brand.displayName, ''] : []), title, '', ...layout.paragraphs.flatMap((paragraph) => [paragraph, '']), ...textRows, ...(action ? [`${action.label}: ${action.url}`, ''] : []), '--', footer, ''].join('\n');
 
   const paragraphs = layout.paragraphs.map((paragraph) => `<p style="margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937">${escapeHtml(paragraph)}</p>`).join('\n');
   const table =
@@ -76,15 +100,16 @@ export function renderEmail(layout: EmailLayout): RenderedEmail {
           .join('\n')}\n</table>`
       : '';
   const button = action
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="display:inline-block;padding:10px 18px;border-radius:6px;background:#0f5cc0;color:#ffffff;text-decoration:none;font-weight:600">${escapeHtml(action.label)}</a></p>`
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="display:inline-block;padding:10px 18px;border-radius:6px;background:${accent};color:${accentInk};text-decoration:none;font-weight:600">${escapeHtml(action.label)}</a></p>`
     : '';
   const html = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f3f4f6;padding:24px 0"><tr><td align="center">
-<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;padding:32px">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;padding:32px${brand ? `;border-top:4px solid ${accent}` : ''}">
 <tr><td>
+${brand ? `<p style="margin:0 0 16px;font-size:16px;font-weight:700;color:#111827">${escapeHtml(brand.displayName)}</p>` : ''}
 <h1 style="margin:0 0 20px;font-size:20px;color:#111827">${escapeHtml(title)}</h1>
 ${paragraphs}
 ${table}

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchants, paymentPages } from '../../db/schema/index.ts';
+import { paymentPages } from '../../db/schema/index.ts';
+import { loadBrand } from '../merchants/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueEmail } from '../email/index.ts';
 import type { CustomersService } from '../customers/index.ts';
@@ -36,15 +37,15 @@ async function receiptContext(tx: Executor, deps: CustomerEmailDeps, pageId: str
   if (to === '') {
     return null;
   }
-  const [merchant] = await tx.select({ name: merchants.name, email: merchants.email }).from(merchants).where(eq(merchants.id, page.merchantId));
+  const brand = await loadBrand(tx, page.merchantId);
   const { firstName } = await deps.customers.contactOf(tx, page.customerId);
   return {
     to,
     merchantId: page.merchantId,
     livemode: page.livemode,
     context: {
-      merchantName: merchant?.name ?? 'The merchant',
-      supportEmail: merchant?.email ?? '',
+      merchantName: brand.displayName,
+      brand,
       livemode: page.livemode,
       firstName,
       amount: payment.amount,

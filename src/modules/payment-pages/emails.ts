@@ -1,4 +1,4 @@
-import { renderEmail, type RenderedEmail } from '../email/index.ts';
+import { renderEmail, supportSentence, type EmailBrand, type RenderedEmail } from '../email/index.ts';
 
 /** `19.00 USD`: minor units (hundredths) as a decimal, integer arithmetic only. */
 function formatAmount(amount: number, currency: string): string {
@@ -15,7 +15,7 @@ export const renewalPageEmailTemplate = 'subscription_renewal_page';
  * them to confirm (3-D Secure). No PII beyond the customer's own first name: no e-mail address,
  * card details or other identity data in the body.
  */
-export function renewalPageEmail(context: { merchantName: string; firstName: string | null; amount: number; currency: string; url: string; expiresAt: Date }): RenderedEmail & { template: string } {
+export function renewalPageEmail(context: { merchantName: string; brand: EmailBrand; firstName: string | null; amount: number; currency: string; url: string; expiresAt: Date }): RenderedEmail & { template: string } {
   const amount = formatAmount(context.amount, context.currency);
   return {
     template: renewalPageEmailTemplate,
@@ -28,6 +28,8 @@ export function renewalPageEmail(context: { merchantName: string; firstName: str
         `Pay it on the secure page below by ${dateFormat.format(context.expiresAt)} UTC. Until then your subscription is past due; if it is not paid by then, it ends.`,
       ],
       action: { label: 'Pay your renewal', url: context.url },
+      brand: context.brand,
+      footer: `${supportSentence(context.brand)} Sent by Paysail on behalf of ${context.merchantName}.`,
     }),
   };
 }
@@ -50,8 +52,8 @@ export const refundNoticeEmailTemplate = 'payment_refunded';
 /** What a receipt and a refund notice say about the merchant and the payment. */
 export interface ReceiptContext {
   merchantName: string;
-  /** Where the customer asks about the payment: the merchant's contact address. */
-  supportEmail: string;
+  /** Where the customer asks about the payment, and the name, colour and help page of the merchant's branding. */
+  brand: EmailBrand;
   livemode: boolean;
   firstName: string | null;
   amount: number;
@@ -72,8 +74,8 @@ function sandboxNote(livemode: boolean): string[] {
   return livemode ? [] : ['Sandbox: this is a test payment, no money moved.'];
 }
 
-function support(context: Pick<ReceiptContext, 'merchantName' | 'supportEmail'>): string {
-  return `Questions about this payment? Contact ${context.merchantName} at ${context.supportEmail}.`;
+function support(context: Pick<ReceiptContext, 'brand'>): string {
+  return supportSentence(context.brand, 'Questions about this payment?');
 }
 
 /**
@@ -104,6 +106,7 @@ export function receiptEmail(context: ReceiptContext): RenderedEmail & { templat
         ['Date', `${dateFormat.format(context.paidAt)} UTC`],
         ['Payment ID', context.paymentId],
       ],
+      brand: context.brand,
       footer: `${support(context)} This receipt was sent by Paysail on behalf of ${context.merchantName}.`,
     }),
   };
@@ -131,6 +134,7 @@ export function refundNoticeEmail(context: ReceiptContext & { refundId: string; 
         ['Refund ID', context.refundId],
         ['Payment ID', context.paymentId],
       ],
+      brand: context.brand,
       footer: `${support(context)} This notice was sent by Paysail on behalf of ${context.merchantName}.`,
     }),
   };

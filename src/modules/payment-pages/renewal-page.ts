@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { merchants, paymentPages } from '../../db/schema/index.ts';
+import { paymentPages } from '../../db/schema/index.ts';
+import { loadBrand } from '../merchants/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { sealFields } from '../../crypto/pii.ts';
@@ -55,9 +56,9 @@ export async function openRenewalPage(
   await enqueueJob(tx, now, deps.expireQueue, { pageId: id }, { runAt: input.expiresAt, dedupeKey: `${deps.expireQueue}:${id}`, maxAttempts: 20 });
   const url = `${deps.publicUrl}/payment-page/${id}`;
   if (email !== '') {
-    const [merchant] = await tx.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, original.merchantId));
+    const brand = await loadBrand(tx, original.merchantId);
     const { firstName } = await deps.customers.contactOf(tx, original.customerId);
-    const content = renewalPageEmail({ merchantName: merchant?.name ?? 'The merchant', firstName, amount: input.amount, currency: input.currency, url, expiresAt: input.expiresAt });
+    const content = renewalPageEmail({ merchantName: brand.displayName, brand, firstName, amount: input.amount, currency: input.currency, url, expiresAt: input.expiresAt });
     await enqueueEmail(tx, now, deps.keyRing, { merchantId: original.merchantId, livemode: original.livemode, to: email, relatedId: id, ...content });
   }
   return { pageId: id, url };

@@ -127,7 +127,7 @@ export function createPayoutCustomerFlow(deps: PayoutPagesDeps, transitions: Pay
     emailCode: async (tx, payoutPageId, code, now) => {
       const page = await requirePage(tx, payoutPageId);
       const context = await emailContext(tx, page);
-      await sendEmail(tx, page, verificationCodeEmail({ merchantName: context.merchantName, firstName: context.firstName, code, minutes: 10 }), now);
+      await sendEmail(tx, page, verificationCodeEmail({ merchantName: context.merchantName, brand: context.brand, firstName: context.firstName, code, minutes: 10 }), now);
     },
     countWrongCode: lock.countWrongCode,
   });

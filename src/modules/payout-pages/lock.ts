@@ -42,7 +42,7 @@ export function createPayoutPageLock(deps: PayoutPagesDeps, transitions: PayoutT
 
   async function notifyLocked(tx: Executor, page: PayoutPageRow, now: Date): Promise<void> {
     const merchant = await repository.merchantContact(tx, page.merchantId);
-    const context = await emailContext(tx, page, merchant.name);
+    const context = await emailContext(tx, page);
     await sendEmail(tx, page, pageLockedEmail(context), now);
     const mode = page.livemode ? 'live' : 'sandbox';
     const content = renderEmail({
@@ -106,7 +106,7 @@ export function createPayoutPageLock(deps: PayoutPagesDeps, transitions: PayoutT
         }
         await forgetAccess(tx, reissued.id);
         await recordEvent(tx, now, { merchantId: reissued.merchantId, livemode: reissued.livemode, type: 'PAYOUT_PAGE_REISSUED', data: lockEventData(reissued) });
-        await sendEmail(tx, reissued, pageReissuedEmail(await emailContext(tx, reissued, merchant.name)), now);
+        await sendEmail(tx, reissued, pageReissuedEmail(await emailContext(tx, reissued)), now);
         return toResponse(reissued);
       });
     },

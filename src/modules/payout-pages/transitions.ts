@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.ts';
 import { recordEvent } from '../events/index.ts';
 import { enqueueEmail } from '../email/index.ts';
 import type { CustomersService } from '../customers/index.ts';
-import type { Merchant } from '../merchants/index.ts';
+import { loadBrand, type Merchant } from '../merchants/index.ts';
 import type { LedgerService } from '../ledger/index.ts';
 import { payoutAttemptsRepository as attempts } from './attempts.ts';
 import { transitionEmail, type PayoutEmailContext } from './emails.ts';
@@ -108,10 +108,13 @@ export function createPayoutTransitions(deps: PayoutPagesDeps) {
     return railsOfMode(rails, livemode).find((rail) => rail.name === name) ?? null;
   }
 
-  async function emailContext(tx: Executor, page: PayoutPageRow, merchantName?: string): Promise<PayoutEmailContext> {
+  /** What a customer e-mail about the page says: the merchant as its branding names it (display name, colour, support contact). */
+  async function emailContext(tx: Executor, page: PayoutPageRow): Promise<PayoutEmailContext> {
     const contact = await customers.contactOf(tx, page.customerId);
+    const brand = await loadBrand(tx, page.merchantId);
     return {
-      merchantName: merchantName ?? (await repository.merchantName(tx, page.merchantId)),
+      merchantName: brand.displayName,
+      brand,
       firstName: contact.firstName,
       amount: page.amount,
       currency: page.fundingCurrency,

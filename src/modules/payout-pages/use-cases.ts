@@ -97,7 +97,7 @@ export function createPayoutUseCases(deps: PayoutPagesDeps, transitions: PayoutT
           createdAt: now,
         });
         await enqueueJob(tx, now, payoutExpireQueue, { payoutPageId: id }, { runAt: expiresAt, dedupeKey: `${payoutExpireQueue}:${id}` });
-        await sendEmail(tx, page, pageCreatedEmail(await emailContext(tx, page, merchant.name)), now);
+        await sendEmail(tx, page, pageCreatedEmail(await emailContext(tx, page)), now);
         // The reservation comes last: the balance row is the merchant's hot spot, and its lock is
         // held from this UPDATE to the commit, so nothing else should run in between.
         try {

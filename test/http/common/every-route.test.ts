@@ -87,6 +87,8 @@ test('the OpenAPI document lists the core routes (the enumeration below is not e
     'POST /admin/v1/merchants',
     'POST /admin/v1/merchants/{merchantId}/live',
     'POST /admin/v1/merchants/{merchantId}/settings',
+    'GET /admin/v1/merchants/{merchantId}/branding',
+    'POST /admin/v1/merchants/{merchantId}/branding',
     'POST /admin/v1/merchants/{merchantId}/api_keys',
     'GET /admin/v1/merchants/{merchantId}/api_keys',
     'POST /admin/v1/merchants/{merchantId}/api_keys/{keyId}/revoke',

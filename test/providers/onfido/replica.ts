@@ -113,7 +113,7 @@ export async function startOnfidoReplica(options: { apiToken?: string; webhookTo
       send(response, 401, { error: { type: 'bad_referrer', message: `Referer ${request.headers.referer ?? '(none)'} does not match ${token.referrer}` } }, cors);
       return;
     }
-    const form = await new Response(raw, { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData();
+    const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData();
     if (!(form.get('file') instanceof Blob)) {
       send(response, 422, { error: { type: 'validation_error', message: 'file is required' } }, cors);
       return;

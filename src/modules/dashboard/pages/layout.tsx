@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import { baseStyles } from '../../../web/layout.tsx';
+import { baseStyles, defaultFaviconPath } from '../../../web/layout.tsx';
 import { dashboardPrefix, modePath, type Mode } from '../paths.ts';
 import { CsrfField, Notice } from './components.tsx';
 import { confirmDialogScript, confirmStyles } from './confirm-dialog.tsx';
@@ -18,6 +18,7 @@ export type Section =
   | 'webhooks'
   | 'events'
   | 'pii-key'
+  | 'branding'
   | 'inbox'
   | 'audit-log'
   | 'account';
@@ -35,6 +36,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   webhooks: 'Webhooks',
   events: 'Events',
   'pii-key': 'PII key',
+  branding: 'Branding',
   inbox: 'Inbox',
   'audit-log': 'Audit',
 };
@@ -47,6 +49,9 @@ export function sectionPath(mode: Mode, section: Section): string {
   }
   if (section === 'account') {
     return modePath(mode, '/account');
+  }
+  if (section === 'branding') {
+    return modePath(mode, '/settings/branding');
   }
   return modePath(mode, developerSections.has(section) ? `/developers/${section}` : `/${section}`);
 }
@@ -173,6 +178,7 @@ export function ShellDocument(props: { title: string; nonce: string; children?: 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
         <title>{`${props.title} · Paysail dashboard`}</title>
+        <link rel="icon" href={defaultFaviconPath} />
         {/* Raw text elements: escaping would corrupt CSS (`>`) and JS. The contents are our own constants. */}
         <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: rawTextSafe(baseStyles + dashboardStyles + confirmStyles + securityStyles) }} />
       </head>

@@ -3,14 +3,17 @@ import { test } from 'node:test';
 import { pageCreatedEmail, verificationCodeEmail } from '../../payout-pages/index.ts';
 import { verificationCodeOf } from './inbox.ts';
 
+const brand = (displayName: string) => ({ displayName, color: null, buttonTextColor: '#ffffff', supportEmail: 'help@shop.test', supportUrl: null });
+
 test('the inbox finds the code of a payout page verification e-mail, even with digits in the merchant name', () => {
-  const email = verificationCodeEmail({ merchantName: 'Shop 555555', firstName: 'Ada', code: '042917', minutes: 10 });
+  const email = verificationCodeEmail({ merchantName: 'Shop 555555', brand: brand('Shop 555555'), firstName: 'Ada', code: '042917', minutes: 10 });
   assert.equal(verificationCodeOf(email.template, email.text), '042917');
 });
 
 test('other e-mails carry no code', () => {
   const email = pageCreatedEmail({
     merchantName: 'Acme 123456',
+    brand: brand('Acme 123456'),
     firstName: null,
     amount: 123_456,
     currency: 'USDC',

@@ -4,7 +4,7 @@ import type { Api } from '../../../http/types.ts';
 import { AppError, notFound } from '../../../http/errors.ts';
 import { formActionOrigins, type WebTools } from '../../scope.ts';
 import type { PaymentPageResponse, PaymentPagesService } from '../../../modules/payment-pages/index.ts';
-import type { MerchantsService } from '../../../modules/merchants/index.ts';
+import type { BrandingService } from '../../../modules/merchants/index.ts';
 import type { Clock } from '../../../clock.ts';
 import { CheckoutPage, ExpiredPage, InProgressPage, PaidPage, declineMessage, type CheckoutField, type CheckoutFormState } from './views.tsx';
 import { StripeCheckoutPage, stripeSources, type StripeCheckoutSettings } from './stripe-checkout.tsx';
@@ -97,21 +97,21 @@ export function registerPaymentPageWebRoutes(
   tools: WebTools,
   deps: {
     paymentPages: PaymentPagesService;
-    merchants: MerchantsService;
+    branding: BrandingService;
     clock: Clock;
     /** The Payment Element's settings per mode: the live account's, and the test account's when one backs sandbox mode. */
     stripe: { live: StripeCheckoutSettings | null; test: StripeCheckoutSettings | null };
   },
 ): void {
-  const { paymentPages, merchants, clock, stripe } = deps;
+  const { paymentPages, branding, clock, stripe } = deps;
 
   async function load(pageId: string) {
     const checkout = await paymentPages.checkoutPage(pageId);
     if (!checkout) {
       throw notFound('payment page', pageId);
     }
-    const merchant = await merchants.getMerchant(checkout.merchantId);
-    return { ...checkout, merchantName: merchant.name };
+    const brand = await branding.loadBrand(checkout.merchantId);
+    return { ...checkout, brand, merchantName: brand.displayName };
   }
 
   type Loaded = Awaited<ReturnType<typeof load>>;
@@ -121,23 +121,23 @@ export function registerPaymentPageWebRoutes(
   }
 
   async function renderState(request: FastifyRequest, reply: FastifyReply, loaded: Loaded, state: CheckoutFormState, status = 200): Promise<FastifyReply> {
-    const { page, merchantName } = loaded;
+    const { page, merchantName, brand } = loaded;
     const options = { status, formActions: formActions(page) };
     if (page.status === 'PAID') {
-      return tools.render(reply, (nonce) => PaidPage({ nonce, page, merchantName }), options);
+      return tools.render(reply, (nonce) => PaidPage({ nonce, page, merchantName, brand }), options);
     }
     if (page.status === 'EXPIRED' || page.expiresAt <= clock.now().getTime()) {
-      return tools.render(reply, (nonce) => ExpiredPage({ nonce, page, merchantName }), options);
+      return tools.render(reply, (nonce) => ExpiredPage({ nonce, page, merchantName, brand }), options);
     }
     if (loaded.attemptInProgress) {
-      return tools.render(reply, (nonce) => InProgressPage({ nonce, page, merchantName }), options);
+      return tools.render(reply, (nonce) => InProgressPage({ nonce, page, merchantName, brand }), options);
     }
     const settings = page.livemode ? stripe.live : stripe.test;
     if (loaded.cardEntry === 'PROCESSOR_FIELDS' && loaded.cardPaymentsAvailable && settings) {
       return renderProcessorFields(reply, loaded, settings, state.problem, status);
     }
     const csrfToken = tools.csrf.issue(request, reply, csrfScope(page.id));
-    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM', now: clock.now() }), options);
+    return tools.render(reply, (nonce) => CheckoutPage({ nonce, page, merchantName, brand, csrfToken, state, cardPaymentsAvailable: loaded.cardPaymentsAvailable && loaded.cardEntry === 'CARD_FORM', now: clock.now() }), options);
   }
 
   /**
@@ -162,7 +162,7 @@ export function registerPaymentPageWebRoutes(
     }
     const clientSecret = session.clientSecret;
     const options = { status, formActions: formActions(session.page), sources: stripeSources(settings.jsUrl) };
-    return tools.render(reply, (nonce) => StripeCheckoutPage({ nonce, page: session.page, merchantName: loaded.merchantName, settings, clientSecret, problem }), options);
+    return tools.render(reply, (nonce) => StripeCheckoutPage({ nonce, page: session.page, merchantName: loaded.merchantName, brand: loaded.brand, settings, clientSecret, problem }), options);
   }
 
   web.get('/payment-page/:pageId', { schema: { hide: true, params: PageParams } }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import { Layout } from '../../layout.tsx';
+import type { Brand } from '../../../modules/merchants/index.ts';
 import type { ExtraSources } from '../../security.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
 import { formatAmount, SandboxNote, stateStyles } from './views.tsx';
@@ -99,7 +100,7 @@ const lock = (
  * The live checkout: Stripe's Payment Element (card number, expiry and CVC in Stripe's own frames:
  * they never reach Paysail), confirmed in the browser. Without JavaScript the page says so.
  */
-export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; settings: StripeCheckoutSettings; clientSecret: string; problem?: string | undefined }) {
+export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; brand: Brand; settings: StripeCheckoutSettings; clientSecret: string; problem?: string | undefined }) {
   const { page, settings } = props;
   const amount = formatAmount(page.amount, page.currency);
   const payLabel = `Pay ${amount}`;
@@ -107,11 +108,11 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
     <Layout
       title={`Pay ${amount} to ${props.merchantName}`}
       nonce={props.nonce}
+      brand={props.brand}
       styles={stateStyles + styles + orderSummaryStyles}
       externalScript={settings.jsUrl}
       script={checkoutScript({ publishableKey: settings.publishableKey, clientSecret: props.clientSecret, returnPath: `/payment-page/${page.id}/complete`, payLabel })}
     >
-      <p class="merchant">{props.merchantName}</p>
       <h1>
         Pay <span class="amount">{amount}</span>
       </h1>

@@ -1,4 +1,5 @@
 import { Layout } from '../../layout.tsx';
+import type { Brand } from '../../../modules/merchants/index.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
 import { cardSchemeNames as schemeNames } from '../../../modules/payments/index.ts';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
@@ -36,9 +37,8 @@ export function declineMessage(reason: string): string {
   return declineMessages[reason] ?? 'Your card was declined. Please use a different card.';
 }
 
-/** What every state of the page shares: the merchant's name and the sandbox note. */
+/** What every state of the page shares: the sandbox note (the merchant's name and logo are the layout's header). */
 export const stateStyles = `
-.merchant { font-weight: 600; color: var(--muted); margin: 0; }
 .sandbox { background: #fef3c7; border: 1px solid #f59e0b; border-radius: 8px; padding: 0.5rem 0.75rem; font-size: 0.9rem; }
 `;
 
@@ -72,14 +72,13 @@ function describedBy(...ids: Array<string | null>): string | undefined {
   return present.length > 0 ? present.join(' ') : undefined;
 }
 
-export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean; now: Date }) {
+export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; brand: Brand; csrfToken: string; state: CheckoutFormState; cardPaymentsAvailable: boolean; now: Date }) {
   const { page, state } = props;
   const amount = formatAmount(page.amount, page.currency);
   const errorEntries = Object.entries(state.errors) as Array<[CheckoutField, string]>;
   const invalid = (field: CheckoutField) => (state.errors[field] ? 'true' : undefined);
   return (
-    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} styles={stateStyles + checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? checkoutScript(props.now) : undefined}>
-      <p class="merchant">{props.merchantName}</p>
+    <Layout title={`Pay ${amount} to ${props.merchantName}`} nonce={props.nonce} brand={props.brand} styles={stateStyles + checkoutStyles + orderSummaryStyles} script={props.cardPaymentsAvailable ? checkoutScript(props.now) : undefined}>
       <h1>
         Pay <span class="amount">{amount}</span>
       </h1>
@@ -188,12 +187,11 @@ export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; 
   );
 }
 
-export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
+export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; brand: Brand }) {
   const { page } = props;
   const details = page.payinDetails;
   return (
-    <Layout title="Payment complete" nonce={props.nonce} styles={stateStyles + orderSummaryStyles}>
-      <p class="merchant">{props.merchantName}</p>
+    <Layout title="Payment complete" nonce={props.nonce} brand={props.brand} styles={stateStyles + orderSummaryStyles}>
       <h1 id="done">Payment complete</h1>
       <SandboxNote page={page} />
       <div class="card" role="status">
@@ -220,11 +218,10 @@ export function PaidPage(props: { nonce: string; page: PaymentPageResponse; merc
   );
 }
 
-export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
+export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; brand: Brand }) {
   const { page } = props;
   return (
-    <Layout title="This payment page has expired" nonce={props.nonce} styles={stateStyles}>
-      <p class="merchant">{props.merchantName}</p>
+    <Layout title="This payment page has expired" nonce={props.nonce} brand={props.brand} styles={stateStyles}>
       <h1 id="expired">This payment page has expired</h1>
       <SandboxNote page={page} />
       <div class="card" role="alert">
@@ -239,10 +236,9 @@ export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; m
   );
 }
 
-export function InProgressPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string }) {
+export function InProgressPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; brand: Brand }) {
   return (
-    <Layout title="Payment in progress" nonce={props.nonce} refreshSeconds={2} styles={stateStyles}>
-      <p class="merchant">{props.merchantName}</p>
+    <Layout title="Payment in progress" nonce={props.nonce} brand={props.brand} refreshSeconds={2} styles={stateStyles}>
       <h1>Payment in progress</h1>
       <SandboxNote page={props.page} />
       <div class="card" role="status">

@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
 import { Layout } from '../../layout.tsx';
+import type { Brand } from '../../../modules/merchants/index.ts';
 import { formatAmount, type CryptoNetwork, type PayoutMethodType } from '../../../modules/payout-pages/index.ts';
 import { StepIndicator, stepStyles, type PayoutStep } from './steps.tsx';
 import { payoutPageScript } from './payout-script.ts';
@@ -12,7 +13,6 @@ import { payoutPageScript } from './payout-script.ts';
  */
 
 export const pageStyles = `
-.merchant { font-weight: 600; color: var(--muted); margin: 0; }
 .hint { font-size: 0.9rem; color: var(--muted); margin: 0.25rem 0 0; }
 .field-error { color: var(--bad); font-size: 0.95rem; margin: 0.25rem 0 0; }
 .field-error:empty { margin: 0; }
@@ -37,6 +37,8 @@ input[readonly] { background: #f1f5f9; color: var(--muted); }
 export interface PageSummary {
   id: string;
   merchantName: string;
+  /** The merchant's branding: the layout's header, buttons, footer and icon. */
+  brand: Brand;
   amount: number;
   currency: string;
   livemode: boolean;
@@ -54,6 +56,7 @@ export function Shell(props: { nonce: string; title: string; summary: PageSummar
     <Layout
       title={`${props.title} · ${props.summary.merchantName}`}
       nonce={props.nonce}
+      brand={props.summary.brand}
       styles={pageStyles + stepStyles}
       script={payoutPageScript}
       {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds, refreshWithoutScriptOnly: true } : {})}
@@ -63,7 +66,6 @@ export function Shell(props: { nonce: string; title: string; summary: PageSummar
           Sandbox: no real money moves.
         </p>
       )}
-      <p class="merchant">{props.summary.merchantName}</p>
       <p class="amount" aria-label={`Amount: ${formatAmount(props.summary.amount, props.summary.currency)}`}>
         {formatAmount(props.summary.amount, props.summary.currency)}
       </p>

@@ -4,6 +4,7 @@ import { isId } from '../../../crypto/ids.ts';
 import { formActionOrigins, type WebTools } from '../../scope.ts';
 import type { Clock } from '../../../clock.ts';
 import { explorerUrl, isRetryable, type PayoutMethodType, type PayoutPageRow, type PayoutPagesService } from '../../../modules/payout-pages/index.ts';
+import type { BrandingService } from '../../../modules/merchants/index.ts';
 import { DeclinePage, DestinationPage, KycPage, StatusPage, VerifyPage, statusCopy, type DestinationValues, type FieldErrors, type PageSummary, type VerifyNotice } from './views.tsx';
 
 export const sessionCookieName = 'ps_payout_session';
@@ -11,6 +12,7 @@ const refreshSeconds = 5;
 
 export interface PayoutPageDeps {
   payoutPages: PayoutPagesService;
+  branding: BrandingService;
   clock: Clock;
   secureCookies: boolean;
 }
@@ -32,13 +34,15 @@ export function payoutPageContext(tools: WebTools, deps: PayoutPageDeps) {
     if (!found) {
       throw notFound('payout page', id);
     }
-    return found;
+    // The merchant's branding names it on the page (its display name, else its name).
+    const brand = await deps.branding.loadBrand(found.page.merchantId);
+    return { ...found, merchantName: brand.displayName, brand };
   }
   type Loaded = Awaited<ReturnType<typeof load>>;
 
   function summaryOf(loaded: Loaded): PageSummary {
     const { page } = loaded;
-    return { id: page.id, merchantName: loaded.merchantName, amount: page.amount, currency: page.fundingCurrency, livemode: page.livemode, expiresAt: page.expiresAt };
+    return { id: page.id, merchantName: loaded.merchantName, brand: loaded.brand, amount: page.amount, currency: page.fundingCurrency, livemode: page.livemode, expiresAt: page.expiresAt };
   }
 
   function renderOptions(page: PayoutPageRow, status = 200) {

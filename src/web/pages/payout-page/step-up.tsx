@@ -48,6 +48,7 @@ function StepUpShell(props: { nonce: string; title: string; summary: PageSummary
     <Layout
       title={`${props.title} · ${props.summary.merchantName}`}
       nonce={props.nonce}
+      brand={props.summary.brand}
       styles={pageStyles + stepUpStyles}
       {...(props.script ? { script: props.script } : {})}
       {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}
@@ -57,7 +58,6 @@ function StepUpShell(props: { nonce: string; title: string; summary: PageSummary
           Sandbox: no real money moves.
         </p>
       )}
-      <p class="merchant">{props.summary.merchantName}</p>
       <p class="amount" aria-label={`Amount: ${amount}`}>
         {amount}
       </p>

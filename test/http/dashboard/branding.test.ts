@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { snapshotTable } from '../../helpers/assertions.ts';
+import { signedInClient, textOf, type DashboardClient } from './client.ts';
+
+const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(48, 9)]);
+const brandingPath = '/dashboard/sandbox/settings/branding';
+
+/** Posts the branding form as a browser does: multipart/form-data, the logo as a file part. */
+async function postBranding(
+  context: TestContext,
+  client: DashboardClient,
+  fields: Record<string, string>,
+  logo?: { bytes: Buffer; name: string; type: string },
+  options: { withCsrf: boolean } = { withCsrf: true },
+): Promise<LightMyRequestResponse> {
+  const form = new FormData();
+  if (options.withCsrf) {
+    form.set('_csrf', client.csrfToken());
+  }
+  for (const [name, value] of Object.entries(fields)) {
+    form.set(name, value);
+  }
+  form.set('logo', logo ? new Blob([new Uint8Array(logo.bytes)], { type: logo.type }) : new Blob([], { type: 'application/octet-stream' }), logo?.name ?? '');
+  const request = new Request('http://dashboard.test/', { method: 'POST', body: form });
+  const response = await context.app.inject({
+    method: 'POST',
+    url: brandingPath,
+    headers: { cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '), 'content-type': String(request.headers.get('content-type')) },
+    payload: Buffer.from(await request.arrayBuffer()),
+  });
+  if (String(response.headers['content-type'] ?? '').startsWith('text/html')) {
+    client.lastPage = response.body;
+  }
+  return response;
+}
+
+describe('dashboard Settings → Branding', () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let other: TestMerchant;
+  let client: DashboardClient;
+
+  before(async () => {
+    context = await createTestContext();
+    merchant = await context.createMerchant({ name: 'Acme Ltd' });
+    other = await context.createMerchant({ name: 'Other Co' });
+    client = await signedInClient(context, merchant);
+  });
+  after(async () => context.close());
+
+  test('the screen shows the form with its current values and a preview', async () => {
+    const response = await client.get(brandingPath);
+    assert.equal(response.statusCode, 200);
+    const text = textOf(response.body);
+    assert.match(text, /Branding/);
+    assert.match(response.body, /enctype="multipart\/form-data"/);
+    assert.match(response.body, /id="preview-button"/);
+    assert.match(response.body, /<link rel="icon" href="\/favicon\.svg"/, "the dashboard uses Paysail's icon");
+  });
+
+  test('saving sets every field and the uploaded logo (type from its bytes, not its name); recorded as branding_update', async () => {
+    await client.get(brandingPath);
+    const response = await postBranding(context, client, { displayName: 'Acme Books', brandColor: '#0F766E', supportEmail: 'help@acme.example', supportUrl: 'https://acme.example/help' }, { bytes: png, name: 'logo.svg', type: 'image/svg+xml' });
+    assert.equal(response.statusCode, 303, response.body);
+    assert.equal(response.headers.location, `${brandingPath}?notice=branding-saved`);
+    const saved = json<{ data: Record<string, string> }>(await context.admin('GET', `/admin/v1/merchants/${merchant.id}/branding`)).data;
+    assert.equal(saved.displayName, 'Acme Books');
+    assert.equal(saved.brandColor, '#0f766e');
+    assert.equal(saved.supportEmail, 'help@acme.example');
+    assert.match(String(saved.logoUrl), /\.png$/);
+    const page = await client.get(`${brandingPath}?notice=branding-saved`);
+    assert.match(textOf(page.body), /Your branding was saved/);
+    assert.ok(page.body.includes(`src="${saved.logoUrl}"`), 'the current logo is shown');
+    await context.platform.services.audit.flush();
+    const audit = json<{ data: { auditEvents: Array<{ action: string; outcome: string }> } }>(await context.admin('GET', `/admin/v1/audit_events?merchantId=${merchant.id}&action=branding_update`)).data.auditEvents;
+    assert.ok(audit.some((event) => event.outcome === 'SUCCEEDED'));
+  });
+
+  test('a refused colour is shown beside its field, the typed values stay, and nothing is saved', async () => {
+    await client.get(brandingPath);
+    const before = await snapshotTable(context.database, 'merchant_branding');
+    const response = await postBranding(context, client, { displayName: 'Changed Name', brandColor: '#787878', supportEmail: '', supportUrl: '' });
+    assert.equal(response.statusCode, 400);
+    assert.match(response.body, /id="brandColor-error"/);
+    assert.match(textOf(response.body), /Nothing was saved/);
+    assert.match(response.body, /value="Changed Name"/);
+    assert.deepEqual(await snapshotTable(context.database, 'merchant_branding'), before);
+  });
+
+  test('a file that is not PNG, JPEG or SVG is refused beside the logo field', async () => {
+    await client.get(brandingPath);
+    const response = await postBranding(context, client, { displayName: 'Acme Books' }, { bytes: Buffer.from('GIF89a\x01\x00'), name: 'logo.png', type: 'image/png' });
+    assert.equal(response.statusCode, 400);
+    assert.match(response.body, /id="logo-error"/);
+  });
+
+  test('removing the logo clears it', async () => {
+    await client.get(brandingPath);
+    const response = await postBranding(context, client, { displayName: 'Acme Books', brandColor: '#0f766e', removeLogo: 'yes' });
+    assert.equal(response.statusCode, 303, response.body);
+    const saved = json<{ data: Record<string, string | null> }>(await context.admin('GET', `/admin/v1/merchants/${merchant.id}/branding`)).data;
+    assert.equal(saved.logoUrl, null);
+    assert.equal(saved.displayName, 'Acme Books');
+  });
+
+  test("isolation: another merchant's screen shows its own (empty) branding", async () => {
+    const theirs = await signedInClient(context, other);
+    const response = await theirs.get(brandingPath);
+    assert.doesNotMatch(response.body, /Acme Books|#0f766e/);
+  });
+
+  test('without the CSRF token nothing is saved', async () => {
+    await client.get(brandingPath);
+    const before = await snapshotTable(context.database, 'merchant_branding');
+    const response = await postBranding(context, client, { displayName: 'Forged' }, undefined, { withCsrf: false });
+    assert.equal(response.statusCode, 403);
+    assert.deepEqual(await snapshotTable(context.database, 'merchant_branding'), before);
+  });
+});
