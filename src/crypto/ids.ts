@@ -18,6 +18,7 @@ export const idPrefixes = {
   apiKey: 'key_',
   dashboardUser: 'usr_',
   dashboardSession: 'dss_',
+  dashboardInvite: 'dsi_',
   job: 'job_',
   kycVerification: 'kyc_',
   kycReview: 'kyr_',

@@ -19,6 +19,7 @@ export type Section =
   | 'pii-key'
   | 'inbox'
   | 'audit-log'
+  | 'team'
   | 'account';
 
 const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
@@ -36,6 +37,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   'pii-key': 'PII key',
   inbox: 'Inbox',
   'audit-log': 'Audit',
+  team: 'Team',
 };
 
 const developerSections: ReadonlySet<Section> = new Set(['api-keys', 'webhooks', 'events', 'pii-key']);
@@ -58,7 +60,7 @@ export interface Frame {
   email: string;
   liveEnabled: boolean;
   csrfToken: string;
-  /** Sections whose module is installed, in navigation order. */
+  /** Sections whose module is installed and the user's role may see (access.ts), in navigation order. */
   sections: readonly Section[];
 }
 
@@ -126,6 +128,8 @@ pre:focus { outline: 3px solid #93c5fd; }
 .split { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0.5rem; }
 .split h1 { margin-bottom: 0.5rem; }
 .split > * { min-width: 0; overflow-wrap: anywhere; }
+.role-form { display: inline-flex; gap: 0.4rem; align-items: center; }
+.role-form select { width: auto; min-width: 9rem; padding: 0.4rem 0.5rem; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-bottom: 0.5rem; } }
 `;
 

@@ -1,0 +1,176 @@
+import { modePath } from '../paths.ts';
+import { mayManageOwners, roles, roleWords, type Role } from '../access.ts';
+import type { TeamInviteView, TeamMemberView } from '../team.ts';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Time } from './components.tsx';
+import { removeMemberConfirmation, revokeInviteConfirmation } from './confirmations.tsx';
+import { DashboardPage, type Frame } from './layout.tsx';
+
+export interface TeamPageProps {
+  frame: Frame;
+  actor: { userId: string; role: Role };
+  members: TeamMemberView[];
+  invites: TeamInviteView[];
+  notice?: string | undefined;
+  error?: string | undefined;
+  /** The invitation form as posted, when it was refused (kept so nothing is typed twice). */
+  invite?: { email: string; role: string; error: string };
+}
+
+/** The roles this actor may hand out: an admin never the owner role. */
+function assignableRoles(actor: { role: Role }): readonly Role[] {
+  return mayManageOwners(actor) ? roles : roles.filter((role) => role !== 'owner');
+}
+
+function RoleOptions(props: { actor: { role: Role }; selected: string }) {
+  return (
+    <>
+      {assignableRoles(props.actor).map((role) => (
+        <option value={role} selected={role === props.selected}>
+          {roleWords[role].name}
+        </option>
+      ))}
+    </>
+  );
+}
+
+function InviteForm(props: TeamPageProps) {
+  const { frame, actor } = props;
+  const failed = props.invite;
+  return (
+    <form method="post" action={modePath(frame.mode, '/team/invites')} class="card toolbar" aria-labelledby="invite-heading" novalidate>
+      <h2 id="invite-heading" class="visually-hidden">
+        Invite a member
+      </h2>
+      <CsrfField token={frame.csrfToken} />
+      {failed ? (
+        <div class="error-summary" role="alert" id="invite-error">
+          <p class="error">{failed.error}</p>
+        </div>
+      ) : null}
+      <div>
+        <label for="invite-email">E-mail</label>
+        <input
+          id="invite-email"
+          name="email"
+          type="email"
+          autocomplete="off"
+          required
+          maxlength={254}
+          value={failed?.email ?? ''}
+          aria-invalid={failed ? 'true' : undefined}
+          aria-describedby={failed ? 'invite-error' : undefined}
+        />
+      </div>
+      <div>
+        <label for="invite-role">Role</label>
+        <select id="invite-role" name="role">
+          <RoleOptions actor={actor} selected={failed?.role ?? 'viewer'} />
+        </select>
+      </div>
+      <div class="buttons">
+        <button type="submit">Send invitation</button>
+      </div>
+    </form>
+  );
+}
+
+function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }; member: TeamMemberView }) {
+  const { frame, actor, member } = props;
+  // An admin sees an owner's role but cannot change it (only owners manage owners).
+  if (member.role === 'owner' && !mayManageOwners(actor)) {
+    return <span>{roleWords[member.role].name}</span>;
+  }
+  const id = `role-${member.id}`;
+  return (
+    <form method="post" action={modePath(frame.mode, `/team/members/${member.id}/role`)} class="inline role-form">
+      <CsrfField token={frame.csrfToken} />
+      <label for={id} class="visually-hidden">
+        Role of {member.email}
+      </label>
+      <select id={id} name="role">
+        <RoleOptions actor={actor} selected={member.role} />
+      </select>
+      <button type="submit" class="secondary">
+        Save<span class="visually-hidden"> the role of {member.email}</span>
+      </button>
+    </form>
+  );
+}
+
+export function TeamPage(props: TeamPageProps) {
+  const { frame, actor } = props;
+  const base = modePath(frame.mode, '/team');
+  return (
+    <DashboardPage frame={frame} section="team" title="Team" notice={props.notice} error={props.error}>
+      <h1>Team</h1>
+      <p class="muted">Everyone here signs in to {frame.merchantName} with their own e-mail and password, in both modes. What each role may do:</p>
+      <dl class="roles">
+        {roles.map((role) => (
+          <>
+            <dt>{roleWords[role].name}</dt>
+            <dd>{roleWords[role].summary}</dd>
+          </>
+        ))}
+      </dl>
+      <InviteForm {...props} />
+      <h2 id="members-heading">Members</h2>
+      <DataTable label="Members" headers={['Member', 'Role', 'Status', 'Last sign-in', 'Joined', 'Action']}>
+        {props.members.map((member) => (
+          <tr>
+            <td id={`member-${member.id}`}>
+              {member.email}
+              {member.id === actor.userId ? <span class="muted"> (you)</span> : null}
+            </td>
+            <td>
+              <MemberRole frame={frame} actor={actor} member={member} />
+            </td>
+            <td>
+              <Badge value="ACTIVE" />
+            </td>
+            <td>
+              <Time value={member.lastSignInAt} fallback="not recently" />
+            </td>
+            <td>
+              <Time value={member.createdAt} />
+            </td>
+            <td>
+              {member.role === 'owner' && !mayManageOwners(actor) ? null : (
+                <ActionButton action={`${base}/members/${member.id}/remove`} csrfToken={frame.csrfToken} label="Remove" tone="danger" describedBy={`member-${member.id}`} confirm={removeMemberConfirmation(member)} />
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+      <h2 id="invites-heading">Invitations</h2>
+      {props.invites.length === 0 ? (
+        <EmptyState title="No open invitations.">
+          <p>Invite someone above: they get an e-mail with a link to choose their password, valid for 7 days.</p>
+        </EmptyState>
+      ) : (
+        <DataTable label="Invitations" headers={['E-mail', 'Role', 'Status', 'Link works until', 'Actions']}>
+          {props.invites.map((invite) => {
+            const manageable = invite.role !== 'owner' || mayManageOwners(actor);
+            return (
+              <tr>
+                <td id={`invite-${invite.id}`}>{invite.email}</td>
+                <td>{roleWords[invite.role].name}</td>
+                <td>{invite.status === 'pending' ? <Badge value="INVITED" words="Invited" /> : <Badge value="EXPIRED" />}</td>
+                <td>
+                  <Time value={invite.expiresAt} />
+                </td>
+                <td>
+                  {manageable ? (
+                    <>
+                      <ActionButton action={`${base}/invites/${invite.id}/resend`} csrfToken={frame.csrfToken} label="Resend" tone="secondary" describedBy={`invite-${invite.id}`} />
+                      <ActionButton action={`${base}/invites/${invite.id}/revoke`} csrfToken={frame.csrfToken} label="Revoke" tone="danger" describedBy={`invite-${invite.id}`} confirm={revokeInviteConfirmation(invite)} />
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
+      )}
+    </DashboardPage>
+  );
+}
