@@ -64,6 +64,9 @@ export async function registerInviteRoutes(
     scope.post(acceptPath, async (request, reply) => {
       const token = param(request, 'token');
       const invite = await team.lookupInvite(token);
+      if (invite.state !== 'open') {
+        return page(request, reply, invite);
+      }
       if (!csrf.verify(request, inviteCsrfScope, field(request.body, '_csrf', 200))) {
         return page(request, reply, invite, { status: 403, error: 'This form expired. Choose your password again.' });
       }
