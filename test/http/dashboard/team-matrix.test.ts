@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import { apiKeys, dashboardInvites } from '../../../src/db/schema/index.ts';
 import { roles, routeAccess, sectionAccess, visibleSections, type Role } from '../../../src/modules/dashboard/access.ts';
@@ -61,14 +62,15 @@ describe('dashboard team: the role matrix', () => {
 
   /** A digest of every table but the audit log (which records refused attempts on purpose). */
   async function databaseDigest(): Promise<string> {
-    const tables = await context.database.db.execute<{ table_name: string }>(
+    const tables = await context.database.db.execute(
       sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'audit_events' order by table_name`,
     );
     const digests: string[] = [];
-    for (const { table_name: table } of tables.rows) {
-      const result = await context.database.db.execute<{ digest: string }>(sql`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from ${sql.identifier(table)} t`);
-      digests.push(`${table}:${result.rows[0]?.digest}`);
+    for (const { table_name: table } of (tables as unknown as { rows: Array<{ table_name: string }> }).rows) {
+      const result = await context.database.db.execute(sql`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from ${sql.identifier(table)} t`);
+      digests.push(`${table}:${(result as unknown as { rows: Array<{ digest: string }> }).rows[0]?.digest}`);
     }
+    assert.ok(digests.length >= 20, `digests of ${digests.length} tables`);
     return digests.join(',');
   }
 
@@ -113,7 +115,10 @@ describe('dashboard team: the role matrix', () => {
         forbidden.push(route);
         await client.get('/dashboard/sandbox');
         const before = await databaseDigest();
-        const response = method === 'GET' ? await client.get(addressOf(path)) : await client.post(addressOf(path), { confirmed: '1', role: 'owner', email: memberEmail('nope'), name: 'nope', decision: 'APPROVED' }, { csrf: (await client.get('/dashboard/sandbox'), client.csrfToken()) });
+        const response: LightMyRequestResponse =
+          method === 'GET'
+            ? await client.get(addressOf(path))
+            : await client.post(addressOf(path), { confirmed: '1', role: 'owner', email: memberEmail('nope'), name: 'nope', decision: 'APPROVED' });
         assert.equal(response.statusCode, 403, `${role} ${route}`);
         assert.match(textOf(response.body), /Your role \([A-Za-z]+\) does not allow this\./, route);
         assert.equal(await databaseDigest(), before, `${role} ${route}: nothing changed`);
@@ -125,7 +130,7 @@ describe('dashboard team: the role matrix', () => {
         }
         await client.get('/dashboard/sandbox');
         // Allowed forms are posted without `confirmed` and with no fields: at most a confirmation page or a 400, never a 403.
-        const response = method === 'GET' ? await client.get(addressOf(path)) : await client.post(addressOf(path));
+        const response: LightMyRequestResponse = method === 'GET' ? await client.get(addressOf(path)) : await client.post(addressOf(path));
         assert.notEqual(response.statusCode, 403, `${role} ${route}: ${textOf(response.body).slice(0, 300)}`);
         if (method === 'GET' && !path.includes(':', 2)) {
           assert.ok(response.statusCode === 200 || response.statusCode === 303, `${role} ${route} → ${response.statusCode}`);

@@ -128,8 +128,10 @@ pre:focus { outline: 3px solid #93c5fd; }
 .split { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0.5rem; }
 .split h1 { margin-bottom: 0.5rem; }
 .split > * { min-width: 0; overflow-wrap: anywhere; }
-.role-form { display: inline-flex; gap: 0.4rem; align-items: center; }
+form.inline.role-form { display: inline-flex; gap: 0.4rem; align-items: center; }
 .role-form select { width: auto; min-width: 9rem; padding: 0.4rem 0.5rem; }
+form.inline.role-form button { margin: 0; }
+input[readonly] { background: #f1f5f9; color: #334155; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-bottom: 0.5rem; } }
 `;
 

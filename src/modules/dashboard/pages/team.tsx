@@ -38,9 +38,6 @@ function InviteForm(props: TeamPageProps) {
   const failed = props.invite;
   return (
     <form method="post" action={modePath(frame.mode, '/team/invites')} class="card toolbar" aria-labelledby="invite-heading" novalidate>
-      <h2 id="invite-heading" class="visually-hidden">
-        Invite a member
-      </h2>
       <CsrfField token={frame.csrfToken} />
       {failed ? (
         <div class="error-summary" role="alert" id="invite-error">
@@ -74,11 +71,20 @@ function InviteForm(props: TeamPageProps) {
   );
 }
 
-function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }; member: TeamMemberView }) {
+/** Whether the actor may change or remove this member: an admin never touches an owner, and the only owner stays one. */
+function isManageable(actor: { role: Role }, member: TeamMemberView, ownerCount: number): boolean {
+  return member.role !== 'owner' || (mayManageOwners(actor) && ownerCount > 1);
+}
+
+function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }; member: TeamMemberView; ownerCount: number }) {
   const { frame, actor, member } = props;
-  // An admin sees an owner's role but cannot change it (only owners manage owners).
-  if (member.role === 'owner' && !mayManageOwners(actor)) {
-    return <span>{roleWords[member.role].name}</span>;
+  if (!isManageable(actor, member, props.ownerCount)) {
+    return (
+      <span>
+        {roleWords[member.role].name}
+        {member.role === 'owner' && props.ownerCount === 1 ? <span class="muted"> (the only owner)</span> : null}
+      </span>
+    );
   }
   const id = `role-${member.id}`;
   return (
@@ -100,6 +106,7 @@ function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }
 export function TeamPage(props: TeamPageProps) {
   const { frame, actor } = props;
   const base = modePath(frame.mode, '/team');
+  const ownerCount = props.members.filter((member) => member.role === 'owner').length;
   return (
     <DashboardPage frame={frame} section="team" title="Team" notice={props.notice} error={props.error}>
       <h1>Team</h1>
@@ -112,6 +119,7 @@ export function TeamPage(props: TeamPageProps) {
           </>
         ))}
       </dl>
+      <h2 id="invite-heading">Invite a member</h2>
       <InviteForm {...props} />
       <h2 id="members-heading">Members</h2>
       <DataTable label="Members" headers={['Member', 'Role', 'Status', 'Last sign-in', 'Joined', 'Action']}>
@@ -122,7 +130,7 @@ export function TeamPage(props: TeamPageProps) {
               {member.id === actor.userId ? <span class="muted"> (you)</span> : null}
             </td>
             <td>
-              <MemberRole frame={frame} actor={actor} member={member} />
+              <MemberRole frame={frame} actor={actor} member={member} ownerCount={ownerCount} />
             </td>
             <td>
               <Badge value="ACTIVE" />
@@ -134,7 +142,7 @@ export function TeamPage(props: TeamPageProps) {
               <Time value={member.createdAt} />
             </td>
             <td>
-              {member.role === 'owner' && !mayManageOwners(actor) ? null : (
+              {!isManageable(actor, member, ownerCount) ? null : (
                 <ActionButton action={`${base}/members/${member.id}/remove`} csrfToken={frame.csrfToken} label="Remove" tone="danger" describedBy={`member-${member.id}`} confirm={removeMemberConfirmation(member)} />
               )}
             </td>
