@@ -10,7 +10,7 @@ import type { Clock } from '../../jobs/worker.ts';
 import { enqueueEmail } from '../email/enqueue.ts';
 import { renderEmail } from '../email/templates.ts';
 import { passwordHashOptions } from '../merchants/service.ts';
-import { isRole, mayManageOwners, roleWords, type Role } from './access.ts';
+import { isRole, mayManageOwners, roles, roleWords, type Role } from './access.ts';
 import { endSessionsOfUser, maximumPasswordLength, minimumPasswordLength, openSession } from './session.ts';
 
 /** An invitation link works for 7 days (Stripe's team invitations expire likewise); resending starts a new 7 days. */
@@ -157,7 +157,10 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
         .where(eq(dashboardUsers.merchantId, merchantId))
         .groupBy(dashboardUsers.id)
         .orderBy(asc(dashboardUsers.createdAt), asc(dashboardUsers.id));
-      return rows.map((row) => ({ ...row, lastSignInAt: row.lastSignInAt === null ? null : new Date(row.lastSignInAt) }));
+      // Owners first, then by role, then the longest-standing member first.
+      return rows
+        .map((row) => ({ ...row, lastSignInAt: row.lastSignInAt === null ? null : new Date(row.lastSignInAt) }))
+        .sort((a, b) => roles.indexOf(a.role) - roles.indexOf(b.role));
     },
 
     /** Invitations neither accepted nor revoked, newest first; expired ones stay listed so they can be resent. */

@@ -7,6 +7,7 @@ import type { TeamActor, TeamService } from '../team.ts';
 import { TeamPage } from '../pages/team.tsx';
 import { removeMemberConfirmation, revokeInviteConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import type { Confirmation } from '../pages/confirm-dialog.tsx';
 
 function actorOf(view: ScreenRequest): TeamActor {
   return { userId: view.session.userId, role: view.session.role, merchant: { id: view.session.merchant.id, name: view.session.merchant.name } };
@@ -43,6 +44,11 @@ export function registerTeamScreens(web: Api, tools: ScreenTools, deps: { team: 
     return reply.redirect(done ?? withQuery(back, { notice }), 303);
   }
 
+  /** The confirmation step of a removal or a revocation (decision 0030): true when the page was sent. */
+  function askFirst(view: ScreenRequest, request: FastifyRequest, confirmation: () => Promise<Confirmation>): Promise<boolean> {
+    return confirmFirst(view, request, { section: 'team', back: modePath(view.mode, '/team'), confirmation });
+  }
+
   web.get('/:mode/team', async (request, reply) => {
     const view = screen(tools, request, reply);
     return teamPage(view, request);
@@ -71,12 +77,7 @@ export function registerTeamScreens(web: Api, tools: ScreenTools, deps: { team: 
   web.post('/:mode/team/invites/:inviteId/revoke', async (request, reply) => {
     const view = screen(tools, request, reply);
     const inviteId = param(request, 'inviteId');
-    const confirming = await confirmFirst(view, request, {
-      section: 'team',
-      back: modePath(view.mode, '/team'),
-      confirmation: async () => revokeInviteConfirmation(await team.findInvite(view.session.merchant.id, inviteId)),
-    });
-    if (confirming) {
+    if (await askFirst(view, request, async () => revokeInviteConfirmation(await team.findInvite(view.session.merchant.id, inviteId)))) {
       return reply;
     }
     return act(reply, view, 'invite-revoked', () => team.revokeInvite(actorOf(view), inviteId));
@@ -98,12 +99,7 @@ export function registerTeamScreens(web: Api, tools: ScreenTools, deps: { team: 
   web.post('/:mode/team/members/:userId/remove', async (request, reply) => {
     const view = screen(tools, request, reply);
     const userId = param(request, 'userId');
-    const confirming = await confirmFirst(view, request, {
-      section: 'team',
-      back: modePath(view.mode, '/team'),
-      confirmation: async () => removeMemberConfirmation(await team.findMember(view.session.merchant.id, userId)),
-    });
-    if (confirming) {
+    if (await askFirst(view, request, async () => removeMemberConfirmation(await team.findMember(view.session.merchant.id, userId)))) {
       return reply;
     }
     // Removing yourself ends this session too: the next page is the sign-in page.
