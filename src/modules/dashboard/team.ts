@@ -73,13 +73,13 @@ function requireRole(raw: string): Role {
   return raw;
 }
 
-/** The same rules as a password change (session.ts), with the same words. */
+/** The rules of a password change (session.ts): 12 to 256 characters, repeated exactly. */
 export function checkNewPassword(password: string, confirmation: string): void {
   if (password.length < minimumPasswordLength || password.length > maximumPasswordLength) {
-    throw wrongParameter('New password', `must be between ${minimumPasswordLength} and ${maximumPasswordLength} characters`);
+    throw wrongParameter('The password', `must be between ${minimumPasswordLength} and ${maximumPasswordLength} characters`);
   }
   if (password !== confirmation) {
-    throw wrongParameter('The confirmation', 'must repeat the new password exactly');
+    throw wrongParameter('The repeated password', 'must be the same as the password');
   }
 }
 

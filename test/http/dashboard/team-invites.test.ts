@@ -65,8 +65,8 @@ describe('dashboard team: invitations', () => {
     assert.match(textOf(page.body), /Join Crew Sails on Paysail You were invited as Developer ?: API keys, webhooks, events and the PII key; reads the rest\./);
 
     for (const [fields, says] of [
-      [{ newPassword: 'too short', confirmation: 'too short' }, /New password must be between 12 and 256 characters/],
-      [{ newPassword: memberPassword, confirmation: 'something else entirely' }, /The confirmation must repeat the new password exactly/],
+      [{ newPassword: 'too short', confirmation: 'too short' }, /The password must be between 12 and 256 characters/],
+      [{ newPassword: memberPassword, confirmation: 'something else entirely' }, /The repeated password must be the same as the password/],
     ] as const) {
       const refused = await invitee.post(path, fields);
       assert.equal(refused.statusCode, 400);

@@ -55,6 +55,7 @@ export function AcceptInvitePage(props: { nonce: string; csrfToken: string; acti
             autocomplete="new-password"
             required
             minlength={minimumPasswordLength}
+            aria-invalid={props.error ? 'true' : undefined}
             aria-describedby={props.error ? 'accept-error new-password-hint' : 'new-password-hint'}
           />
           <p class="muted" id="new-password-hint">
