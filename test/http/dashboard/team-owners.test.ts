@@ -127,4 +127,13 @@ describe('dashboard team: owners, roles and removal', () => {
     const removals = await context.database.db.select().from(auditEvents).where(and(eq(auditEvents.merchantId, merchant.id), eq(auditEvents.action, 'dashboardUsers_remove')));
     assert.ok(removals.some((row) => row.outcome === 'SUCCEEDED'));
   });
+
+  test('a member who leaves (removes themselves) lands on the sign-in page, signed out', async () => {
+    const leaving = await addMember(context, owner, merchant.id, 'admin');
+    await leaving.client.get('/dashboard/sandbox/team');
+    const left = await leaving.client.post(`/dashboard/sandbox/team/members/${leaving.userId}/remove`, { confirmed: '1' });
+    assert.equal(left.headers.location, '/dashboard/sign-in?signed_out=1');
+    assert.equal(await roleOf(leaving.userId), undefined);
+    assert.match(String((await leaving.client.get('/dashboard/sandbox')).headers.location), /^\/dashboard\/sign-in/);
+  });
 });
