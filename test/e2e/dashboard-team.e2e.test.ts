@@ -40,6 +40,8 @@ describe('dashboard Team screen and accept page in chromium', { timeout: 300_000
 
   /** Screenshot (the whole page, or the viewport while a modal dialog is open), then axe-core. */
   async function check(page: Page, name: string, fullPage = true): Promise<void> {
+    // Nothing wider than the screen: wide tables scroll inside their own region.
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'), true, `${name} fits the width`);
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage });
     await page.evaluate(axeSource);
     const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;

@@ -90,14 +90,12 @@ function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }
   return (
     <form method="post" action={modePath(frame.mode, `/team/members/${member.id}/role`)} class="inline role-form">
       <CsrfField token={frame.csrfToken} />
-      <label for={id} class="visually-hidden">
-        Role of {member.email}
-      </label>
-      <select id={id} name="role">
+      {/* aria-label rather than visually hidden text: an absolutely positioned element in a table cell would widen a phone's page past the scrolling table. */}
+      <select id={id} name="role" aria-label={`Role of ${member.email}`}>
         <RoleOptions actor={actor} selected={member.role} />
       </select>
-      <button type="submit" class="secondary">
-        Save<span class="visually-hidden"> the role of {member.email}</span>
+      <button type="submit" class="secondary" aria-label={`Save the role of ${member.email}`}>
+        Save
       </button>
     </form>
   );
