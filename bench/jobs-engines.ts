@@ -7,7 +7,8 @@ import PgBoss from 'pg-boss';
 import { Logger as GraphileLogger, makeWorkerUtils, run as runGraphile, runMigrations as migrateGraphile, type Runner, type WorkerUtils } from 'graphile-worker';
 import { queryRows, type Database } from '../src/db/client.ts';
 import { createCoalescedWakeup, enqueueJob, jobInsertStatement } from '../src/jobs/queue.ts';
-import { JobRegistry, Worker, systemClock } from '../src/jobs/worker.ts';
+import { JobRegistry, Worker } from '../src/jobs/worker.ts';
+import { systemClock } from '../src/clock.ts';
 import { createLogger } from '../src/logger.ts';
 
 /** Every engine's no-op job carries `{ n }`; its handler only reports that it started. */

@@ -4,30 +4,25 @@ import type { Config } from './config/index.ts';
 import type { Database } from './db/client.ts';
 import { jobs } from './db/schema/index.ts';
 import type { KeyRing } from './crypto/keyring.ts';
-import { JobRegistry, Worker, systemClock, type Clock } from './jobs/worker.ts';
+import { JobRegistry, Worker, type JobDefinition } from './jobs/worker.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { enqueueJob } from './jobs/queue.ts';
 import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
-import { createMerchantsService, type MerchantsService } from './modules/merchants/service.ts';
-import { createCustomersService, type CustomersService } from './modules/customers/service.ts';
-import { createEmailLookupBackfill } from './modules/customers/sealing.ts';
-import { createErasureService, type ErasureService } from './modules/data-rights/service.ts';
-import { createCustomerExport, type CustomerExportService } from './modules/data-rights/export.ts';
-import { createKycService, type KycService } from './modules/kyc/service.ts';
-import { createSandboxKycProvider } from './modules/kyc/providers/sandbox.ts';
-import { createOnfido } from './modules/kyc/onfido/index.ts';
+import { createMerchantsService, type MerchantsService } from './modules/merchants/index.ts';
+import { createCustomersService, type CustomersService } from './modules/customers/index.ts';
+import { createCustomerExport, createErasureService, type CustomerExportService, type ErasureService } from './modules/data-rights/index.ts';
+import { createKycService, createOnfido, createSandboxKycProvider, type KycService } from './modules/kyc/index.ts';
 import { ensureAdminKey, type AdminKey } from './auth/admin-key.ts';
 import { reencryptStoredResponses } from './http/idempotency.ts';
 import { reencryptEverything, sealedValueStatus, type ReencryptResult, type ReencryptStep, type SealedValueStatus } from './crypto/rotation.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
-import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/service.ts';
-import { createWebhooksService, type WebhooksService } from './modules/webhooks/service.ts';
-import { defaultFairnessLimits } from './modules/webhooks/fairness.ts';
-import { createEmailService, type EmailService } from './modules/email/service.ts';
-import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/service.ts';
+import { createEventsService, scheduleEventRetention, type EventsService } from './modules/events/index.ts';
+import { createWebhooksService, defaultFairnessLimits, type WebhooksService } from './modules/webhooks/index.ts';
+import { createEmailService, type EmailService } from './modules/email/index.ts';
+import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/index.ts';
 import { createAuditLog, type AuditLog } from './modules/audit/index.ts';
-import { createSandboxCardProcessor, sandboxCardProcessorName } from './modules/card-processor/sandbox.ts';
-import { createProcessorsByMode, type ProcessorsByMode } from './modules/card-processor/by-mode.ts';
-import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/service.ts';
+import { createProcessorsByMode, createSandboxCardProcessor, createStripeCardProcessor, createStripeClient, sandboxCardProcessorName, type ProcessorsByMode } from './modules/card-processor/index.ts';
+import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/index.ts';
 import {
   createPaymentCreditBackfill,
   createPaymentsService,
@@ -39,18 +34,13 @@ import {
   type PaymentsService,
   type StripeAccount,
 } from './modules/payments/index.ts';
-import { createStripeCardProcessor, createStripeClient } from './modules/card-processor/stripe.ts';
 import { createRefundsService, stripeRefundEventJob, type RefundsService } from './modules/refunds/index.ts';
-import { createFraudReportsService, type FraudReportsService } from './modules/fraud-reports/service.ts';
-import { stripeFraudWarningEvents, stripeFraudWarningJob, stripeFraudWarningQueue } from './modules/fraud-reports/stripe-warnings.ts';
+import { createFraudReportsService, stripeFraudWarningEvents, stripeFraudWarningJob, stripeFraudWarningQueue, type FraudReportsService } from './modules/fraud-reports/index.ts';
 import { createDisputesService, stripeDisputeEventQueue, stripeDisputeEvents, stripeDisputeJob, type DisputesService } from './modules/disputes/index.ts';
-import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/service.ts';
-import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/service.ts';
-import { createLedgerService, type LedgerService } from './modules/ledger/service.ts';
-import { createPayoutPagesService, type PayoutPagesService } from './modules/payout-pages/service.ts';
-import { createSandboxPayoutRail } from './modules/payout-pages/rails/sandbox.ts';
-import { createIncreasePayouts } from './modules/payout-pages/rails/increase/index.ts';
-import { createCirclePayouts } from './modules/payout-pages/rails/circle/index.ts';
+import { createEntitlementsService, type EntitlementsService } from './modules/entitlements/index.ts';
+import { createSubscriptionsService, type SubscriptionsService } from './modules/subscriptions/index.ts';
+import { createLedgerService, type LedgerService } from './modules/ledger/index.ts';
+import { createCirclePayouts, createIncreasePayouts, createPayoutPagesService, createSandboxPayoutRail, type PayoutPagesService } from './modules/payout-pages/index.ts';
 import type { ProviderCheck, ProviderWebhookHandler } from './modules/providers/index.ts';
 
 export interface Services {
@@ -121,21 +111,23 @@ export async function createPlatform(options: { config: Config; database: Databa
   // Each configured provider adapter adds its credentials check and its webhook endpoint here.
   const providerChecks: ProviderCheck[] = [];
   const providerWebhooks: ProviderWebhookHandler[] = [];
+  const providerJobs: JobDefinition[] = [];
 
   const merchants = createMerchantsService({ database, clock, keyRing });
-  // KYC reads identity data through customers, and customers start KYC: each refers to the other
-  // through a closure that runs only after both exist.
+  // KYC reads identity data through customers; customers start verifications through their KYC port,
+  // which the kyc service fills (`useKyc`), so neither module imports the other.
   // Onfido when configured (live; and sandbox mode through Onfido's sandbox with ONFIDO_TEST_*).
+  const customers = createCustomersService({ database, clock, keyRing, merchants });
   const onfido = createOnfido({ settings: config.onfido, logger, publicUrl: config.publicUrl });
-  const kyc: KycService = createKycService({
+  const kyc = createKycService({
     database,
     clock,
     sandboxProvider: onfido.test ?? createSandboxKycProvider({ database, clock, delayMs: config.sandboxKycDelayMs }),
     liveProvider: onfido.live,
     readKycData: (executor, customerId) => customers.readKycData(executor, customerId),
   });
-  const customers = createCustomersService({ database, clock, keyRing, merchants, kyc: () => kyc });
-  const erasure = createErasureService({ database, clock, keyRing, customers, kyc: () => kyc });
+  customers.useKyc(kyc);
+  const erasure = createErasureService({ database, clock, keyRing, customers, kyc });
   const customerExport = createCustomerExport({
     database,
     clock,
@@ -146,15 +138,10 @@ export async function createPlatform(options: { config: Config; database: Databa
     paymentPages: () => paymentPages,
     subscriptions: () => subscriptions,
   });
-  registry.register(kyc.verifyJob());
-  registry.register(kyc.applicantDeletionJob());
-  registry.register(createEmailLookupBackfill({ database, keyRing }).job());
   const onfidoInbound = onfido.inbound({ database, clock, refresh: (verificationId) => kyc.refresh(verificationId) });
   providerChecks.push(...onfido.checks);
   providerWebhooks.push(...onfidoInbound.webhooks);
-  for (const job of onfidoInbound.jobs) {
-    registry.register(job);
-  }
+  providerJobs.push(...onfidoInbound.jobs);
 
   // Balances (sandbox opens funded) and payout pages; KYC decisions move the pages waiting on them.
   const ledger = createLedgerService({ database, clock });
@@ -182,16 +169,12 @@ export async function createPlatform(options: { config: Config; database: Databa
   kyc.onDecision((tx, decision, now) => payoutPages.onKycDecision(tx, decision, now));
   kyc.onReverification((tx, { customerId }, now) => payoutPages.onKycRestarted(tx, customerId, now));
   registerAwaitingFundingGauges(metrics, () => payoutPages.awaitingFundingTotals());
-  registry.register(payoutPages.expireJob());
-  registry.register(payoutPages.submitJob());
-  registry.register(payoutPages.settleJob());
-  registry.register(payoutPages.reconcileJob());
   for (const payouts of [increase, increaseSandbox]) {
     if (payouts) {
       const connected = payouts.connect({ database, clock, updates: payoutPages });
       providerWebhooks.push(connected.webhook);
       providerChecks.push(connected.check);
-      registry.register(connected.job);
+      providerJobs.push(connected.job);
     }
   }
   for (const payouts of [circle, circleTest]) {
@@ -199,7 +182,7 @@ export async function createPlatform(options: { config: Config; database: Databa
       const connected = payouts.connect({ database, clock, updates: payoutPages });
       providerWebhooks.push(connected.webhook);
       providerChecks.push(connected.check);
-      registry.register(connected.job);
+      providerJobs.push(connected.job);
     }
   }
 
@@ -232,13 +215,8 @@ export async function createPlatform(options: { config: Config; database: Databa
   sandboxCardProcessor.onDispute(async (tx, dispute, now) => {
     await disputes.applyProcessorDispute(tx, dispute, now);
   });
-  registry.register(sandboxCardProcessor.disputeJob());
-  registry.register(paymentPages.expireJob());
-  registry.register(payments.resolveAttemptJob());
   const paymentCredits = createPaymentCreditBackfill({ database, clock, ledger });
-  registry.register(paymentCredits.job());
   const refunds = createRefundsService({ database, clock, keyRing, ledger, payments, sandboxDelayMs: config.sandboxPayoutDelayMs });
-  registry.register(refunds.processJob());
   refunds.onSucceeded((tx, refund, now) => paymentPages.sendRefundNotice(tx, refund, now));
   if (stripeAccounts.length > 0) {
     providerChecks.push(...stripeAccounts.map((account) => stripeProviderCheck(account.stripe, account.environment)));
@@ -248,22 +226,20 @@ export async function createPlatform(options: { config: Config; database: Databa
     ];
     // One webhook URL for every account; each event's job asks the account that signed it.
     providerWebhooks.push(createStripeWebhooks({ database, clock, accounts: stripeAccounts, routes }));
-    registry.register(perStripeAccount(stripeAccounts, (client) => stripeEventJob({ stripe: client, payments })));
-    registry.register(perStripeAccount(stripeAccounts, (client, livemode) => stripeDisputeJob({ stripe: client, livemode, disputes, payments })));
-    registry.register(perStripeAccount(stripeAccounts, (client, livemode) => stripeFraudWarningJob({ stripe: client, livemode, fraudReports, payments })));
-    registry.register(perStripeAccount(stripeAccounts, (client) => stripeRefundEventJob({ stripe: client, refunds })));
+    providerJobs.push(
+      perStripeAccount(stripeAccounts, (client) => stripeEventJob({ stripe: client, payments })),
+      perStripeAccount(stripeAccounts, (client, livemode) => stripeDisputeJob({ stripe: client, livemode, disputes, payments })),
+      perStripeAccount(stripeAccounts, (client, livemode) => stripeFraudWarningJob({ stripe: client, livemode, fraudReports, payments })),
+      perStripeAccount(stripeAccounts, (client) => stripeRefundEventJob({ stripe: client, refunds })),
+    );
   }
-  registry.register(sandboxCardProcessor.fraudSignalJob());
 
   const entitlements = createEntitlementsService({ database, clock, keyRing });
   const subscriptions = createSubscriptionsService({ database, keyRing, clock, entitlements, savedCards: payments, renewalPages: paymentPages.renewalPages });
   paymentPages.onPaid((tx, paid, now) => subscriptions.startFromPayment(tx, paid, now));
-  registry.register(subscriptions.renewalJob());
 
   const email = createEmailService({ database, clock, keyRing, smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, logger: logger.child({ component: 'email' }) });
-  registry.register(email.sendJob());
   const events = createEventsService({ database, clock, keyRing });
-  registry.register(events.retentionJob());
   const webhooks = createWebhooksService({
     database,
     clock,
@@ -274,26 +250,30 @@ export async function createPlatform(options: { config: Config; database: Databa
     timeoutMs: config.webhookTimeoutMs,
     fairness: { ...defaultFairnessLimits, slowAfterMs: config.webhookSlowAttemptMs },
   });
-  for (const job of webhooks.jobs()) {
-    registry.register(job);
-  }
 
   const retention = createRetentionService({ database, clock, keyRing, defaults: config.retention });
-  registry.register(retention.job());
 
-  // Idempotency records leave through retention (RETENTION_IDEMPOTENCY_HOURS), not here.
-  registry.register<Record<string, never>>({
-    queue: maintenanceQueue,
-    maxAttempts: 3,
-    handle: async (_payload, context) => {
-      const now = clock.now();
-      await database.db.delete(jobs).where(and(inArray(jobs.status, ['succeeded']), lt(jobs.finishedAt, new Date(now.getTime() - finishedJobRetentionMs))));
-      await context.transaction(async (tx) => {
-        const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
-        await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
-      });
-    },
-  });
+  // Every module's jobs, then the platform's own and the configured providers': one list, one loop.
+  const allJobs: JobDefinition[] = [
+    ...customers.jobs(),
+    ...kyc.jobs(),
+    ...payoutPages.jobs(),
+    ...sandboxCardProcessor.jobs(),
+    ...paymentPages.jobs(),
+    ...payments.jobs(),
+    paymentCredits.job(),
+    ...refunds.jobs(),
+    ...subscriptions.jobs(),
+    ...email.jobs(),
+    ...events.jobs(),
+    ...webhooks.jobs(),
+    ...retention.jobs(),
+    maintenanceJob(database, clock),
+    ...providerJobs,
+  ];
+  for (const job of allJobs) {
+    registry.register(job);
+  }
 
   const worker = new Worker({
     database,
@@ -336,6 +316,22 @@ export async function createPlatform(options: { config: Config; database: Databa
       email.close();
       await rateLimiter.close();
       await audit.flush();
+    },
+  };
+}
+
+/** Deletes succeeded jobs a week after they finished, hourly; idempotency records leave through retention (RETENTION_IDEMPOTENCY_HOURS). */
+function maintenanceJob(database: Database, clock: Clock): JobDefinition<Record<string, never>> {
+  return {
+    queue: maintenanceQueue,
+    maxAttempts: 3,
+    handle: async (_payload, context) => {
+      const now = clock.now();
+      await database.db.delete(jobs).where(and(inArray(jobs.status, ['succeeded']), lt(jobs.finishedAt, new Date(now.getTime() - finishedJobRetentionMs))));
+      await context.transaction(async (tx) => {
+        const next = new Date(Math.floor(now.getTime() / maintenanceIntervalMs + 1) * maintenanceIntervalMs);
+        await enqueueJob(tx, now, maintenanceQueue, {}, { runAt: next, dedupeKey: `${maintenanceQueue}:${next.toISOString()}` });
+      });
     },
   };
 }

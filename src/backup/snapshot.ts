@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { migrationsFolder, openPglite, queryRows, type Database } from '../db/client.ts';
 import { createKeyRing } from '../crypto/keyring.ts';
 import { plaintextKeyId, sealedValueStatus } from '../crypto/rotation.ts';
-import { checkLedger, type LedgerCheck } from '../modules/ledger/invariants.ts';
+import { checkLedger, type LedgerCheck } from '../modules/ledger/index.ts';
 
 /**
  * A consistent copy of a PGlite data directory (an uncompressed tar), taken inside the process that

@@ -2,7 +2,7 @@ import { booleanFlag, stringFlag } from './args.ts';
 import { jsonFlag, type Command } from './command.ts';
 import { UsageError, exitCodes, writeLine } from './io.ts';
 import { withPlatform } from './platform.ts';
-import { fundingCurrencies, maxPostingAmount, type FundingCurrency } from '../modules/ledger/postings.ts';
+import { fundingCurrencies, maxPostingAmount, type FundingCurrency } from '../modules/ledger/index.ts';
 
 /** Minor units as the currency's decimal amount: 150000 → 1500.00. */
 function formatMinor(amount: number): string {

@@ -4,7 +4,7 @@ import { jsonFlag, type Command } from './command.ts';
 import { CommandError, UsageError, exitCodes, writeLine } from './io.ts';
 import { withPlatform } from './platform.ts';
 import { trackProgress } from './progress.ts';
-import type { FraudNetwork } from '../modules/fraud-reports/networks.ts';
+import type { FraudNetwork } from '../modules/fraud-reports/index.ts';
 
 const importFile: Command = {
   name: 'fraud import',

@@ -1,7 +1,7 @@
 import { booleanFlag, integerFlag, stringFlag } from './args.ts';
 import type { Command } from './command.ts';
 import { CommandError, UsageError, exitCodes, writeLine, type CliIo } from './io.ts';
-import { buildSignedRequest, generateWebhookSecret, secretKey, secretPrefix, type WebhookEventPayload } from '../modules/webhooks/signing.ts';
+import { buildSignedRequest, generateWebhookSecret, secretKey, secretPrefix, type WebhookEventPayload } from '../modules/webhooks/index.ts';
 
 /**
  * `paysail listen`: a merchant's events, forwarded to a local URL and signed like real deliveries,

@@ -2,7 +2,7 @@ import { booleanFlag, stringFlag } from './args.ts';
 import { jsonFlag, type Command } from './command.ts';
 import { UsageError, exitCodes, writeLine } from './io.ts';
 import { withPlatform } from './platform.ts';
-import type { Merchant } from '../modules/merchants/service.ts';
+import type { Merchant } from '../modules/merchants/index.ts';
 
 function merchantJson(merchant: Merchant) {
   return {
@@ -33,7 +33,7 @@ const create: Command = {
     if (name.trim() === '') {
       throw new UsageError('NAME must not be blank', 'merchants create');
     }
-    const { normalizeEmail } = await import('../modules/customers/rules.ts');
+    const { normalizeEmail } = await import('../modules/customers/index.ts');
     let email: string;
     try {
       email = normalizeEmail('EMAIL', rawEmail);
@@ -91,7 +91,7 @@ const enableLive: Command = {
     }));
     writeLine(io.stdout, booleanFlag(args, 'json') ? JSON.stringify(merchantJson(merchant), null, 2) : `Merchant ${merchant.id} (${merchant.name}) now has live and sandbox mode`);
     if (allowPrivateTargets) {
-      const { privateTargetsLiveWarning } = await import('../modules/webhooks/rules.ts');
+      const { privateTargetsLiveWarning } = await import('../modules/webhooks/index.ts');
       writeLine(io.stderr, `paysail: warning: ${privateTargetsLiveWarning}`);
     }
     return exitCodes.ok;

@@ -2,7 +2,7 @@ import { booleanFlag, stringFlag } from './args.ts';
 import { jsonFlag, type Command } from './command.ts';
 import { UsageError, exitCodes, writeLine } from './io.ts';
 import { withPlatform } from './platform.ts';
-import { parseReportDate } from '../modules/payout-pages/admin-routes.ts';
+import { parseReportDate } from '../modules/payout-pages/index.ts';
 import { AppError } from '../http/errors.ts';
 
 const reconcile: Command = {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
-import type { AuthenticatedKey, Merchant } from '../modules/merchants/service.ts';
+import type { AuthenticatedKey, Merchant } from '../modules/merchants/index.ts';
 import { constantTimeEqual } from '../crypto/hashing.ts';
 
 declare module 'fastify' {

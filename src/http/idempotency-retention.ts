@@ -1,7 +1,7 @@
 import { count, lt, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
-import type { RetentionPurge } from '../modules/retention/purge.ts';
+import type { RetentionPurge } from '../db/retention-purge.ts';
 
 /**
  * Idempotency records past retention: the stored request hash and sealed answer of a key used

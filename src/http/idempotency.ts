@@ -8,7 +8,7 @@ import { sha256Hex } from '../crypto/hashing.ts';
 import type { KeyRing } from '../crypto/keyring.ts';
 import { resealInBatches, resealValue, type ReencryptOptions } from '../crypto/rotation.ts';
 import { AppError } from './errors.ts';
-import type { Clock } from '../jobs/worker.ts';
+import type { Clock } from '../clock.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

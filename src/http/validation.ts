@@ -223,3 +223,23 @@ export function validationError(context: string, errors: ErrorObject[]): AppErro
   const field = fieldName(context, meaningful);
   return new AppError('WRONG_PARAMETER', `${field} ${unionOfValuesRule(errors, meaningful) ?? rule(meaningful)}`, { field });
 }
+
+const bodyValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Checks a body built outside an API route (a dashboard form turned into the API's body) exactly
+ * as the API checks its own: the same representability rules, the same strict ajv, the same
+ * WRONG_PARAMETER wording. Returns that error, or null when the body is valid.
+ */
+export function bodyError(schema: object, data: unknown): AppError | null {
+  const refused = unrepresentableValue('body', data);
+  if (refused) {
+    return refused;
+  }
+  let validate = bodyValidators.get(schema);
+  if (!validate) {
+    validate = strictAjv.compile(schema) as ValidateFunction;
+    bodyValidators.set(schema, validate);
+  }
+  return validate(data) ? null : validationError('body', validate.errors ?? []);
+}

@@ -10,7 +10,6 @@ import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../db/schema/index.ts';
 
 // Re-exported: the worker's public surface stays importable from here.
-export { systemClock, type Clock } from '../clock.ts';
 export { JobRegistry, type BatchContext, type BatchJob, type JobContext, type JobDefinition, type JobOutcome } from './definitions.ts';
 
 class LeaseLostError extends Error {}

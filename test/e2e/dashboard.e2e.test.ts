@@ -370,6 +370,35 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await check('payment-page-disputed');
   });
 
+  test('creates a payout page and a payment page from their forms, showing a refused field beside it', async () => {
+    await page.goto(`${base}/dashboard/sandbox/payout-pages`);
+    await page.getByRole('link', { name: 'New payout page' }).click();
+    await page.waitForURL(/\/payout-pages\/new$/);
+    await check('payout-page-new');
+    await page.getByLabel('Your customer id').fill('e2e-form-payee');
+    await page.getByLabel('Customer e-mail').fill('e2e-form-payee@example.com');
+    await page.getByLabel('Amount').fill('12.345');
+    await page.getByRole('button', { name: 'Create payout page' }).click();
+    await page.waitForSelector('#create-error');
+    assert.match(await page.locator('#create-error').innerText(), /Amount must be an amount such as 25\.00/);
+    assert.equal(await page.getByLabel('Amount').getAttribute('aria-invalid'), 'true');
+    await check('payout-page-new-refused');
+    await page.getByLabel('Amount').fill('12.34');
+    await page.getByRole('button', { name: 'Create payout page' }).click();
+    await page.waitForURL(/\/payout-pages\/[^/]+\?notice=payout-page-created$/);
+    assert.match(await page.locator('main').innerText(), /The payout page was created[\s\S]*12\.34 USD/);
+
+    await page.goto(`${base}/dashboard/sandbox/payment-pages/new`);
+    await page.getByLabel('Your customer id').fill('e2e-form-buyer');
+    await page.getByLabel('Customer e-mail').fill('e2e-form-buyer@example.com');
+    await page.getByLabel('Amount').fill('42');
+    await page.getByLabel('What it is for (optional)').fill('A spare jib');
+    await page.getByRole('button', { name: 'Create payment page' }).click();
+    await page.waitForURL(/\/payment-pages\/[^/]+\?notice=payment-page-created$/);
+    assert.match(await page.locator('main').innerText(), /A spare jib/);
+    await check('payment-page-created');
+  });
+
   test('shows the audit log of what was done above, from the navigation', async () => {
     await context.platform.services.audit.flush();
     await page.goto(`${base}/dashboard/sandbox`);
@@ -392,6 +421,8 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
       ['/dashboard/sandbox/fraud-reports', 'phone-fraud-reports'],
       ['/dashboard/sandbox/disputes', 'phone-disputes'],
       ['/dashboard/sandbox/audit-log', 'phone-audit-log'],
+      ['/dashboard/sandbox/payout-pages/new', 'phone-payout-page-new'],
+      ['/dashboard/sandbox/payment-pages/new', 'phone-payment-page-new'],
       [detailUrls.event, 'phone-event'],
       [detailUrls.endpoint, 'phone-webhook-endpoint'],
       [detailUrls.payout, 'phone-payout-detail'],

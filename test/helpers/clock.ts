@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/jobs/worker.ts';
+import type { Clock } from '../../src/clock.ts';
 
 /** A clock tests move by hand: no real waits for retries, expiries or KYC delays. */
 export class TestClock implements Clock {

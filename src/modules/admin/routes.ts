@@ -2,12 +2,9 @@ import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { Envelope, EmptyBody, errorResponses, succeeded } from '../../http/schemas.ts';
 import { wrongParameter } from '../../http/errors.ts';
-import type { MerchantsService, Merchant } from '../merchants/service.ts';
-import type { CustomersService } from '../customers/service.ts';
-import { Customer } from '../customers/schemas.ts';
-import { normalizeEmail } from '../customers/rules.ts';
-import { payoutMethods } from '../customers/rules.ts';
-import { privateTargetsLiveWarning } from '../webhooks/rules.ts';
+import type { Merchant, MerchantsService } from '../merchants/index.ts';
+import { Customer, normalizeEmail, payoutMethods, type CustomersService } from '../customers/index.ts';
+import { privateTargetsLiveWarning } from '../webhooks/index.ts';
 
 const MerchantSchema = Type.Object({
   id: Type.String(),

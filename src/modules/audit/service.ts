@@ -3,10 +3,10 @@ import type { Database } from '../../db/client.ts';
 import { auditEvents, type AuditActorType, type AuditOutcome } from '../../db/schema/index.ts';
 import { newId, idPrefixes } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { AuditRecorder } from '../../http/audit.ts';
 import type { Logger } from 'pino';
-import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan, type PagePosition } from '../events/paging.ts';
+import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan, type PagePosition } from '../../http/paging.ts';
 
 /** What the HTTP layer knows about one state-changing request once it is answered. */
 export type AuditEntry = Parameters<AuditRecorder['record']>[0];

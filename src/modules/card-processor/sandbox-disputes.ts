@@ -4,7 +4,8 @@ import { withoutCommitGuard } from '../../db/commit-guard.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import { sandboxProviderRecords } from '../../db/schema/index.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { ProcessorDispute } from './types.ts';
 
 export const sandboxDisputeQueue = 'card-processor.sandbox-dispute';

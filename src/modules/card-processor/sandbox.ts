@@ -5,7 +5,8 @@ import type { Database, Executor } from '../../db/client.ts';
 import { sandboxProviderRecords } from '../../db/schema/index.ts';
 import { randomToken } from '../../crypto/ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { lookupBin } from './bin-table.ts';
 import { cvcLengthFor, isCardExpired, isLuhnValid } from './cards.ts';
 import { createSandboxDisputes, scheduleSandboxDispute } from './sandbox-disputes.ts';
@@ -326,6 +327,11 @@ export function createSandboxCardProcessor(deps: { database: Database; clock: Cl
     /** Where the sandbox "network" delivers fraud signals (the fraud reports service). */
     onFraudSignal(receiver: FraudSignalReceiver): void {
       receivers.push(receiver);
+    },
+
+    /** Every job queue of the sandbox processor (its disputes and fraud signals), registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [disputes.disputeJob(), this.fraudSignalJob()];
     },
 
     /** Delivers the fraud test card's signal; retried until the payment it names is recorded. */

@@ -1,6 +1,5 @@
 import type Stripe from 'stripe';
-import { withPlainErrors } from '../providers/index.ts';
-import { loadProviderPackage } from '../providers/sdk.ts';
+import { loadProviderPackage, withPlainErrors } from '../providers/index.ts';
 import type { CardDescription, CardProcessor, CardScheme, CardType, ChargeResult, PaymentLookup, PaymentState, RefundState } from './types.ts';
 
 export const stripeProcessorName = 'stripe';

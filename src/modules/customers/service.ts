@@ -6,17 +6,18 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { fieldsToJwe, openRecord, sealRecord } from '../../crypto/pii.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { kycVerifyQueue, type KycService } from '../kyc/service.ts';
-import type { Merchant, MerchantsService, PiiKey } from '../merchants/service.ts';
+import type { Merchant, MerchantsService, PiiKey } from '../merchants/index.ts';
 import { addressFields, isEmailAddress, normalizeEmail, payoutMethods, sameMethods, validateAddress, validatePaymentMethods, validateSignupAt, type KycData } from './rules.ts';
 import type { CustomerCreateInput, CustomerOrErasedResponse, CustomerResponse, CustomerUpdateInput } from './schemas.ts';
 import { createCustomerList } from './list.ts';
+import type { CustomerKyc } from './kyc-port.ts';
 import { addressToFields, fieldsToAddress, location, normalizeIdentity } from './identity.ts';
 
 export { normalizeIdentity };
-import { createCustomerReencryption, emailLookupCandidates, emailLookupOf } from './sealing.ts';
+import { createCustomerReencryption, createEmailLookupBackfill, emailLookupCandidates, emailLookupOf } from './sealing.ts';
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -37,9 +38,17 @@ const immutableOnUpdate = [
   'updatedAt',
 ] as const;
 
-export function createCustomersService(deps: { database: Database; clock: Clock; keyRing: KeyRing; merchants: MerchantsService; kyc: () => KycService }) {
+export function createCustomersService(deps: { database: Database; clock: Clock; keyRing: KeyRing; merchants: MerchantsService }) {
   const { database, clock, keyRing, merchants } = deps;
-  const kycWakeup = createCoalescedWakeup(database, kycVerifyQueue);
+  // KYC is connected after both services exist (`useKyc`, platform.ts); the wake-up is made on first use.
+  let connectedKyc: CustomerKyc | null = null;
+  const kyc = (): CustomerKyc => {
+    if (!connectedKyc) {
+      throw new Error('customers: no KYC connected (platform.ts calls customers.useKyc)');
+    }
+    return connectedKyc;
+  };
+  let kycWakeup: { request(): void } | null = null;
 
   /** The answer for a row whose PII is `jwe` (JWE per field) and `email` (plaintext). */
   function responseOf(row: CustomerRow, email: string | undefined, jwe: Record<string, string>): CustomerResponse {
@@ -141,7 +150,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       erasedAt: null,
       kycDetailsPurgedAt: null,
     };
-    const plan = deps.kyc().planStart(row, input.fields as KycData, now);
+    const plan = kyc().planStart(row, input.fields as KycData, now);
     if (plan) {
       row.kycStatus = 'PENDING';
     }
@@ -164,12 +173,13 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         // In the caller's transaction the NOTIFY rides along (delivered on its commit); a statement
         // committing on its own wakes the workers afterwards through the coalesced wake-up.
         tail = wakeAfterCommit ? sql`select id from job` : notifyInsertedJobs('job');
+        kycWakeup ??= createCoalescedWakeup(database, plan.job.queue);
       }
     }
     try {
       await executor.execute(sql`with ${sql.join(statements, sql`, `)} ${tail}`);
       if (wakeAfterCommit && plan?.job) {
-        kycWakeup.request();
+        kycWakeup?.request();
       }
     } catch (error) {
       if (isUniqueViolation(error, 'customers_reference_unique')) {
@@ -196,6 +206,14 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
   }
 
   return {
+    /** Every job queue of this module (the e-mail lookup backfill), registered by platform.ts in one loop. */
+    jobs: (): JobDefinition[] => [createEmailLookupBackfill({ database, keyRing }).job()],
+
+    /** Connects KYC (platform.ts): customer creates and identity updates then start verifications through it. */
+    useKyc(port: CustomerKyc): void {
+      connectedKyc = port;
+    },
+
     toResponse,
     ...createCustomerList({ database, keyRing, toResponse }),
     ...createCustomerReencryption({ database, keyRing }),
@@ -261,7 +279,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
         if (!updated) {
           throw notFound('customer', customerId);
         }
-        const started = (await deps.kyc().startIfComplete(tx, updated, fields as KycData, now)) ?? (await deps.kyc().reverifyIfChanged(tx, updated, before, fields as KycData, now));
+        const started = (await kyc().startIfComplete(tx, updated, fields as KycData, now)) ?? (await kyc().reverifyIfChanged(tx, updated, before, fields as KycData, now));
         return { row: started ? { ...updated, kycStatus: started, kycReason: null } : updated, fields };
       });
       return responseFromPlaintext(row, fields, await merchants.activePiiKey(row.merchantId));
@@ -393,7 +411,7 @@ export function createCustomersService(deps: { database: Database; clock: Clock;
       if (!updated) {
         throw notFound('customer', customerId);
       }
-      const started = await deps.kyc().startIfComplete(tx, updated, fields as KycData, now);
+      const started = await kyc().startIfComplete(tx, updated, fields as KycData, now);
       return started ? { ...updated, kycStatus: started } : updated;
     },
   };

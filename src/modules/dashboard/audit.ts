@@ -10,6 +10,8 @@ import { isConfirmationStep } from './screens/confirm.ts';
  * (`dashboard:/:mode/…`), and test/http/audit/dashboard.test.ts fails until it is named.
  */
 export const dashboardAuditActions: Readonly<Record<string, string>> = {
+  '/:mode/payout-pages': 'payoutPages_create',
+  '/:mode/payment-pages': 'paymentPages_create',
   '/:mode/payout-pages/:payoutPageId/release': 'payoutPages_release',
   '/:mode/payout-pages/:payoutPageId/reissue': 'payoutPages_reissue',
   '/:mode/payout-pages/:payoutPageId/cancel': 'payoutPages_cancel',

@@ -141,6 +141,8 @@ export const notices: Record<string, string> = {
   'pii-key-rotated': 'A new PII key is active. Older keys still decrypt what they encrypted.',
   'password-changed': 'Your password was changed. Your other sessions were signed out.',
   released: 'The payout was released and is being processed.',
+  'payout-page-created': 'The payout page was created and its amount reserved. Send the customer its link (below).',
+  'payment-page-created': 'The payment page was created. Send the customer its link (below).',
   'kyc-approved': "The identity was approved. The customer's waiting payout pages move on.",
   'kyc-rejected': "The identity was rejected. The customer's waiting payout pages fail.",
   canceled: 'The payout page was canceled and its reservation released.',

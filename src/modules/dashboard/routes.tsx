@@ -29,6 +29,7 @@ import { registerInboxScreens } from './screens/inbox.tsx';
 import { registerOverviewScreen } from './screens/overview.tsx';
 import { registerPaymentPageScreens } from './screens/payment-pages.tsx';
 import { registerPayoutPageScreens } from './screens/payout-pages.tsx';
+import { registerCreatePageScreens } from './screens/create-pages.tsx';
 import { registerSubscriptionScreens } from './screens/subscriptions.tsx';
 import { registerWebhookScreens } from './screens/webhooks.tsx';
 import { registerAuditLogScreens } from './screens/audit-log.tsx';
@@ -207,6 +208,8 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerAccountRoutes(signedIn, tools, { sessions, secureCookies, limiter: limiters.passwordChange });
       registerOverviewScreen(signedIn, tools, { presenter: presenters.overview, clock });
       registerCustomerScreens(signedIn, tools, presenters.customers, services.kyc.reviews, { erasure: services.erasure, customerExport: services.customerExport });
+      // Before the detail screens: `/new` is a page of its own, not an id.
+      registerCreatePageScreens(signedIn, tools, { payoutPages: services.payoutPages, paymentPages: services.paymentPages });
       registerPayoutPageScreens(signedIn, tools, { presenter: presenters.payoutPages, payoutPages: services.payoutPages });
       registerPaymentPageScreens(signedIn, tools, { presenter: presenters.paymentPages, paymentPages: services.paymentPages, disputes: presenters.disputes, refunds: services.refunds });
       registerSubscriptionScreens(signedIn, tools, { presenter: presenters.subscriptions, subscriptions: services.subscriptions, clock });

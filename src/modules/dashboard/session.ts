@@ -5,8 +5,8 @@ import { dashboardSessions, dashboardUsers, merchants, type DashboardRole } from
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import { AppError, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import { passwordHashOptions, type Merchant } from '../merchants/service.ts';
+import type { Clock } from '../../clock.ts';
+import { passwordHashOptions, type Merchant } from '../merchants/index.ts';
 
 /** A session lasts 12 hours from sign-in, whatever the activity (then the user signs in again). */
 export const sessionLifetimeMs = 12 * 60 * 60 * 1000;

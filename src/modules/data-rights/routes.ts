@@ -2,7 +2,7 @@ import type { Api } from '../../http/types.ts';
 import { EmptyBody, Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { Type } from 'typebox';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
-import { CustomerIdParams, ErasedCustomer } from '../customers/schemas.ts';
+import { CustomerIdParams, ErasedCustomer } from '../customers/index.ts';
 import type { ErasureService } from './service.ts';
 import { CustomerExport, type CustomerExportService } from './export.ts';
 

@@ -1,17 +1,16 @@
 import type { Database } from '../../db/client.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { forgetStoredAnswersMentioning } from '../../http/idempotency.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import type { CustomersService } from '../customers/service.ts';
-import type { ErasedCustomerResponse } from '../customers/schemas.ts';
-import { deleteEmailsAbout } from '../email/erasure.ts';
-import { recordEvent } from '../events/record.ts';
-import { eraseFraudReportData } from '../fraud-reports/erasure.ts';
-import type { KycService } from '../kyc/service.ts';
-import type { Merchant } from '../merchants/service.ts';
-import { erasePaymentPageData } from '../payment-pages/erasure.ts';
-import { erasePaymentData } from '../payments/erasure.ts';
-import { erasePayoutPageData } from '../payout-pages/erasure.ts';
+import type { Clock } from '../../clock.ts';
+import type { CustomersService, ErasedCustomerResponse } from '../customers/index.ts';
+import { deleteEmailsAbout } from '../email/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { eraseFraudReportData } from '../fraud-reports/index.ts';
+import type { KycService } from '../kyc/index.ts';
+import type { Merchant } from '../merchants/index.ts';
+import { erasePaymentPageData } from '../payment-pages/index.ts';
+import { erasePaymentData } from '../payments/index.ts';
+import { erasePayoutPageData } from '../payout-pages/index.ts';
 
 /**
  * Erasing a customer (the right to erasure, GDPR art. 17): one transaction in which each module
@@ -25,7 +24,7 @@ import { erasePayoutPageData } from '../payout-pages/erasure.ts';
  * Refused (409 INVALID_STATE naming the page) while a payout page of the customer is open. Erasing
  * an erased customer answers the same tombstone and changes nothing.
  */
-export function createErasureService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; kyc: () => KycService }) {
+export function createErasureService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; kyc: KycService }) {
   const { database, clock, keyRing, customers } = deps;
   return {
     async eraseCustomer(merchant: Merchant, livemode: boolean | undefined, customerId: string): Promise<ErasedCustomerResponse> {
@@ -42,7 +41,7 @@ export function createErasureService(deps: { database: Database; clock: Clock; k
         await eraseFraudReportData(tx, merchant.id, paymentIds);
         await deleteEmailsAbout(tx, merchant.id, [...payoutPageIds, ...paymentPageIds]);
         await forgetStoredAnswersMentioning(tx, keyRing, merchant.id, [customer.id, ...payoutPageIds, ...paymentPageIds]);
-        await deps.kyc().eraseCustomer(tx, customer.id, now);
+        await deps.kyc.eraseCustomer(tx, customer.id, now);
         await recordEvent(tx, now, {
           merchantId: merchant.id,
           livemode: customer.livemode,

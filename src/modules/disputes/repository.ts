@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { disputes } from '../../db/schema/index.ts';
-import { olderThan, type PagePosition } from '../events/paging.ts';
+import { olderThan, type PagePosition } from '../../http/paging.ts';
 
 export type DisputeRow = typeof disputes.$inferSelect;
 export type NewDisputeRow = typeof disputes.$inferInsert;

@@ -1,7 +1,7 @@
 import type { Api } from '../../http/types.ts';
 import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
-import { requireSandbox } from '../payment-pages/routes.ts';
+import { requireSandbox } from '../payment-pages/index.ts';
 import { DisputeCloseBody, DisputeIdParams, DisputeList, DisputeListQuery, DisputeSchema } from './schemas.ts';
 import type { DisputesService } from './service.ts';
 

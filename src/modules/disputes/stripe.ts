@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { ProcessorDispute, ProcessorDisputeStatus } from '../card-processor/types.ts';
+import type { ProcessorDispute, ProcessorDisputeStatus } from '../card-processor/index.ts';
 
 /**
  * Stripe dispute statuses → ours (one table, a test per row). Inquiries (`warning_*`) count as

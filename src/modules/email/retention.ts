@@ -1,7 +1,7 @@
 import { and, count, inArray, isNull, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { emails } from '../../db/schema/index.ts';
-import type { RetentionPurge } from '../retention/purge.ts';
+import type { RetentionPurge } from '../../db/retention-purge.ts';
 
 /** E-mails that reached an end (sent, stored in the sandbox inbox, or failed for good); a queued one still needs its content. */
 const finishedStatuses = ['sent', 'stored', 'failed'] as const;

@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
 import { emails } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { emailMaxAttempts, emailSendQueue } from './enqueue.ts';
 import { resealInBatches, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { openEmailContent, openEmailContentOrPlaceholder, resealEmailContent, type EmailContent, type StoredEmailContent } from './sealing.ts';
@@ -116,6 +117,11 @@ export function createEmailService(deps: { database: Database; clock: Clock; key
   };
 
   return {
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.sendJob()];
+    },
+
     sendJob(): JobDefinition<{ emailId: string }> {
       return sendJob;
     },

@@ -3,8 +3,8 @@ import type { Database, Executor } from '../../db/client.ts';
 import { entitlements } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import { recordEvent } from '../events/record.ts';
+import type { Clock } from '../../clock.ts';
+import { recordEvent } from '../events/index.ts';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursor.ts';
 import { maxPageSize, type EntitlementResponse, type EntitlementsPageResponse, type EntitlementsQueryInput } from './schemas.ts';
 

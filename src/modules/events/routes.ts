@@ -1,17 +1,13 @@
-import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
-import { RedeliverBody, WebhookDelivery } from '../webhooks/schemas.ts';
-import type { WebhooksService } from '../webhooks/service.ts';
 import { EventIdParams, EventList, EventListQuery, EventSchema } from './schemas.ts';
 import type { EventsService } from './service.ts';
 
 const tags = ['Events'];
 
-/** `/v1/events`: what happened, kept 30 days, and redelivery to webhook endpoints. */
-export function registerEventRoutes(api: Api, services: { events: EventsService; webhooks: WebhooksService }): void {
-  const { events, webhooks } = services;
+/** `/v1/events`: what happened, kept 30 days (redelivery to webhook endpoints is the webhooks module's route). */
+export function registerEventRoutes(api: Api, events: EventsService): void {
 
   api.get(
     '/events',
@@ -46,28 +42,6 @@ export function registerEventRoutes(api: Api, services: { events: EventsService;
     async (request) => {
       const { merchant } = requireAuth(request);
       return succeeded(await events.getEvent(merchant, modeFilter(merchant, request.query.livemode), request.params.eventId));
-    },
-  );
-
-  api.post(
-    '/events/:eventId/redeliver',
-    {
-      schema: {
-        tags: ['Events', 'Webhooks'],
-        operationId: 'events_redeliver',
-        summary: 'Redeliver an event',
-        description:
-          'Sends the event again to `endpointId`, or to every enabled endpoint of its mode that subscribes to its type, with a fresh retry schedule. ' +
-          'The `webhook-id` stays the event id, so receivers that de-duplicate see a repeat.',
-        querystring: LivemodeQuery,
-        params: EventIdParams,
-        body: RedeliverBody,
-        response: { 200: Envelope(Type.Object({ deliveries: Type.Array(WebhookDelivery) })), ...errorResponses(403, 404, 409) },
-      },
-    },
-    async (request) => {
-      const { merchant } = requireAuth(request);
-      return succeeded(await webhooks.redeliver(merchant, modeFilter(merchant, request.query.livemode), request.params.eventId, request.body?.endpointId ?? undefined));
     },
   );
 }

@@ -5,11 +5,12 @@ import type { KeyRing } from '../../crypto/keyring.ts';
 import { isId } from '../../crypto/ids.ts';
 import { notFound, wrongParameter } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
-import type { Merchant } from '../merchants/service.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
+import type { Merchant } from '../merchants/index.ts';
 import type { EventType } from './record.ts';
 import type { EventListInput, EventView } from './schemas.ts';
-import { createCursorCodec, olderThan, pageOf, type PagePosition } from './paging.ts';
+import { createCursorCodec, olderThan, pageOf, type PagePosition } from '../../http/paging.ts';
 
 export type EventRow = typeof events.$inferSelect;
 
@@ -72,6 +73,11 @@ export function createEventsService(deps: { database: Database; clock: Clock; ke
   };
 
   return {
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.retentionJob()];
+    },
+
     retentionJob(): JobDefinition<Record<string, never>> {
       return retentionJob;
     },

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { Envelope, LivemodeQuery, errorResponses, succeeded } from '../../http/schemas.ts';
 import { modeFilter, requireAuth } from '../../http/auth.ts';
-import { requireSandbox } from '../payment-pages/routes.ts';
+import { requireSandbox } from '../payment-pages/index.ts';
 import { FraudImportBody, FraudImportResult, FraudReport, FraudReportIdParams, FraudReportList, FraudReportListQuery, FraudReportTestBody } from './schemas.ts';
 import type { FraudReportsService } from './service.ts';
 

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import { providerCall } from '../providers/index.ts';
-import { paymentIdMetadataKey, stripeBrandSchemes } from '../card-processor/stripe.ts';
+import { paymentIdMetadataKey, stripeBrandSchemes } from '../card-processor/index.ts';
 import type { PaymentsService, StripeObjectEventJob } from '../payments/index.ts';
 import type { FraudReportsService } from './service.ts';
 

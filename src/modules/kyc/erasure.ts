@@ -2,7 +2,8 @@ import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { kycVerifications } from '../../db/schema/index.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { KycProvider } from './providers/types.ts';
 
 /** The job that asks the provider to delete an erased customer's applicants. */

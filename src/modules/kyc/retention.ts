@@ -4,8 +4,8 @@ import { customers, kycVerifications } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openRecord, sealRecord } from '../../crypto/pii.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import { location } from '../customers/identity.ts';
-import type { RetentionPurge } from '../retention/purge.ts';
+import { location } from '../customers/index.ts';
+import type { RetentionPurge } from '../../db/retention-purge.ts';
 import { applicantDeletionQueue } from './erasure.ts';
 
 /** The sealed record's fields that stay when the KYC details go: the contact address (payout e-mails, the e-mail lookup). */

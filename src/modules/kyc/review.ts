@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { customers, kycReviews, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import type { KycProvider } from './providers/types.ts';
 import { latestVerificationFirst, recordDecision, type KycDecisionHook } from './verify.ts';
 

@@ -2,10 +2,11 @@ import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
-import { enqueueJob, type EnqueueOptions } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
 import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/types.ts';
-import { missingKycFields, type KycData } from '../customers/rules.ts';
+import { missingKycFields, type KycData, type KycStartPlan, type KycSubject } from '../customers/index.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
 import { createKycReviews } from './review.ts';
 import { createKycErasure } from './erasure.ts';
@@ -13,12 +14,6 @@ import { createKycErasure } from './erasure.ts';
 export { kycVerifyQueue, type KycDecisionHook };
 
 export type KycReverificationHook = (tx: Executor, customer: { customerId: string }, now: Date) => Promise<void>;
-
-/** A verification about to start: its row, and the job that submits it (none without a provider). */
-export interface KycStartPlan {
-  verification: typeof kycVerifications.$inferInsert & { id: string; status: 'PENDING'; createdAt: Date };
-  job: { queue: string; payload: { verificationId: string }; options: EnqueueOptions } | null;
-}
 
 /**
  * The fields a verification checks: exactly those a provider receives (the Onfido applicant: names,
@@ -59,7 +54,7 @@ export function createKycService(deps: {
    * incomplete, or already started): the verification row and, when a provider is configured,
    * the job that submits it. `startIfComplete` applies it; a create applies it in its own insert.
    */
-  function planStart(customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date, options: { again?: boolean } = {}): KycStartPlan | null {
+  function planStart(customer: KycSubject, data: KycData, now: Date, options: { again?: boolean } = {}): KycStartPlan | null {
     if (customer.kycStatus !== (options.again ? 'APPROVED' : 'NOT_STARTED') || missingKycFields(data).length > 0) {
       return null;
     }
@@ -80,7 +75,7 @@ export function createKycService(deps: {
     };
   }
 
-  async function start(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date, options: { again?: boolean }): Promise<'PENDING' | null> {
+  async function start(tx: Executor, customer: KycSubject, data: KycData, now: Date, options: { again?: boolean }): Promise<'PENDING' | null> {
     const plan = planStart(customer, data, now, options);
     if (!plan) {
       return null;
@@ -117,7 +112,7 @@ export function createKycService(deps: {
      * Starts verification if the data is complete and none has started. Runs inside the caller's
      * transaction with the customer row locked (or just inserted) by the caller.
      */
-    async startIfComplete(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, data: KycData, now: Date): Promise<'PENDING' | null> {
+    async startIfComplete(tx: Executor, customer: KycSubject, data: KycData, now: Date): Promise<'PENDING' | null> {
       return start(tx, customer, data, now, {});
     },
 
@@ -126,7 +121,7 @@ export function createKycService(deps: {
      * verification; `kycStatus` back to PENDING) before the next payout. Same transaction rules as
      * `startIfComplete`. Returns 'PENDING' when a verification started.
      */
-    async reverifyIfChanged(tx: Executor, customer: { id: string; merchantId: string; livemode: boolean; kycStatus: string }, before: KycData, after: KycData, now: Date): Promise<'PENDING' | null> {
+    async reverifyIfChanged(tx: Executor, customer: KycSubject, before: KycData, after: KycData, now: Date): Promise<'PENDING' | null> {
       const changed = verifiedIdentityFields.some((field) => (before[field] ?? null) !== (after[field] ?? null));
       return changed ? start(tx, customer, after, now, { again: true }) : null;
     },
@@ -196,6 +191,8 @@ export function createKycService(deps: {
     },
 
     /** The job that submits to the provider, applies its outcome and reconciles lost answers. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs: (): JobDefinition[] => [driver.verifyJob(), erasure.deletionJob()],
     verifyJob: () => driver.verifyJob(),
 
     /** Reads the provider again and applies what it says (a provider webhook's "something changed"). */

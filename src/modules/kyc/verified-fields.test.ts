@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { addressFields, personFields, type KycData } from '../customers/rules.ts';
+import { addressFields, personFields, type KycData } from '../customers/index.ts';
 import { applicantFor } from './onfido/adapter.ts';
 import { sandboxDataOutcome } from './providers/sandbox.ts';
 import { verifiedIdentityFields } from './service.ts';

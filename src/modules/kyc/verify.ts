@@ -1,8 +1,9 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { customers, kycVerifications } from '../../db/schema/index.ts';
-import type { Clock, JobDefinition, JobOutcome } from '../../jobs/worker.ts';
-import type { KycData } from '../customers/rules.ts';
+import type { JobDefinition, JobOutcome } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
+import type { KycData } from '../customers/index.ts';
 import type { KycOutcome, KycProvider } from './providers/types.ts';
 
 export const kycVerifyQueue = 'kyc.verify';

@@ -3,7 +3,7 @@ import { queryNamedRows, type Database, type Executor } from '../../db/client.ts
 import { ledgerAccountKinds, ledgerAccounts, type LedgerAccountKind } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { postStatement, postStatementName, type PostCondition, type PostStatementInput, type PostStatementResult } from './post-statement.ts';
 import { entriesOf, fundingCurrencies, ledgerCurrencies, negativeAllowed, type LedgerCurrency, type Posting } from './postings.ts';
 

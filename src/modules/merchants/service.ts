@@ -8,7 +8,7 @@ import { sha256Hex } from '../../crypto/hashing.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 
 export type Merchant = typeof merchants.$inferSelect;
 

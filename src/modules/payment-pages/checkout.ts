@@ -1,8 +1,8 @@
 import type { Database } from '../../db/client.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import { liveProcessorMissingMessage } from '../card-processor/by-mode.ts';
+import type { Clock } from '../../clock.ts';
+import { liveProcessorMissingMessage } from '../card-processor/index.ts';
 import type { PaymentsService, ValidatedCard } from '../payments/index.ts';
 import type { PageView, PaymentPageRow } from './view.ts';
 import type { PaymentPageResponse } from './schemas.ts';

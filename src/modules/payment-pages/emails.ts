@@ -1,4 +1,4 @@
-import { renderEmail, type RenderedEmail } from '../email/templates.ts';
+import { renderEmail, type RenderedEmail } from '../email/index.ts';
 
 /** `19.00 USD`: minor units (hundredths) as a decimal, integer arithmetic only. */
 function formatAmount(amount: number, currency: string): string {

@@ -3,8 +3,8 @@ import type { Database } from '../../db/client.ts';
 import { customers, paymentPages, payments as paymentRecords } from '../../db/schema/index.ts';
 import { isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../events/paging.ts';
-import type { Merchant } from '../merchants/service.ts';
+import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../../http/paging.ts';
+import type { Merchant } from '../merchants/index.ts';
 import type { PaymentPageListInput, PaymentPageListView } from './schemas.ts';
 import { pageResponse } from './view.ts';
 

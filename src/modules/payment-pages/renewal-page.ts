@@ -5,8 +5,8 @@ import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { sealFields } from '../../crypto/pii.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import { enqueueEmail } from '../email/enqueue.ts';
-import type { CustomersService } from '../customers/service.ts';
+import { enqueueEmail } from '../email/index.ts';
+import type { CustomersService } from '../customers/index.ts';
 import { renewalPageEmail } from './emails.ts';
 import { customerEmailOf, emailLocation } from './view.ts';
 

@@ -7,7 +7,7 @@ export type PaymentCurrency = (typeof paymentCurrencies)[number];
 
 export const maxAmount = 100_000_000;
 import { maxMetadataEntries, metadataKey } from '../../http/request-rules.ts';
-import { PayinDetails } from '../payments/schemas.ts';
+import { PayinDetails } from '../payments/index.ts';
 
 export const maxLineItems = 100;
 
@@ -67,7 +67,7 @@ export const PaymentPageCreateBody = Type.Object(
 );
 export type PaymentPageCreateInput = Static<typeof PaymentPageCreateBody>;
 
-export { PayinDetails, type PayinDetailsResponse } from '../payments/schemas.ts';
+export { PayinDetails, type PayinDetailsResponse } from '../payments/index.ts';
 
 export const PaymentPage = Type.Object(
   {
@@ -106,7 +106,7 @@ export type PaymentPageResponse = Static<typeof PaymentPage>;
 
 export const PageIdParams = Type.Object({ pageId: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 
-export { CardPaymentBody, type CardPaymentInput } from '../payments/schemas.ts';
+export { CardPaymentBody, type CardPaymentInput } from '../payments/index.ts';
 
 export const PaymentPageListQuery = Type.Object(
   {

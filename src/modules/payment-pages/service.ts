@@ -10,12 +10,12 @@ import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { validateMetadata, validateReturnUrl } from '../../http/request-rules.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
-import { recordEvent } from '../events/record.ts';
-import type { CustomersService } from '../customers/service.ts';
-import { normalizeEmail } from '../customers/rules.ts';
-import type { Merchant } from '../merchants/service.ts';
-import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-processor/by-mode.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
+import { recordEvent } from '../events/index.ts';
+import { normalizeEmail, type CustomersService } from '../customers/index.ts';
+import type { Merchant } from '../merchants/index.ts';
+import { cardNumbersRefusedMessage, liveProcessorMissingMessage } from '../card-processor/index.ts';
 import { validateCard, type PaymentsService, type ValidatedCard } from '../payments/index.ts';
 import { createPageSettlement, type PaymentPaidHook } from './settlement.ts';
 import { createCheckoutSessions } from './checkout.ts';
@@ -364,6 +364,11 @@ export function createPaymentPagesService(deps: {
     ...createPaymentPageList({ database, keyRing, publicUrl }),
 
     /** Expires the page at `expiresAt` (scheduled with the page); waits out an in-flight attempt. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.expireJob()];
+    },
+
     expireJob(): JobDefinition<{ pageId: string }> {
       return {
         queue: paymentPageExpireQueue,

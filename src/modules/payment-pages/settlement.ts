@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { customers, paymentPages } from '../../db/schema/index.ts';
-import { recordEvent } from '../events/record.ts';
+import { recordEvent } from '../events/index.ts';
 import { payinDetailsOf, type PaymentRow, type PaymentSettledHook } from '../payments/index.ts';
 
 /** What an on-paid hook receives (subscriptions build on this; keep it stable). */

@@ -1,8 +1,9 @@
 import { and, asc, eq, gt, notExists, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { ledgerTransactions, payments } from '../../db/schema/index.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
-import type { LedgerService } from '../ledger/service.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
+import type { LedgerService } from '../ledger/index.ts';
 import { creditMerchant } from './settle.ts';
 
 /** The queue of the one-time backfill job (migration 0016 enqueues it on databases that hold payments). */

@@ -1,5 +1,5 @@
 import { wrongParameter } from '../../http/errors.ts';
-import { isCardExpired, isLuhnValid, normalizeCardNumber } from '../card-processor/cards.ts';
+import { isCardExpired, isLuhnValid, normalizeCardNumber } from '../card-processor/index.ts';
 import type { PaymentRow } from './repository.ts';
 import type { CardPaymentInput, PayinDetailsResponse } from './schemas.ts';
 

@@ -8,11 +8,11 @@ import { openFields, sealFields } from '../../crypto/pii.ts';
 import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import type { CustomersService } from '../customers/service.ts';
-import type { LedgerService } from '../ledger/service.ts';
-import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type ProcessorsByMode } from '../card-processor/by-mode.ts';
-import type { CardDetails, ChargeResult, PaymentLookup, PaymentSession, RefundState } from '../card-processor/types.ts';
+import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { CustomersService } from '../customers/index.ts';
+import type { LedgerService } from '../ledger/index.ts';
+import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardDetails, type ChargeResult, type PaymentLookup, type PaymentSession, type ProcessorsByMode, type RefundState } from '../card-processor/index.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
 import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
@@ -289,6 +289,11 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
      * closes it): the job only settles what is final, and looks again later. Other attempts are
      * canceled at the processor, which answers the final state. Nothing unknown is guessed.
      */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.resolveAttemptJob()];
+    },
+
     resolveAttemptJob() {
       return createResolveAttemptJob({
         find: (paymentId) => findPayment(database.db, paymentId),

@@ -2,10 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { cardTokens, payments } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import type { ChargeResult } from '../card-processor/types.ts';
-import type { LedgerService } from '../ledger/service.ts';
-import { isLedgerCurrency } from '../ledger/postings.ts';
+import type { Clock } from '../../clock.ts';
+import type { ChargeResult } from '../card-processor/index.ts';
+import { isLedgerCurrency, type LedgerService } from '../ledger/index.ts';
 import { lockPayment, type PaymentRow } from './repository.ts';
 
 /**

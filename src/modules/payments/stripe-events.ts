@@ -1,9 +1,10 @@
 import type Stripe from 'stripe';
 import type { Database } from '../../db/client.ts';
 import { wrongParameter } from '../../http/errors.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { providerCall, recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../providers/index.ts';
-import { paymentIdMetadataKey } from '../card-processor/stripe.ts';
+import { paymentIdMetadataKey } from '../card-processor/index.ts';
 import type { PaymentsService } from './service.ts';
 
 export const stripeEventQueue = 'payments.stripe-event';

@@ -5,7 +5,7 @@ import { payoutPageAccessCodes, payoutPageSessions, payoutPages } from '../../db
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { constantTimeEqual, hmacSha256, sha256Hex } from '../../crypto/hashing.ts';
 import { randomToken } from '../../crypto/ids.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 
 /**
  * A code is good for 10 minutes and 5 guesses; at most 5 codes an hour, one per 30 s; and a page

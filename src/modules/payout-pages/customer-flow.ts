@@ -1,9 +1,8 @@
 import type { Executor } from '../../db/client.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
-import { missingKycFields, type KycData } from '../customers/rules.ts';
-import { identityProblems } from '../customers/identity.ts';
-import type { Merchant } from '../merchants/service.ts';
-import { InsufficientFundsError } from '../ledger/service.ts';
+import { identityProblems, missingKycFields, type KycData } from '../customers/index.ts';
+import type { Merchant } from '../merchants/index.ts';
+import { InsufficientFundsError } from '../ledger/index.ts';
 import { createPayoutPageAccess } from './access.ts';
 import type { PayoutPageLock } from './lock.ts';
 import { destinationProblems, maskDestination, validateDestination, type PayoutDestination, type PayoutMethodInput, type PayoutMethodType } from './destinations.ts';

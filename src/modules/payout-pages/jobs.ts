@@ -94,6 +94,11 @@ export function createPayoutJobs(deps: PayoutPagesDeps, transitions: PayoutTrans
      * gave up) by the submit job, which retrieves it by our id before anything else; a SUBMITTED one
      * by the settle job. Then the next run is scheduled.
      */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.expireJob(), this.submitJob(), this.settleJob(), this.reconcileJob()];
+    },
+
     reconcileJob(): JobDefinition<Record<string, never>> {
       return {
         queue: payoutReconcileQueue,

@@ -1,8 +1,8 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { payoutPages } from '../../db/schema/index.ts';
 import { isId } from '../../crypto/ids.ts';
-import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../events/paging.ts';
-import type { Merchant } from '../merchants/service.ts';
+import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../../http/paging.ts';
+import type { Merchant } from '../merchants/index.ts';
 import type { PayoutPageListInput, PayoutPageListView } from './schemas.ts';
 import type { PayoutPagesDeps, PayoutTransitions } from './transitions.ts';
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { EpochMilliseconds, listPaging } from '../../http/schemas.ts';
-import { AddressInput } from '../customers/schemas.ts';
+import { AddressInput } from '../customers/index.ts';
 import { bankAccountTypes, cryptoNetworks, payoutMethodTypes } from './destinations.ts';
 import { payoutPageStatuses, payoutPageSubStatuses } from './states.ts';
 

@@ -2,3 +2,4 @@ export type { ProviderCheck, ProviderWebhookHandler, ProviderWebhookRequest } fr
 export { providerEventKey, recordProviderEvent } from './events.ts';
 export { registerProviderWebhookRoutes } from './routes.ts';
 export { plainProviderError, providerCall, withPlainErrors } from './errors.ts';
+export { loadProviderPackage } from './sdk.ts';

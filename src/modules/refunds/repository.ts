@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { queryNamedRows, type Executor } from '../../db/client.ts';
 import { refunds, type RefundStatus } from '../../db/schema/index.ts';
-import { olderThan, type PagePosition } from '../events/paging.ts';
+import { olderThan, type PagePosition } from '../../http/paging.ts';
 import type { RefundView } from './schemas.ts';
 
 export type RefundRow = typeof refunds.$inferSelect;

@@ -3,13 +3,13 @@ import { newId, isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { createCoalescedWakeup, jobInsertStatement } from '../../jobs/queue.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import { recordEvent } from '../events/record.ts';
-import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../events/paging.ts';
-import { InsufficientFundsError, type LedgerService } from '../ledger/service.ts';
-import { isLedgerCurrency, type LedgerCurrency } from '../ledger/postings.ts';
-import type { Merchant } from '../merchants/service.ts';
-import type { RefundState } from '../card-processor/types.ts';
+import type { Clock } from '../../clock.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '../../http/paging.ts';
+import { recordEvent } from '../events/index.ts';
+import { InsufficientFundsError, isLedgerCurrency, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
+import type { Merchant } from '../merchants/index.ts';
+import type { RefundState } from '../card-processor/index.ts';
 import { findPagePayment, findPayment, returnRefundAmount, takeRefundAmountStatement, type PaymentRow, type PaymentsService } from '../payments/index.ts';
 import { createProcessRefundJob, refundProcessQueue } from './jobs.ts';
 import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, insertRefundWithJob, listRefunds, recordProcessorReference, refundView, type RefundRow, type RefundScope } from './repository.ts';
@@ -277,6 +277,11 @@ export function createRefundsService(deps: RefundsDeps) {
     },
 
     /** The `refunds.process` job: asks the processor (once per refund id), then polls until it settles. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.processJob()];
+    },
+
     processJob() {
       return createProcessRefundJob({
         find: (refundId) => findRefund(database.db, refundId),

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import { providerCall } from '../providers/index.ts';
-import { refundIdMetadataKey } from '../card-processor/stripe.ts';
+import { refundIdMetadataKey } from '../card-processor/index.ts';
 import { stripeRefundEventQueue, type StripeEventJob } from '../payments/index.ts';
 import type { RefundsService } from './service.ts';
 

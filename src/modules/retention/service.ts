@@ -4,12 +4,13 @@ import { retentionSettings } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { retentionCategories, retentionRules, retentionUnitMs, type RetentionCategory, type RetentionDefaults } from '../../config/retention.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { idempotencyRetention } from '../../http/idempotency-retention.ts';
-import { emailBodyRetention } from '../email/retention.ts';
-import { createKycDetailsRetention } from '../kyc/retention.ts';
-import { webhookDeliveryLogRetention } from '../webhooks/retention.ts';
-import type { RetentionPurge } from './purge.ts';
+import { emailBodyRetention } from '../email/index.ts';
+import { createKycDetailsRetention } from '../kyc/index.ts';
+import { webhookDeliveryLogRetention } from '../webhooks/index.ts';
+import type { RetentionPurge } from '../../db/retention-purge.ts';
 
 export const retentionQueue = 'retention.purge';
 const retentionIntervalMs = 60 * 60 * 1000;
@@ -135,6 +136,11 @@ export function createRetentionService(deps: { database: Database; clock: Clock;
 
     /** Purges everything due now; returns how many rows each category purged. */
     purgeNow: () => purgeAll(clock.now()),
+
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.job()];
+    },
 
     job(): JobDefinition<Record<string, never>> {
       return job;

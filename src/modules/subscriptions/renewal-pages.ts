@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { subscriptions } from '../../db/schema/index.ts';
-import type { Clock } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
 type RunInTransaction = <T>(work: (tx: Executor) => Promise<T>) => Promise<T>;

@@ -1,12 +1,12 @@
 import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
 import { isId } from '../../crypto/ids.ts';
-import { createBoundCursorCodecs, keysetPage, olderThan } from '../events/paging.ts';
+import { createBoundCursorCodecs, keysetPage, olderThan } from '../../http/paging.ts';
 import type { Executor } from '../../db/client.ts';
 import { invoices, subscriptions } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
-import type { Merchant } from '../merchants/service.ts';
+import type { Merchant } from '../merchants/index.ts';
 import { periodAt } from './periods.ts';
 import type { SubscriptionListInput, SubscriptionListView, SubscriptionResponse } from './schemas.ts';
 import { createPaidPeriods } from './paid-periods.ts';
@@ -251,6 +251,11 @@ export function createSubscriptionsService(deps: SubscriptionsDependencies) {
     renew,
 
     /** The renewal job: enqueued at each period end (and at each retry time) with a unique dedupe key. */
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.renewalJob()];
+    },
+
     renewalJob(): JobDefinition<{ subscriptionId: string; periodEnd: number }> {
       return {
         queue: renewalQueue,

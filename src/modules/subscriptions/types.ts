@@ -1,9 +1,9 @@
 import type { KeyRing } from '../../crypto/keyring.ts';
 import type { Database, Executor } from '../../db/client.ts';
 import type { invoices, subscriptions } from '../../db/schema/index.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import type { EntitlementsService } from '../entitlements/service.ts';
-import type { PaidPaymentPage } from '../payment-pages/settlement.ts';
+import type { Clock } from '../../clock.ts';
+import type { EntitlementsService } from '../entitlements/index.ts';
+import type { PaidPaymentPage } from '../payment-pages/index.ts';
 import type { RenewalPages } from './renewal-pages.ts';
 
 /** The subscriptions module's shared types and renewal constants (its services are in service.ts, paid-periods.ts and renewal.ts). */

@@ -5,8 +5,9 @@ import { events, merchants, webhookDeliveries, webhookEndpoints } from '../../db
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { BatchContext, BatchJob, Clock, JobDefinition } from '../../jobs/worker.ts';
-import { eventFanoutQueue } from '../events/record.ts';
+import type { BatchContext, BatchJob, JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
+import { eventFanoutQueue } from '../events/index.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry.ts';
 import { subscribes } from './rules.ts';

@@ -1,9 +1,8 @@
 import { Type, type TSchema } from 'typebox';
-import { eventTypes, type EventType } from '../events/record.ts';
-import { PayoutPage } from '../payout-pages/schemas.ts';
-import { payoutPageStatuses, payoutPageSubStatuses } from '../payout-pages/states.ts';
+import { eventTypes, type EventType } from '../events/index.ts';
+import { PayoutPage, payoutPageStatuses, payoutPageSubStatuses } from '../payout-pages/index.ts';
 import { PayinDetails } from '../payments/index.ts';
-import { Entitlement } from '../entitlements/schemas.ts';
+import { Entitlement } from '../entitlements/index.ts';
 import { DisputeSchema } from '../disputes/index.ts';
 import { Refund } from '../refunds/index.ts';
 import { buildSignedRequest } from './signing.ts';

@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { Executor } from '../../db/client.ts';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { enqueueEmail } from '../email/enqueue.ts';
-import { renderEmail } from '../email/templates.ts';
+import { enqueueEmail, renderEmail } from '../email/index.ts';
 import type { AttemptResult } from './http-client.ts';
 
 /** An endpoint failing this long gets a warning e-mail … */

@@ -1,7 +1,7 @@
 import { count, lt, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { webhookDeliveryAttempts } from '../../db/schema/index.ts';
-import type { RetentionPurge } from '../retention/purge.ts';
+import type { RetentionPurge } from '../../db/retention-purge.ts';
 
 /**
  * Webhook delivery logs past retention: each attempt made before the cutoff (URL, status code,

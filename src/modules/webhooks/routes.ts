@@ -5,6 +5,7 @@ import { modeFilter, modeForCreate, requireAuth } from '../../http/auth.ts';
 import {
   DeliveryIdParams,
   DeliveryListQuery,
+  RedeliverBody,
   RotateSecretBody,
   SendTestEventBody,
   TestEventResult,
@@ -17,11 +18,37 @@ import {
   maxEndpointsPerMode,
 } from './schemas.ts';
 import type { WebhooksService } from './service.ts';
+import { EventIdParams } from '../events/index.ts';
 
 const tags = ['Webhooks'];
 
-/** `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (docs/API.md §12; docs/guides/webhooks.md). */
+/**
+ * `/v1/events/:eventId/redeliver`, `/v1/webhook_endpoints` and `/v1/webhook_deliveries` (docs/API.md §12;
+ * docs/guides/webhooks.md). Registered right after the events routes, so the redeliver route keeps its
+ * place beside them in the OpenAPI document.
+ */
 export function registerWebhookRoutes(api: Api, webhooks: WebhooksService): void {
+  api.post(
+    '/events/:eventId/redeliver',
+    {
+      schema: {
+        tags: ['Events', 'Webhooks'],
+        operationId: 'events_redeliver',
+        summary: 'Redeliver an event',
+        description:
+          'Sends the event again to `endpointId`, or to every enabled endpoint of its mode that subscribes to its type, with a fresh retry schedule. ' +
+          'The `webhook-id` stays the event id, so receivers that de-duplicate see a repeat.',
+        querystring: LivemodeQuery,
+        params: EventIdParams,
+        body: RedeliverBody,
+        response: { 200: Envelope(Type.Object({ deliveries: Type.Array(WebhookDelivery) })), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { merchant } = requireAuth(request);
+      return succeeded(await webhooks.redeliver(merchant, modeFilter(merchant, request.query.livemode), request.params.eventId, request.body?.endpointId ?? undefined));
+    },
+  );
   api.post(
     '/webhook_endpoints',
     {

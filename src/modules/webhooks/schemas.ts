@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { eventTypes } from '../events/record.ts';
-import { EventSchema } from '../events/schemas.ts';
+import { EventSchema, eventTypes } from '../events/index.ts';
 
 export const maxEndpointsPerMode = 16;
 

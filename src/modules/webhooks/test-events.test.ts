@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Value } from 'typebox/value';
 import { isId } from '../../crypto/ids.ts';
-import { eventTypes } from '../events/record.ts';
-import { Entitlement } from '../entitlements/schemas.ts';
-import { PayinDetails } from '../payment-pages/schemas.ts';
-import { PayoutPage } from '../payout-pages/schemas.ts';
-import { Refund } from '../refunds/schemas.ts';
+import { eventTypes } from '../events/index.ts';
+import { Entitlement } from '../entitlements/index.ts';
+import { PayinDetails } from '../payment-pages/index.ts';
+import { PayoutPage } from '../payout-pages/index.ts';
+import { Refund } from '../refunds/index.ts';
 import { exampleEventData, isTestEventId, newTestEventId, testObjectIds } from './test-events.ts';
 
 const context = { merchantId: 'mer_0000000000000000000000000000000001', livemode: false, publicUrl: 'http://paysail.test', now: new Date('2026-01-01T00:00:00Z') };

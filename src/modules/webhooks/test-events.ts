@@ -1,5 +1,5 @@
 import { newId } from '../../crypto/ids.ts';
-import type { EventType } from '../events/record.ts';
+import type { EventType } from '../events/index.ts';
 
 /**
  * Test events (`POST /v1/webhook_endpoints/:id/test`, the dashboard's "Send test event"): an example

@@ -2,7 +2,8 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/client.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock, JobDefinition } from '../../jobs/worker.ts';
+import type { JobDefinition } from '../../jobs/worker.ts';
+import type { Clock } from '../../clock.ts';
 import { claimProbe, ensureUnpark, unparkQueue } from './deferral.ts';
 import { afterCircuit, circuitState, type DeliveryGate } from './fairness.ts';
 

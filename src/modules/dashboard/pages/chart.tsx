@@ -28,8 +28,10 @@ const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFra
  * no CDN). The SVG is an image with a title and a description that states the totals; the exact
  * numbers follow in a table for screen readers and for anyone who wants them.
  */
-export function VolumeChart(props: { days: string[]; series: DailySeries }) {
-  const { days, series } = props;
+export function VolumeChart(props: { days: string[]; lastDay: string; bucketDays: number; period: string; series: DailySeries }) {
+  const { days, series, bucketDays } = props;
+  const per = bucketDays === 1 ? 'day' : 'week';
+  const tickEvery = bucketDays === 1 ? 7 : Math.max(1, Math.ceil(days.length / 10));
   const id = `chart-${series.currency.toLowerCase()}`;
   const plotWidth = width - margin.left - margin.right;
   const plotHeight = height - margin.top - margin.bottom;
@@ -40,14 +42,13 @@ export function VolumeChart(props: { days: string[]; series: DailySeries }) {
   const totalPayments = series.payments.reduce((sum, value) => sum + value, 0);
   const totalPayouts = series.payouts.reduce((sum, value) => sum + value, 0);
   const first = days[0] ?? '';
-  const last = days[days.length - 1] ?? '';
   const description =
-    `Per day from ${first} to ${last} (UTC days): payments ${formatMoney(totalPayments, series.currency)} in total (${plural(series.paymentCount, 'payment')}), ` +
+    `Per ${per} from ${first} to ${props.lastDay} (UTC days): payments ${formatMoney(totalPayments, series.currency)} in total (${plural(series.paymentCount, 'payment')}), ` +
     `payouts ${formatMoney(totalPayouts, series.currency)} in total (${plural(series.payoutCount, 'payout')}).`;
   return (
     <figure class="card chart">
       <figcaption>
-        <strong>{series.currency}</strong>: payment and payout volume, last {days.length} days
+        <strong>{series.currency}</strong>: payment and payout volume, {props.period}
       </figcaption>
       <div class="legend" aria-hidden="true">
         <span>
@@ -60,7 +61,7 @@ export function VolumeChart(props: { days: string[]; series: DailySeries }) {
         </span>
       </div>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby={`${id}-title ${id}-desc`} xmlns="http://www.w3.org/2000/svg">
-        <title id={`${id}-title`}>{`${series.currency} payments and payouts per day`}</title>
+        <title id={`${id}-title`}>{`${series.currency} payments and payouts per ${per}`}</title>
         <desc id={`${id}-desc`}>{description}</desc>
         {[0, 0.5, 1].map((fraction) => (
           <g>
@@ -78,7 +79,7 @@ export function VolumeChart(props: { days: string[]; series: DailySeries }) {
             <g>
               {paymentValue > 0 ? <rect x={x} y={y(paymentValue)} width={barWidth} height={margin.top + plotHeight - y(paymentValue)} fill={paymentColor} /> : null}
               {payoutValue > 0 ? <rect x={x + barWidth} y={y(payoutValue)} width={barWidth} height={margin.top + plotHeight - y(payoutValue)} fill={payoutColor} /> : null}
-              {(index % 7 === 0 && index < days.length - 4) || index === days.length - 1 ? (
+              {(index % tickEvery === 0 && index < days.length - Math.ceil(tickEvery / 2)) || index === days.length - 1 ? (
                 <text x={x + barWidth} y={height - 8} text-anchor="middle" font-size="14" fill="#475569">
                   {day.slice(5)}
                 </text>
@@ -89,11 +90,11 @@ export function VolumeChart(props: { days: string[]; series: DailySeries }) {
       </svg>
       <details>
         <summary>Show the numbers</summary>
-        <div class="table-wrap" role="region" aria-label={`${series.currency} volume per day`} tabindex={0}>
+        <div class="table-wrap" role="region" aria-label={`${series.currency} volume per ${per}`} tabindex={0}>
           <table>
             <thead>
               <tr>
-                <th scope="col">Day (UTC)</th>
+                <th scope="col">{bucketDays === 1 ? 'Day (UTC)' : 'Week from (UTC)'}</th>
                 <th scope="col" class="num">
                   Payments
                 </th>

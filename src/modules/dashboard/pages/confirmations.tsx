@@ -1,7 +1,7 @@
 import type { Child } from 'hono/jsx';
-import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
-import type { PaymentPageResponse } from '../../payment-pages/schemas.ts';
-import type { SubscriptionResponse } from '../../subscriptions/schemas.ts';
+import type { PayoutPageResponse } from '../../payout-pages/index.ts';
+import type { PaymentPageResponse } from '../../payment-pages/index.ts';
+import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import type { PaymentAttemptView } from '../presenters/payment-pages.ts';
 import { formatMoney } from './components.tsx';
 import type { Confirmation } from './confirm-dialog.tsx';

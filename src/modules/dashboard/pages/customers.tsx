@@ -6,7 +6,7 @@ import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import { Badge, CsrfField, DataTable, EmptyState, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
-import type { KycReviewItem } from '../../kyc/review.ts';
+import type { KycReviewItem } from '../../kyc/index.ts';
 import { KycReviewCard, KycReviewQueue } from './kyc-review.tsx';
 
 const kycExplanations: Record<string, string> = {

@@ -1,4 +1,4 @@
-import type { FraudReportResponse } from '../../fraud-reports/schemas.ts';
+import type { FraudReportResponse } from '../../fraud-reports/index.ts';
 import { modePath } from '../paths.ts';
 import type { FraudReportFilters } from '../presenters/fraud-reports.ts';
 import type { PageOf } from '../presenters/pagination.ts';

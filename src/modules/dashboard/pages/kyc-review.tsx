@@ -1,4 +1,4 @@
-import type { KycReviewItem } from '../../kyc/review.ts';
+import type { KycReviewItem } from '../../kyc/index.ts';
 import { modePath } from '../paths.ts';
 import { CsrfField, DataTable, Time } from './components.tsx';
 import type { Frame } from './layout.tsx';

@@ -120,6 +120,17 @@ pre { background: #0f172a; color: #e2e8f0; padding: 1rem; border-radius: 8px; ov
 pre:focus { outline: 3px solid #93c5fd; }
 .code { font-size: 1.6rem; font-weight: 700; letter-spacing: 0.2em; font-family: ui-monospace, Menlo, monospace; }
 .chart svg { width: 100%; height: auto; display: block; }
+.ranges { display: flex; flex-wrap: wrap; gap: 0.35rem; list-style: none; padding: 0; margin: 0.5rem 0; }
+.ranges a { display: block; padding: 0.3rem 0.75rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; font-size: 0.9rem; background: #fff; }
+.ranges a[aria-current="page"] { background: #1e3a8a; border-color: #1e3a8a; color: #fff; font-weight: 600; }
+.figure h3 { margin: 0; font-size: 0.95rem; color: var(--muted); }
+.figure .big { font-size: 1.8rem; font-weight: 700; margin: 0.2rem 0; font-variant-numeric: tabular-nums; }
+.change { font-weight: 600; white-space: nowrap; }
+th[scope="row"] { color: var(--ink); font-size: inherit; text-align: left; }
+.grid + .table-wrap { margin-top: 1rem; }
+.change.up { color: #065f46; }
+.change.down { color: #991b1b; }
+.change.same { color: var(--muted); }
 .legend { display: flex; gap: 1rem; font-size: 0.9rem; margin: 0.25rem 0; }
 .legend .swatch-payments { background: #1d4ed8; }
 .legend .swatch-payouts { background: #047857; }
@@ -127,6 +138,11 @@ pre:focus { outline: 3px solid #93c5fd; }
 .crumbs { font-size: 0.9rem; margin: 0.5rem 0 0; }
 .split { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0.5rem; }
 .split h1 { margin-bottom: 0.5rem; }
+.split > .button { width: auto; margin: 0; padding: 0.5rem 1.1rem; }
+.form-field { margin-top: 0.25rem; }
+.form-field .error { margin: 0.25rem 0 0; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.25rem 1rem 1rem; margin: 0.5rem 0; }
+legend { font-weight: 600; padding: 0 0.3rem; }
 .split > * { min-width: 0; overflow-wrap: anywhere; }
 form.inline.role-form { display: inline-flex; gap: 0.4rem; align-items: center; }
 .role-form select { width: auto; min-width: 9rem; padding: 0.4rem 0.5rem; }

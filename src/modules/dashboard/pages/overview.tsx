@@ -3,6 +3,16 @@ import type { OverviewView } from '../presenters/overview.ts';
 import { DataTable, EmptyState, Money } from './components.tsx';
 import { VolumeChart } from './chart.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
+import { PeriodFigures, RangePicker } from './overview-figures.tsx';
+import { describeRange, rangePresets, utcDay, type DayRange } from '../date-range.ts';
+
+/** How the chart names its period: "last 30 days", "month to date", or the custom days. */
+function periodInWords(range: DayRange): string {
+  if (range.preset === 'custom') {
+    return describeRange(range);
+  }
+  return rangePresets[range.preset].label.replace(/^Last/, 'last').replace(/^Month/, 'month');
+}
 
 export function OverviewPage(props: { frame: Frame; overview: OverviewView }) {
   const { frame, overview } = props;
@@ -36,15 +46,21 @@ export function OverviewPage(props: { frame: Frame; overview: OverviewView }) {
         )}
       </DataTable>
       {!frame.liveEnabled ? <p class="muted">Live balances appear once your operator enables live mode.</p> : null}
-      <h2>Volume, last 30 days ({frame.mode})</h2>
+      <RangePicker mode={frame.mode} range={overview.range} />
+      <PeriodFigures range={overview.range} summary={overview.summary} />
+      <h2>
+        Volume, {periodInWords(overview.range)} ({frame.mode})
+      </h2>
       {overview.volume.series.length === 0 ? (
-        <EmptyState title={`No payments or payouts in ${frame.mode} in the last 30 days.`}>
+        <EmptyState title={`No payments or payouts in ${frame.mode} in ${overview.range.preset === 'custom' ? 'this period' : `the ${periodInWords(overview.range)}`}.`}>
           <p>
             Successful card payments and processed payouts show here per day. {frame.mode === 'sandbox' ? 'Create a payment page with livemode=false and pay it with the test card 4242 4242 4242 4242 to see one.' : ''}
           </p>
         </EmptyState>
       ) : (
-        overview.volume.series.map((series) => <VolumeChart days={overview.volume.days} series={series} />)
+        overview.volume.series.map((series) => (
+          <VolumeChart days={overview.volume.days} lastDay={utcDay(overview.range.to)} bucketDays={overview.volume.bucketDays} period={periodInWords(overview.range)} series={series} />
+        ))
       )}
     </DashboardPage>
   );

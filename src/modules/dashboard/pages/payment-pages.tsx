@@ -15,7 +15,12 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
   const path = modePath(frame.mode, '/payment-pages');
   return (
     <DashboardPage frame={frame} section="payment-pages" title="Payment pages">
-      <h1>Payment pages</h1>
+      <div class="split">
+        <h1>Payment pages</h1>
+        <a class="button" href={modePath(frame.mode, '/payment-pages/new')}>
+          New payment page
+        </a>
+      </div>
       <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} />
       {result.items.length === 0 ? (
         props.status ? (

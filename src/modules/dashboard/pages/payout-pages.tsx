@@ -1,4 +1,4 @@
-import { payoutPageStatuses } from '../../payout-pages/states.ts';
+import { payoutPageStatuses } from '../../payout-pages/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
@@ -28,7 +28,12 @@ export function PayoutPagesPage(props: { frame: Frame; filter: string; result: P
   const path = modePath(frame.mode, '/payout-pages');
   return (
     <DashboardPage frame={frame} section="payout-pages" title="Payouts">
-      <h1>Payout pages</h1>
+      <div class="split">
+        <h1>Payout pages</h1>
+        <a class="button" href={modePath(frame.mode, '/payout-pages/new')}>
+          New payout page
+        </a>
+      </div>
       <StatusFilter path={path} label="Filter payout pages" options={filterOptions} selected={props.filter} />
       {result.items.length === 0 ? (
         props.filter ? (

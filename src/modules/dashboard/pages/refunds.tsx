@@ -1,6 +1,6 @@
 import type { RefundView } from '../../refunds/index.ts';
 import { modePath } from '../paths.ts';
-import type { PaymentPageResponse } from '../../payment-pages/schemas.ts';
+import type { PaymentPageResponse } from '../../payment-pages/index.ts';
 import { Badge, CsrfField, DataTable, EmptyState, Money, Time } from './components.tsx';
 import { ConfirmDialog, confirmId } from './confirm-dialog.tsx';
 import { refundConfirmation } from './confirmations.tsx';

@@ -1,5 +1,5 @@
 import { subscriptionStatuses, type SubscriptionStatus } from '../../../db/schema/index.ts';
-import type { SubscriptionResponse } from '../../subscriptions/schemas.ts';
+import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';

@@ -1,7 +1,5 @@
-import { eventTypes } from '../../events/record.ts';
-import type { EventView } from '../../events/schemas.ts';
-import type { WebhookDeliveryView, WebhookEndpointView } from '../../webhooks/schemas.ts';
-import { isTestEventId } from '../../webhooks/test-events.ts';
+import { eventTypes, type EventView } from '../../events/index.ts';
+import { isTestEventId, type WebhookDeliveryView, type WebhookEndpointView } from '../../webhooks/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EventRowView } from '../presenters/webhooks.ts';

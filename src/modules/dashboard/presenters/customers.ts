@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { customers, kycStatuses, kycVerifications, paymentPages, payoutPages, refunds, subscriptions, type KycStatus } from '../../../db/schema/index.ts';
-import type { CustomersService } from '../../customers/service.ts';
+import type { CustomersService } from '../../customers/index.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface CustomerFilters {

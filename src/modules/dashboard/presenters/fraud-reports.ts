@@ -1,6 +1,5 @@
-import type { Merchant } from '../../merchants/service.ts';
-import type { FraudReportsService } from '../../fraud-reports/service.ts';
-import type { FraudReportListInput, FraudReportResponse } from '../../fraud-reports/schemas.ts';
+import type { Merchant } from '../../merchants/index.ts';
+import type { FraudReportListInput, FraudReportResponse, FraudReportsService } from '../../fraud-reports/index.ts';
 import { pageSize, type PageOf } from './pagination.ts';
 import type { PaymentPagesPresenter } from './payment-pages.ts';
 

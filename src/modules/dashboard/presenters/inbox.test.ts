@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pageCreatedEmail, verificationCodeEmail } from '../../payout-pages/emails.ts';
+import { pageCreatedEmail, verificationCodeEmail } from '../../payout-pages/index.ts';
 import { verificationCodeOf } from './inbox.ts';
 
 test('the inbox finds the code of a payout page verification e-mail, even with digits in the merchant name', () => {

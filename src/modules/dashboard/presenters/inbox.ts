@@ -2,7 +2,7 @@ import { and, desc, eq, notInArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { emails } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
-import { openEmailContentOrPlaceholder, openEmailField, unreadableEmailField, type SealedEmailField } from '../../email/sealing.ts';
+import { openEmailContentOrPlaceholder, openEmailField, unreadableEmailField, type SealedEmailField } from '../../email/index.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface InboxRowView {

@@ -1,9 +1,8 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { customers, fraudReports, paymentPageStatuses, paymentPages, payments, type PaymentPageStatus } from '../../../db/schema/index.ts';
-import type { Merchant } from '../../merchants/service.ts';
-import type { PaymentPagesService } from '../../payment-pages/service.ts';
-import type { PaymentPageResponse } from '../../payment-pages/schemas.ts';
+import type { Merchant } from '../../merchants/index.ts';
+import type { PaymentPageResponse, PaymentPagesService } from '../../payment-pages/index.ts';
 import type { RefundsService, RefundView } from '../../refunds/index.ts';
 import { readPage, type PageOf } from './pagination.ts';
 import { stripeDashboardUrl } from './provider-links.ts';

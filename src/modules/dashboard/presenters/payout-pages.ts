@@ -1,11 +1,8 @@
 import { and, asc, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { payoutAttempts, payoutPageStatusHistory, payoutPages } from '../../../db/schema/index.ts';
-import { explorerUrl, railReferenceUrl } from '../../payout-pages/rails/explorer.ts';
-import type { Merchant } from '../../merchants/service.ts';
-import type { PayoutPagesService } from '../../payout-pages/service.ts';
-import type { PayoutPageResponse } from '../../payout-pages/schemas.ts';
-import { findTransition, isFinal, payoutPageStatuses, payoutPageSubStatuses, type PayoutPageStatus, type PayoutPageSubStatus } from '../../payout-pages/states.ts';
+import { explorerUrl, findTransition, isFinal, payoutPageStatuses, payoutPageSubStatuses, railReferenceUrl, type PayoutPageResponse, type PayoutPagesService, type PayoutPageStatus, type PayoutPageSubStatus } from '../../payout-pages/index.ts';
+import type { Merchant } from '../../merchants/index.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface PayoutPageRowView {

@@ -1,8 +1,8 @@
 import { and, desc, eq, not, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { customers, entitlements, invoices, subscriptionStatuses, subscriptions, type SubscriptionStatus } from '../../../db/schema/index.ts';
-import type { Merchant } from '../../merchants/service.ts';
-import type { SubscriptionsService } from '../../subscriptions/service.ts';
+import type { Merchant } from '../../merchants/index.ts';
+import type { SubscriptionsService } from '../../subscriptions/index.ts';
 import { readPage, type PageOf } from './pagination.ts';
 
 export interface SubscriptionRowView {

@@ -2,14 +2,9 @@ import { and, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-or
 import type { Database } from '../../../db/client.ts';
 import { events, webhookDeliveries, webhookEndpoints } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
-import type { Merchant } from '../../merchants/service.ts';
-import type { EventsService } from '../../events/service.ts';
-import { eventTypes, type EventType } from '../../events/record.ts';
-import type { WebhooksService } from '../../webhooks/service.ts';
-import { secretAssociatedData } from '../../webhooks/delivery.ts';
-import { subscribes } from '../../webhooks/rules.ts';
-import { testEventIdPrefix } from '../../webhooks/test-events.ts';
-import type { WebhookDeliveryView } from '../../webhooks/schemas.ts';
+import type { Merchant } from '../../merchants/index.ts';
+import { eventTypes, type EventsService, type EventType } from '../../events/index.ts';
+import { secretAssociatedData, subscribes, testEventIdPrefix, type WebhookDeliveryView, type WebhooksService } from '../../webhooks/index.ts';
 import { pageSize, readPage, type PageOf } from './pagination.ts';
 
 export interface EventRowView {

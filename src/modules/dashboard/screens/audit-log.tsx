@@ -6,24 +6,12 @@ import { wrongParameter } from '../../../http/errors.ts';
 import { auditActorTypes } from '../../../db/schema/index.ts';
 import type { AuditLog, AuditPageInput } from '../../audit/index.ts';
 import { field, screen, type ScreenTools } from '../context.ts';
+import { dayMs, parseDay } from '../date-range.ts';
 import { AuditLogPage, type AuditLogFilters } from '../pages/audit-log.tsx';
 
-const dayMs = 24 * 60 * 60 * 1000;
 /** Rows the screen shows a page; the CSV reads the log in pages of `exportBatch`. */
 const screenPageSize = 50;
 const exportBatch = 500;
-
-/** `YYYY-MM-DD` (a UTC day) → epoch ms of its start; anything else → 400 naming the field. */
-function parseDay(raw: string, name: string): number | undefined {
-  if (raw === '') {
-    return undefined;
-  }
-  const time = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00.000Z`) : Number.NaN;
-  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== raw) {
-    throw wrongParameter(name, 'must be a day written YYYY-MM-DD');
-  }
-  return time;
-}
 
 /** The screen's and the CSV's filters, checked: a value that is not one of ours is 400 WRONG_PARAMETER naming it. */
 export function parseAuditFilters(query: unknown): { filters: AuditLogFilters; input: AuditPageInput } {

@@ -1,7 +1,6 @@
 import type { Api } from '../../../http/types.ts';
-import type { KycReviews } from '../../kyc/review.ts';
-import type { ErasureService } from '../../data-rights/service.ts';
-import type { CustomerExportService } from '../../data-rights/export.ts';
+import type { KycReviews } from '../../kyc/index.ts';
+import type { CustomerExportService, ErasureService } from '../../data-rights/index.ts';
 import { AppError } from '../../../http/errors.ts';
 import { field, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';

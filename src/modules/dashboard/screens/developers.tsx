@@ -1,5 +1,5 @@
 import type { Api } from '../../../http/types.ts';
-import type { MerchantsService } from '../../merchants/service.ts';
+import type { MerchantsService } from '../../merchants/index.ts';
 import { field, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath, withQuery } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';

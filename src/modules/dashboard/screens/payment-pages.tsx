@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Api } from '../../../http/types.ts';
-import type { PaymentPagesService } from '../../payment-pages/service.ts';
+import type { PaymentPagesService } from '../../payment-pages/index.ts';
 import type { RefundsService } from '../../refunds/index.ts';
 import { refundReasons, type RefundReason } from '../../../db/schema/index.ts';
 import { AppError } from '../../../http/errors.ts';

@@ -1,5 +1,5 @@
 import type { Api } from '../../../http/types.ts';
-import type { PayoutPagesService } from '../../payout-pages/service.ts';
+import type { PayoutPagesService } from '../../payout-pages/index.ts';
 import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';

@@ -1,6 +1,6 @@
 import type { Api } from '../../../http/types.ts';
-import type { Clock } from '../../../jobs/worker.ts';
-import type { SubscriptionsService } from '../../subscriptions/service.ts';
+import type { Clock } from '../../../clock.ts';
+import type { SubscriptionsService } from '../../subscriptions/index.ts';
 import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';

@@ -1,7 +1,7 @@
 import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
-import { eventTypes, type EventType } from '../../events/record.ts';
-import type { WebhooksService } from '../../webhooks/service.ts';
+import { eventTypes, type EventType } from '../../events/index.ts';
+import type { WebhooksService } from '../../webhooks/index.ts';
 import { field, fieldValues, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
 import { modePath, withQuery } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';

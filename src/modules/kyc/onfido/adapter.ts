@@ -1,10 +1,10 @@
 import type { Applicant, ApplicantBuilder, CountryCodes, DefaultApi, Region, Report } from '@onfido/api';
 import countries from 'i18n-iso-countries';
 import type { Logger } from 'pino';
-import type { KycData } from '../../customers/rules.ts';
+import type { KycData } from '../../customers/index.ts';
 import type { CaptureSources, KycCheckKind, KycProvider } from '../providers/types.ts';
 import { dataReport, documentReports, mapOnfidoResult } from './mapping.ts';
-import { loadProviderPackage } from '../../providers/sdk.ts';
+import { loadProviderPackage } from '../../providers/index.ts';
 
 export type OnfidoRegion = 'EU' | 'US' | 'CA';
 

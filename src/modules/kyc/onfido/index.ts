@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { OnfidoSettings } from '../../../config/onfido.ts';
 import type { Database } from '../../../db/client.ts';
-import type { Clock, JobDefinition } from '../../../jobs/worker.ts';
+import type { JobDefinition } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import type { ProviderCheck, ProviderWebhookHandler } from '../../providers/index.ts';
 import type { KycProvider } from '../providers/types.ts';
 import { createOnfidoKycProvider } from './adapter.ts';

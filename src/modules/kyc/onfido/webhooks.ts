@@ -2,9 +2,9 @@ import type { DefaultApi, WebhookEventVerifier } from '@onfido/api';
 import type { Logger } from 'pino';
 import type { Database } from '../../../db/client.ts';
 import { AppError } from '../../../http/errors.ts';
-import type { Clock, JobDefinition } from '../../../jobs/worker.ts';
-import { recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../../providers/index.ts';
-import { loadProviderPackage } from '../../providers/sdk.ts';
+import type { JobDefinition } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
+import { loadProviderPackage, recordProviderEvent, type ProviderCheck, type ProviderWebhookHandler } from '../../providers/index.ts';
 import { onfidoCall, verificationIdOfTags } from './adapter.ts';
 
 export const onfidoEventQueue = 'onfido.event';

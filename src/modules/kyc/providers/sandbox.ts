@@ -1,8 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
-import type { Clock } from '../../../jobs/worker.ts';
-import type { KycData } from '../../customers/rules.ts';
+import type { Clock } from '../../../clock.ts';
+import type { KycData } from '../../customers/index.ts';
 import type { KycOutcome, KycProvider, StepUpCapture } from './types.ts';
 
 const providerName = 'sandbox-kyc';

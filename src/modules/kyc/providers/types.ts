@@ -1,4 +1,4 @@
-import type { KycData } from '../../customers/rules.ts';
+import type { KycData } from '../../customers/index.ts';
 
 /**
  * What a verification's current check says, in our language (each adapter maps its provider's

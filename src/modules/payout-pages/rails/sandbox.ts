@@ -1,7 +1,7 @@
 import { and, eq, gte, lt } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { sandboxProviderRecords } from '../../../db/schema/index.ts';
-import type { Clock } from '../../../jobs/worker.ts';
+import type { Clock } from '../../../clock.ts';
 import type { PayoutDestination } from '../destinations.ts';
 import type { PayoutRail, PayoutRailRecord, PayoutRailStatus } from './types.ts';
 import { sandboxTransactionHash } from './explorer.ts';

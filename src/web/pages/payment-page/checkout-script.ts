@@ -1,4 +1,4 @@
-import { schemeHints } from '../../../modules/card-processor/bin-table.ts';
+import { schemeHints } from '../../../modules/card-processor/index.ts';
 import { cardSchemeNames } from '../../../modules/payments/index.ts';
 import { checkoutMessages } from './checkout-messages.ts';
 

@@ -1,4 +1,4 @@
-import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
+import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
 
 /** Styles of the order summary; pages that show it add these to their own. */
 export const orderSummaryStyles = `

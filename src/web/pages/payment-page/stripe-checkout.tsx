@@ -1,6 +1,6 @@
 import { Layout } from '../../layout.tsx';
 import type { ExtraSources } from '../../security.ts';
-import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
+import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
 import { formatAmount, SandboxNote, stateStyles } from './views.tsx';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
 

@@ -1,5 +1,5 @@
 import { Layout } from '../../layout.tsx';
-import type { PaymentPageResponse } from '../../../modules/payment-pages/schemas.ts';
+import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
 import { cardSchemeNames as schemeNames } from '../../../modules/payments/index.ts';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
 import { checkoutScript } from './checkout-script.ts';

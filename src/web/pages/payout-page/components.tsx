@@ -1,7 +1,6 @@
 import type { Child } from 'hono/jsx';
 import { Layout } from '../../layout.tsx';
-import { formatAmount } from '../../../modules/payout-pages/emails.ts';
-import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
+import { formatAmount, type CryptoNetwork, type PayoutMethodType } from '../../../modules/payout-pages/index.ts';
 
 /**
  * The hosted payout page's building blocks. Server-rendered with hono/jsx (every interpolated value

@@ -1,6 +1,5 @@
 import type { AppError } from '../../../http/errors.ts';
-import type { KycInput } from '../../../modules/payout-pages/schemas.ts';
-import type { PayoutDestination, PayoutMethodInput, PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
+import type { KycInput, PayoutDestination, PayoutMethodInput, PayoutMethodType } from '../../../modules/payout-pages/index.ts';
 import { networkLabels, type DestinationValues, type FieldErrors } from './views.tsx';
 
 /** Reading the hosted payout page's form posts: field values, and API errors mapped back onto form fields. */

@@ -1,4 +1,4 @@
-import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
+import type { CryptoNetwork, PayoutMethodType } from '../../../modules/payout-pages/index.ts';
 import { Csrf, DeclineLink, ErrorSummary, Field, Shell, methodLabels, networkLabels, type FieldErrors, type PageSummary } from './components.tsx';
 
 /** Verified, CREATED: which method. A GET form, so it works without JavaScript and without state. */

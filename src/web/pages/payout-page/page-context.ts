@@ -2,12 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../http/errors.ts';
 import { isId } from '../../../crypto/ids.ts';
 import { formActionOrigins, type WebTools } from '../../scope.ts';
-import type { Clock } from '../../../jobs/worker.ts';
-import type { PayoutPagesService } from '../../../modules/payout-pages/service.ts';
-import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
-import type { PayoutMethodType } from '../../../modules/payout-pages/destinations.ts';
-import { isRetryable } from '../../../modules/payout-pages/customer-flow.ts';
-import { explorerUrl } from '../../../modules/payout-pages/rails/explorer.ts';
+import type { Clock } from '../../../clock.ts';
+import { explorerUrl, isRetryable, type PayoutMethodType, type PayoutPageRow, type PayoutPagesService } from '../../../modules/payout-pages/index.ts';
 import { DeclinePage, DestinationPage, KycPage, StatusPage, VerifyPage, statusCopy, type DestinationValues, type FieldErrors, type PageSummary, type VerifyNotice } from './views.tsx';
 
 export const sessionCookieName = 'ps_payout_session';

@@ -2,13 +2,12 @@ import { Type } from 'typebox';
 import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
 import type { WebTools } from '../../scope.ts';
-import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
-import { isRetryable } from '../../../modules/payout-pages/customer-flow.ts';
+import { isRetryable, type PayoutPageRow } from '../../../modules/payout-pages/index.ts';
 import { LockedPage, MethodPage, ReviewPage, type DestinationValues, type VerifyNotice } from './views.tsx';
 import { destinationErrors, destinationInput, isMethod, kycErrors, kycInput, reviewDisplay, text } from './form-input.ts';
 import { csrfScope, payoutPageContext, sessionCookieName, type PayoutPageDeps } from './page-context.ts';
 import { createPayoutStepUp } from './step-up.tsx';
-import type { KycService } from '../../../modules/kyc/service.ts';
+import type { KycService } from '../../../modules/kyc/index.ts';
 
 export { sessionCookieName } from './page-context.ts';
 

@@ -5,10 +5,8 @@ import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
 import { Layout } from '../../layout.tsx';
 import type { RenderOptions, WebTools } from '../../scope.ts';
-import type { KycService } from '../../../modules/kyc/service.ts';
-import type { CapturedDocuments, StepUpCapture } from '../../../modules/kyc/providers/types.ts';
-import type { PayoutPageRow } from '../../../modules/payout-pages/repository.ts';
-import { formatAmount } from '../../../modules/payout-pages/emails.ts';
+import type { CapturedDocuments, KycService, StepUpCapture } from '../../../modules/kyc/index.ts';
+import { formatAmount, type PayoutPageRow } from '../../../modules/payout-pages/index.ts';
 import { pageStyles, type PageSummary } from './views.tsx';
 
 /**

@@ -1,4 +1,4 @@
-import { formatDate } from '../../../modules/payout-pages/emails.ts';
+import { formatDate } from '../../../modules/payout-pages/index.ts';
 import { Csrf, Shell, type PageSummary } from './components.tsx';
 
 export type VerifyNotice = 'sent' | 'recently_sent' | 'too_many' | 'wrong' | 'no_code' | 'session_expired' | null;

@@ -1,7 +1,6 @@
 import type { Blockchain, initiateDeveloperControlledWalletsClient, Transaction } from '@circle-fin/developer-controlled-wallets';
 import { v5 as uuidv5 } from 'uuid';
-import { withPlainErrors } from '../../../providers/index.ts';
-import { loadProviderPackage } from '../../../providers/sdk.ts';
+import { loadProviderPackage, withPlainErrors } from '../../../providers/index.ts';
 import type { CryptoNetwork } from '../../destinations.ts';
 import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { circleTransactionStatus } from './status.ts';

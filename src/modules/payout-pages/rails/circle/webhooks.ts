@@ -1,7 +1,8 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { Database } from '../../../../db/client.ts';
 import { AppError } from '../../../../http/errors.ts';
-import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
+import type { JobDefinition } from '../../../../jobs/worker.ts';
+import type { Clock } from '../../../../clock.ts';
 import { plainProviderError, providerCall, recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
 import type { PayoutRailUpdates } from '../types.ts';
 import type { CircleClient } from './rail.ts';

@@ -1,5 +1,6 @@
 import type { Database } from '../../../../db/client.ts';
-import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
+import type { JobDefinition } from '../../../../jobs/worker.ts';
+import type { Clock } from '../../../../clock.ts';
 import { providerCall, type ProviderCheck, type ProviderWebhookHandler } from '../../../providers/index.ts';
 import type { PayoutRail, PayoutRailUpdates } from '../types.ts';
 import { createIncreaseClient, createIncreaseRail, type IncreaseRailOptions } from './rail.ts';

@@ -1,6 +1,5 @@
 import type Increase from 'increase';
-import { withPlainErrors } from '../../../providers/index.ts';
-import { loadProviderPackage } from '../../../providers/sdk.ts';
+import { loadProviderPackage, withPlainErrors } from '../../../providers/index.ts';
 import type { PayoutRail, PayoutRailListing, PayoutRailRecord, PayoutSubmission } from '../types.ts';
 import { increaseRtpTransferStatus, increaseTransferStatus } from './status.ts';
 

@@ -1,7 +1,8 @@
 import type Increase from 'increase';
 import type { Database } from '../../../../db/client.ts';
 import { AppError } from '../../../../http/errors.ts';
-import type { Clock, JobDefinition } from '../../../../jobs/worker.ts';
+import type { JobDefinition } from '../../../../jobs/worker.ts';
+import type { Clock } from '../../../../clock.ts';
 import { providerCall, recordProviderEvent, type ProviderWebhookHandler } from '../../../providers/index.ts';
 import type { PayoutRailUpdates } from '../types.ts';
 

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { KeyRing } from '../../crypto/keyring.ts';
-import { wrongParameter } from '../../http/errors.ts';
+import type { KeyRing } from '../crypto/keyring.ts';
+import { wrongParameter } from './errors.ts';
 
 /**
  * Keyset paging over (createdAt, id), newest first: a page ends where the next one starts, so rows

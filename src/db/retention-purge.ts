@@ -1,4 +1,4 @@
-import type { Database, Executor } from '../../db/client.ts';
+import type { Database, Executor } from './client.ts';
 
 /**
  * One category's part of retention, implemented by the module that owns the rows: how many rows are

@@ -1,0 +1,5 @@
+/**
+ * Merchants, their API keys and PII keys, and the hook other modules run when a merchant is created.
+ * Other modules and the app use it through this file only.
+ */
+export { type AuthenticatedKey, createMerchantsService, type Merchant, type MerchantsService, passwordHashOptions, type PiiKey } from './service.ts';
