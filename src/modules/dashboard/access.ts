@@ -66,12 +66,17 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
 
   'GET /:mode/payout-pages': sees('payout-pages'),
   'GET /:mode/payout-pages/:payoutPageId': sees('payout-pages'),
+  // The create form is the first step of an action: shown to those who may post it.
+  'GET /:mode/payout-pages/new': support,
+  'POST /:mode/payout-pages': support,
   'POST /:mode/payout-pages/:payoutPageId/release': support,
   'POST /:mode/payout-pages/:payoutPageId/reissue': support,
   'POST /:mode/payout-pages/:payoutPageId/cancel': support,
 
   'GET /:mode/payment-pages': sees('payment-pages'),
   'GET /:mode/payment-pages/:pageId': sees('payment-pages'),
+  'GET /:mode/payment-pages/new': support,
+  'POST /:mode/payment-pages': support,
   'POST /:mode/payment-pages/:pageId/expire': support,
   'POST /:mode/payment-pages/:pageId/refund': support,
 

@@ -6,10 +6,9 @@ import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, wrongParameter } from '../../http/errors.ts';
-import type { Clock } from '../../jobs/worker.ts';
-import { enqueueEmail } from '../email/enqueue.ts';
-import { renderEmail } from '../email/templates.ts';
-import { passwordHashOptions } from '../merchants/service.ts';
+import type { Clock } from '../../clock.ts';
+import { enqueueEmail, renderEmail } from '../email/index.ts';
+import { passwordHashOptions } from '../merchants/index.ts';
 import { isRole, mayManageOwners, roles, roleWords, type Role } from './access.ts';
 import { endSessionsOfUser, maximumPasswordLength, minimumPasswordLength, openSession } from './session.ts';
 
