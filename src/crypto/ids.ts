@@ -20,6 +20,7 @@ export const idPrefixes = {
   dashboardSession: 'dss_',
   recoveryCode: 'rcc_',
   signInChallenge: 'sic_',
+  dashboardInvite: 'dsi_',
   job: 'job_',
   kycVerification: 'kyc_',
   kycReview: 'kyr_',

@@ -1,4 +1,5 @@
-import { boolean, customType, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, customType, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -45,6 +46,13 @@ export const apiKeys = pgTable(
   (table) => [index('api_keys_merchant').on(table.merchantId)],
 );
 
+/**
+ * A dashboard user's role (issue 18 item 11): what each may see and do is the matrix in
+ * src/modules/dashboard/access.ts. The first user of a merchant (operator, CLI, admin API) is an owner.
+ */
+export const dashboardRoles = ['owner', 'admin', 'developer', 'support', 'viewer'] as const;
+export type DashboardRole = (typeof dashboardRoles)[number];
+
 export const dashboardUsers = pgTable(
   'dashboard_users',
   {
@@ -54,10 +62,15 @@ export const dashboardUsers = pgTable(
       .references(() => merchants.id),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
+    role: text('role').$type<DashboardRole>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },
-  (table) => [uniqueIndex('dashboard_users_email_unique').on(table.email)],
+  (table) => [
+    uniqueIndex('dashboard_users_email_unique').on(table.email),
+    index('dashboard_users_merchant').on(table.merchantId),
+    check('dashboard_users_role_known', sql`${table.role} in ('owner', 'admin', 'developer', 'support', 'viewer')`),
+  ],
 );
 
 /**

@@ -41,6 +41,13 @@ export const dashboardAuditActions: Readonly<Record<string, string>> = {
   '/:mode/payment-pages/:pageId/expire': 'paymentPages_expire',
   '/:mode/payment-pages/:pageId/refund': 'refunds_create',
   '/:mode/settings/branding': 'branding_update',
+  '/:mode/team/invites': 'dashboardInvites_create',
+  '/:mode/team/invites/:inviteId/resend': 'dashboardInvites_resend',
+  '/:mode/team/invites/:inviteId/revoke': 'dashboardInvites_revoke',
+  '/:mode/team/members/:userId/role': 'dashboardUsers_changeRole',
+  '/:mode/team/members/:userId/remove': 'dashboardUsers_remove',
+  // Outside the signed-in scope: recorded by the accept page's own hook, with the new member as the actor.
+  '/invites/:token': 'dashboardInvites_accept',
 };
 
 /** The route's address inside the dashboard (`/:mode/…`). */

@@ -7,6 +7,7 @@ import type { DashboardSession } from './session.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { dashboardPrefix, isMode, type Mode } from './paths.ts';
 import type { Frame, Section } from './pages/layout.tsx';
+import { visibleSections } from './access.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -123,7 +124,7 @@ export function screen(tools: ScreenTools, request: FastifyRequest, reply: Fasti
       return tools.render(
         reply,
         (nonce) =>
-          render({ nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: tools.sections }),
+          render({ nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: visibleSections(tools.sections, session.role) }),
         { ...(options.status ? { status: options.status } : {}), ...(options.sources ? { sources: options.sources } : {}) },
       );
     },
@@ -158,6 +159,11 @@ export const notices: Record<string, string> = {
   'subscription-canceled': 'The subscription will end at the end of its current period.',
   'subscription-renewed': 'The current period was ended and the renewal ran (see the invoices below).',
   'branding-saved': 'Your branding was saved. Hosted pages and new e-mails use it from now on.',
+  'member-invited': 'The invitation was e-mailed. The link works once, for 7 days.',
+  'invite-resent': 'The invitation was e-mailed again with a new link; the earlier link no longer works.',
+  'invite-revoked': 'The invitation was revoked: its link no longer works.',
+  'role-changed': 'The role was changed. It applies from their next page.',
+  'member-removed': 'The member was removed and signed out everywhere.',
   'customer-erased': "The customer's personal data was erased. Their payments, payouts and balances stay; the KYC provider is asked to delete its copy.",
 };
 
@@ -169,6 +175,7 @@ export const errorNotices: Record<string, string> = {
   'refund-amount': 'Enter the refund amount as a number with at most two decimals (for example 12.50), no more than what is left to refund.',
   'refund-form': 'This refund form is out of date. Reload the page and make the refund again.',
   IDEMPOTENCY_KEY_REUSED: 'This form was already used for something else. Reload the page and try again.',
+  'last-owner': 'Your account needs at least one owner. Make another member an owner first.',
   'erase-open-payout': 'This customer has a payout page that is not final yet (created, pending or processing). Cancel it or wait until it is paid, then erase.',
 };
 

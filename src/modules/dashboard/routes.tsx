@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Api } from '../../http/types.ts';
 import type { Platform } from '../../platform.ts';
 import { AppError, isExpected } from '../../http/errors.ts';
-import { toAppError } from '../../http/core.ts';
+import { sendError, toAppError } from '../../http/core.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../http/rate-limit.ts';
 import { registerWebScope } from '../../web/scope.ts';
 import { createDashboardSessions } from './session.ts';
@@ -35,8 +35,12 @@ import { registerCreatePageScreens } from './screens/create-pages.tsx';
 import { registerSubscriptionScreens } from './screens/subscriptions.tsx';
 import { registerWebhookScreens } from './screens/webhooks.tsx';
 import { registerAuditLogScreens } from './screens/audit-log.tsx';
-import { createDashboardAuditHook } from './audit.ts';
 import { registerBrandingScreens } from './screens/branding.tsx';
+import { createDashboardAuditHook, dashboardRoutePath } from './audit.ts';
+import { isListedRoute, mayUse, roleWords, routeKey, visibleSections } from './access.ts';
+import { createTeamService } from './team.ts';
+import { registerTeamScreens } from './screens/team.tsx';
+import { registerInviteRoutes } from './screens/invite.tsx';
 
 /**
  * Sign-in and password-change throttling, token buckets (`burst` attempts, refilled at `perSecond`):
@@ -56,6 +60,12 @@ export const signInLimits = {
   perAddress: { burst: 30, perSecond: 30 / 60 },
   passwordChange: { burst: 5, perSecond: 5 / 900 },
 } as const;
+
+/** Whether the request asks for JSON rather than a page (`Accept: application/json`, without text/html). */
+function prefersJson(request: FastifyRequest): boolean {
+  const accept = String(request.headers.accept ?? '');
+  return accept.includes('application/json') && !accept.includes('text/html');
+}
 
 /**
  * The merchant dashboard at /dashboard (docs/API.md §1): server-rendered pages whose read models are
@@ -77,8 +87,9 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
     await Promise.all(Object.values(limiters).map((limiter) => limiter.close()));
   });
   const secureCookies = config.publicUrl.startsWith('https://');
+  const team = createTeamService({ database, clock, keyRing, publicUrl: config.publicUrl });
 
-  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'branding', 'inbox', 'audit-log'];
+  const sections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'branding', 'inbox', 'audit-log', 'team'];
   const paymentPages = createPaymentPagesPresenter({ database, paymentPages: services.paymentPages, refunds: services.refunds });
   const presenters = {
     overview: createOverviewPresenter({ database, ledger: services.ledger }),
@@ -100,6 +111,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
     });
 
     registerSignInRoutes(web, { sessions, twoFactor, csrf, render, limiters, secureCookies });
+    await registerInviteRoutes(web, { team, csrf, render, secureCookies, audit: services.audit, limiter: limiters.perAddress });
 
     // A signed-in user gets the 404 inside the dashboard frame (header, mode switch, sections), in
     // the mode of the address when it names one they may use.
@@ -116,7 +128,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         reply,
         (nonce) =>
           DashboardErrorPage({
-            frame: { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections },
+            frame: { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: visibleSections(sections, session.role) },
             nonce,
             status: 404,
             message,
@@ -129,6 +141,17 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
     await web.register(async (signedIn) => {
       const tools: ScreenTools = { csrf, render, sections, flash: createFlash(keyRing, secureCookies) };
 
+      // Team access (access.ts): a signed-in route missing from the matrix cannot be registered, so
+      // a new screen or form cannot forget its roles.
+      signedIn.addHook('onRoute', (route) => {
+        const path = route.url.startsWith(dashboardPrefix) ? route.url.slice(dashboardPrefix.length) : route.url;
+        for (const method of [route.method].flat()) {
+          if (!isListedRoute(method, path)) {
+            throw new Error(`dashboard route ${routeKey(method, path)} has no entry in src/modules/dashboard/access.ts (routeAccess)`);
+          }
+        }
+      });
+
       signedIn.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
         const session = await sessions.authenticate(request.cookies[sessionCookieName]);
         if (!session) {
@@ -140,6 +163,10 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         const enrolment = enrolmentRequired(request, session);
         if (enrolment) {
           return reply.redirect(enrolment, 303);
+        }
+        // The one check of the role, before the CSRF check and any handler: a refusal changes nothing.
+        if (!mayUse(session.role, request.method, dashboardRoutePath(request))) {
+          throw new AppError('FORBIDDEN', `Your role (${roleWords[session.role].name}) does not allow this. Ask an owner or administrator of ${session.merchant.name} to change your role if you need it.`);
         }
       });
 
@@ -163,6 +190,10 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         } else {
           request.log.error({ err: error, errorCode: appError.code }, 'unhandled error on a dashboard page');
         }
+        // A client that asks for JSON (a script fetching a download) gets the API's error envelope.
+        if (prefersJson(request)) {
+          return sendError(request, reply, isExpected(appError) ? appError : new AppError('INTERNAL_ERROR', 'Something went wrong on our side.'));
+        }
         for (const [name, value] of Object.entries(appError.headers)) {
           reply.header(name, value);
         }
@@ -175,7 +206,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
           reply,
           (nonce) =>
             DashboardErrorPage({
-              frame: session ? { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections } : null,
+              frame: session ? { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: visibleSections(sections, session.role) } : null,
               nonce,
               status: appError.statusCode,
               message,
@@ -202,6 +233,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerAuditLogScreens(signedIn, tools, { audit: services.audit });
       // In a scope of its own: only the branding form takes multipart bodies (its logo file).
       await signedIn.register(async (uploads) => registerBrandingScreens(uploads as unknown as Api, tools, { branding: services.branding }));
+      registerTeamScreens(signedIn, tools, { team });
     });
   });
 }

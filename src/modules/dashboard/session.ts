@@ -1,7 +1,7 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import { and, desc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
-import { dashboardSessions, dashboardTwoFactor, dashboardUsers, merchants } from '../../db/schema/index.ts';
+import type { Database, Executor } from '../../db/client.ts';
+import { dashboardSessions, dashboardTwoFactor, dashboardUsers, merchants, type DashboardRole } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import { AppError, wrongParameter } from '../../http/errors.ts';
@@ -18,6 +18,8 @@ export interface DashboardSession {
   id: string;
   userId: string;
   email: string;
+  /** Read with the session on every request, so a role change applies at once (access.ts). */
+  role: DashboardRole;
   merchant: Merchant;
   expiresAt: Date;
   /** Whether the user signs in with a second factor (the merchant may require it: `merchant.requireTwoFactor`). */
@@ -139,7 +141,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
         return null;
       }
       const [row] = await database.db
-        .select({ session: dashboardSessions, email: dashboardUsers.email, merchant: merchants, twoFactorEnabledAt: dashboardTwoFactor.enabledAt })
+        .select({ session: dashboardSessions, email: dashboardUsers.email, role: dashboardUsers.role, merchant: merchants, twoFactorEnabledAt: dashboardTwoFactor.enabledAt })
         .from(dashboardSessions)
         .innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
         .innerJoin(merchants, eq(merchants.id, dashboardSessions.merchantId))
@@ -156,7 +158,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
           .set({ lastUsedAt: now })
           .where(and(eq(dashboardSessions.id, row.session.id), or(isNull(dashboardSessions.lastUsedAt), lt(dashboardSessions.lastUsedAt, stale))));
       }
-      return { id: row.session.id, userId: row.session.userId, email: row.email, merchant: row.merchant, expiresAt: row.session.expiresAt, twoFactorEnabled: row.twoFactorEnabledAt !== null };
+      return { id: row.session.id, userId: row.session.userId, email: row.email, role: row.role, merchant: row.merchant, expiresAt: row.session.expiresAt, twoFactorEnabled: row.twoFactorEnabledAt !== null };
     },
 
     async signOut(sessionId: string): Promise<void> {
@@ -236,3 +238,16 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
 }
 
 export type DashboardSessions = ReturnType<typeof createDashboardSessions>;
+
+/** Opens a session for a user inside the caller's transaction (accepting an invitation signs the new member in); returns its cookie token. */
+export async function openSession(tx: Executor, user: { id: string; merchantId: string }, now: Date): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomToken(32);
+  const expiresAt = new Date(now.getTime() + sessionLifetimeMs);
+  await tx.insert(dashboardSessions).values({ id: newId('dashboardSession', now.getTime()), tokenHash: sha256Hex(token), userId: user.id, merchantId: user.merchantId, createdAt: now, expiresAt });
+  return { token, expiresAt };
+}
+
+/** Ends every session of a user at once (removed from the team, or their role changed). */
+export async function endSessionsOfUser(tx: Executor, userId: string): Promise<void> {
+  await tx.delete(dashboardSessions).where(eq(dashboardSessions.userId, userId));
+}

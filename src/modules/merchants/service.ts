@@ -143,7 +143,7 @@ export function createMerchantsService(deps: { database: Database; clock: Clock;
           throw new Error('merchant insert returned nothing');
         }
         const key = await insertApiKey(tx, id, 'Default key', now);
-        await tx.insert(dashboardUsers).values({ id: newId('dashboardUser', now.getTime()), merchantId: id, email, passwordHash, createdAt: now, updatedAt: now });
+        await tx.insert(dashboardUsers).values({ id: newId('dashboardUser', now.getTime()), merchantId: id, email, passwordHash, role: 'owner', createdAt: now, updatedAt: now });
         await insertPiiKey(tx, id, now);
         for (const hook of createdHooks) {
           await hook(tx, merchant, now);

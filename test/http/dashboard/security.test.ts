@@ -25,7 +25,7 @@ describe('dashboard security: requiring two-factor sign-in, and the list of sess
   async function addUser(merchant: TestMerchant, email: string): Promise<TestMerchant['dashboardUser']> {
     const password = 'second-user-password';
     const now = context.clock.now();
-    await context.database.db.insert(dashboardUsers).values({ id: newId('dashboardUser', now.getTime()), merchantId: merchant.id, email, passwordHash: await hash(password, passwordHashOptions), createdAt: now, updatedAt: now });
+    await context.database.db.insert(dashboardUsers).values({ id: newId('dashboardUser', now.getTime()), merchantId: merchant.id, email, role: 'admin', passwordHash: await hash(password, passwordHashOptions), createdAt: now, updatedAt: now });
     return { email, password };
   }
 

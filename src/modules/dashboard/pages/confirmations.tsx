@@ -133,3 +133,21 @@ export function eraseCustomerConfirmation(customer: { referenceId: string }): Co
     confirmLabel: 'Erase customer',
   };
 }
+
+export function removeMemberConfirmation(member: { email: string }): Confirmation {
+  return {
+    title: `Remove ${member.email} from the team?`,
+    text: `${member.email} is signed out everywhere at once and can no longer sign in to this account. Their past actions stay in the audit log. To bring them back, invite them again.`,
+    confirmLabel: 'Remove member',
+    dismissLabel: 'Keep member',
+  };
+}
+
+export function revokeInviteConfirmation(invite: { email: string }): Confirmation {
+  return {
+    title: `Revoke the invitation of ${invite.email}?`,
+    text: `The link e-mailed to ${invite.email} stops working at once. You can invite them again later.`,
+    confirmLabel: 'Revoke invitation',
+    dismissLabel: 'Keep invitation',
+  };
+}

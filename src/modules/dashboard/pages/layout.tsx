@@ -21,6 +21,7 @@ export type Section =
   | 'branding'
   | 'inbox'
   | 'audit-log'
+  | 'team'
   | 'account';
 
 const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
@@ -39,6 +40,7 @@ const sectionLabels: Record<Exclude<Section, 'account'>, string> = {
   branding: 'Branding',
   inbox: 'Inbox',
   'audit-log': 'Audit',
+  team: 'Team',
 };
 
 const developerSections: ReadonlySet<Section> = new Set(['api-keys', 'webhooks', 'events', 'pii-key']);
@@ -64,7 +66,7 @@ export interface Frame {
   email: string;
   liveEnabled: boolean;
   csrfToken: string;
-  /** Sections whose module is installed, in navigation order. */
+  /** Sections whose module is installed and the user's role may see (access.ts), in navigation order. */
   sections: readonly Section[];
 }
 
@@ -150,6 +152,10 @@ th[scope="row"] { color: var(--ink); font-size: inherit; text-align: left; }
 fieldset { border: 1px solid var(--line); border-radius: 8px; padding: 0.25rem 1rem 1rem; margin: 0.5rem 0; }
 legend { font-weight: 600; padding: 0 0.3rem; }
 .split > * { min-width: 0; overflow-wrap: anywhere; }
+form.inline.role-form { display: inline-flex; gap: 0.4rem; align-items: center; }
+.role-form select { width: auto; min-width: 9rem; padding: 0.4rem 0.5rem; }
+form.inline.role-form button { margin: 0; }
+input[readonly] { background: #f1f5f9; color: #334155; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-bottom: 0.5rem; } }
 `;
 

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, notInArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { emails } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
@@ -49,7 +49,8 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
   }
 
   return {
-    async list(merchantId: string, livemode: boolean, page: number): Promise<PageOf<InboxRowView>> {
+    /** `hiddenTemplates`: e-mails this reader may not see (team invitations carry a sign-up link: managers only). */
+    async list(merchantId: string, livemode: boolean, page: number, hiddenTemplates: readonly string[] = []): Promise<PageOf<InboxRowView>> {
       const result = await readPage(page, (limit, offset) =>
         database.db
           .select({
@@ -63,7 +64,7 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
             createdAt: emails.createdAt,
           })
           .from(emails)
-          .where(and(eq(emails.merchantId, merchantId), eq(emails.livemode, livemode)))
+          .where(and(eq(emails.merchantId, merchantId), eq(emails.livemode, livemode), hiddenTemplates.length > 0 ? notInArray(emails.template, [...hiddenTemplates]) : undefined))
           .orderBy(desc(emails.createdAt), desc(emails.id))
           .limit(limit)
           .offset(offset),
@@ -79,12 +80,12 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
       };
     },
 
-    async message(merchantId: string, livemode: boolean, emailId: string): Promise<InboxMessageView | null> {
+    async message(merchantId: string, livemode: boolean, emailId: string, hiddenTemplates: readonly string[] = []): Promise<InboxMessageView | null> {
       const [row] = await database.db
         .select()
         .from(emails)
         .where(and(eq(emails.id, emailId), eq(emails.merchantId, merchantId), eq(emails.livemode, livemode)));
-      if (!row) {
+      if (!row || hiddenTemplates.includes(row.template)) {
         return null;
       }
       const content = openEmailContentOrPlaceholder(keyRing, merchantId, row.id, row);

@@ -1,10 +1,17 @@
 import type { Api } from '../../../http/types.ts';
 import { setEmailPreviewHeaders } from '../../../web/security.ts';
-import { field, notFoundPage, param, screen, type ScreenTools } from '../context.ts';
+import { field, notFoundPage, param, screen, type ScreenRequest, type ScreenTools } from '../context.ts';
+import { canManageTeam } from '../access.ts';
+import { inviteEmailTemplate } from '../team.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import type { InboxPresenter } from '../presenters/inbox.ts';
 import { InboxMessagePage, InboxPage } from '../pages/inbox.tsx';
+
+/** A team invitation's link signs up a new member: only those who may invite see it in the inbox. */
+function hiddenFrom(view: ScreenRequest): readonly string[] {
+  return canManageTeam(view.session) ? [] : [inviteEmailTemplate];
+}
 
 /** Where an e-mail's `relatedId` is shown in the dashboard, when it has a screen. */
 function relatedPath(mode: 'sandbox' | 'live', relatedId: string | null, sections: readonly string[]): string | null {
@@ -33,13 +40,13 @@ export function registerInboxScreens(web: Api, tools: ScreenTools, deps: { prese
   web.get('/:mode/inbox', async (request, reply) => {
     const view = screen(tools, request, reply);
     const hidden = view.livemode && deps.smtpConfigured;
-    const result = hidden ? null : await presenter.list(view.session.merchant.id, view.livemode, parsePage(field(request.query, 'page', 5)));
+    const result = hidden ? null : await presenter.list(view.session.merchant.id, view.livemode, parsePage(field(request.query, 'page', 5)), hiddenFrom(view));
     return view.page((frame) => InboxPage({ frame, result }));
   });
 
   web.get('/:mode/inbox/:emailId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const email = view.livemode && deps.smtpConfigured ? null : await presenter.message(view.session.merchant.id, view.livemode, param(request, 'emailId'));
+    const email = view.livemode && deps.smtpConfigured ? null : await presenter.message(view.session.merchant.id, view.livemode, param(request, 'emailId'), hiddenFrom(view));
     if (!email) {
       throw notFoundPage('e-mail');
     }
@@ -49,7 +56,7 @@ export function registerInboxScreens(web: Api, tools: ScreenTools, deps: { prese
   // The HTML part alone, for the message page's sandboxed frame (no script, no network).
   web.get('/:mode/inbox/:emailId/html', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const email = view.livemode && deps.smtpConfigured ? null : await presenter.message(view.session.merchant.id, view.livemode, param(request, 'emailId'));
+    const email = view.livemode && deps.smtpConfigured ? null : await presenter.message(view.session.merchant.id, view.livemode, param(request, 'emailId'), hiddenFrom(view));
     if (!email) {
       throw notFoundPage('e-mail');
     }

@@ -9,14 +9,11 @@ import { field, noticeOf, notFoundPage, param, runAction, screen, sessionCookieN
 import { dashboardPrefix, modePath, withQuery } from '../paths.ts';
 import { confirmFirst } from './confirm.ts';
 import { disableTwoFactorConfirmation, EnrolPage, RecoveryCodesPage, regenerateRecoveryCodesConfirmation, requireTwoFactorConfirmation, revokeOtherSessionsConfirmation, revokeSessionConfirmation, SecurityPage } from '../pages/security.tsx';
+import { isOwner } from '../access.ts';
 
-/**
- * Whether this user may turn "require two-factor sign-in for all users" on or off. Every dashboard
- * user is the merchant's owner today; when roles arrive (owner, admin, developer, support, viewer)
- * this answers true for owners only, and the Security screen hides the setting from everyone else.
- */
-export function mayRequireTwoFactor(_session: DashboardSession): boolean {
-  return true;
+/** Requiring two-factor sign-in of the whole team is the owner's decision (the route is owner-only too, `access.ts`). */
+export function mayRequireTwoFactor(session: DashboardSession): boolean {
+  return isOwner(session);
 }
 
 /**
