@@ -1031,6 +1031,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/merchants/{merchantId}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a merchant's branding */
+        get: operations["adminBranding_retrieve"];
+        put?: never;
+        /**
+         * Change a merchant's branding
+         * @description Every field is optional: what is left out is unchanged, `null` (or an empty string) clears it. `brandColor` is refused when neither white nor near-black text reaches a contrast of 4.5:1 on it. `logo` is the image file in base64: PNG, JPEG or SVG (decided from the bytes), at most 256 KiB; an SVG is sanitised (no script, event handlers, external references or foreignObject). A bad field answers 400 WRONG_PARAMETER naming it, and nothing is changed.
+         */
+        post: operations["adminBranding_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/merchants/{merchantId}/balance/credit": {
         parameters: {
             query?: never;
@@ -2196,51 +2217,51 @@ export interface operations {
                      *       "data": {
                      *         "customers": [
                      *           {
-                     *             "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *             "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *             "referenceId": "user-42",
-                     *             "signupAt": 1795589912990,
-                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *             "signupAt": 1795593273422,
+                     *             "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *             "livemode": false,
                      *             "kycStatus": "APPROVED",
-                     *             "createdAt": 1795676312990,
-                     *             "updatedAt": 1795676317990,
+                     *             "createdAt": 1795679673422,
+                     *             "updatedAt": 1795679678422,
                      *             "email": "ada.lovelace@example.com",
                      *             "supportedPayoutMethods": [
                      *               "BANK_TRANSFER",
                      *               "CRYPTO_WALLET"
                      *             ],
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..5kBbzeljWvbW9cL1.e8PQ.HCreYBubl5u1Qjw66hg81g",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..jkBj7iP6pgeUUeqJ.SuQouCX0Atc.b0iYbi38mGPXTmUlNNya7Q",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..oy-8z7kTPp-cnd1i.LcSFoP5YE3XXhg.cpldj2kiAYG8IquJlCqj8Q",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..bzozNzDaCiEuWyGl.6svvgS6ezYAVXvyG.y4rJ4bsjhy2lpaQLuRKBJQ",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..nEcEyDqACaGXICuH.-wbZ.CDp6dcUbsC41uk6IoBuENw",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..9Motq-vnxjpMEvja.5ga-YKhrgw0.ZKvA2Y5mvwyBtbd8q_hVhg",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..-qe22mT7NqTLTucV.Z-souEC5a0I_JA.YHrPUwTbYEeiotm7A5D6wA",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..0O89lLXQc4aTPMI9.KBEmluA_aZ-XujEO.qUQYVOwe8UULsX-E3E-bAw",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..NeITwCWs08EWVH6k.pAC7YHJvS-RomBc.RF6dOW68qgXQW5lOw7q66Q",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..ycErKSnVYHKYA8ol.pE6dKqoOOHVG1mGwRA.31C3z3jCnhr49RDF-1GjoA",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..k8YIR3SqClvagDxY.Y48.tIB0zzlyg9JURGaWVk3Rsg",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..ZqPZpIMLTZUzJmkw.JVQ-fes.UcoGz1XIZItBUwwVkoX6Kw",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..q0AoI68I3jRhznMF.970.sFe8HRaw-tXgv99vsogtdw"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..WudvfW3TPqEwG6_w.Vga_qyAKk6Ae1oA.K4LfYDKJt6NNNNUj_mQx5w",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..aCzKpCB8QEMx5bIK.minaGzJV7mbq6y3FKg.Zsny3do2ObvthePYXh_J-A",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..n21Q6PPiuRzukXV2.Xf8.AREYfKO4K1LZxw1Xfu9B_Q",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..K2k0gCqAcnnYHHCz.m7pMQN0.Su-vAj4yAWINaEgo1jcaEQ",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..EdiMA0FmupVgATHV.-yg.auKx43urEAk30iK3bFXBMg"
                      *             }
                      *           },
                      *           {
-                     *             "id": "cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg",
+                     *             "id": "cus_06h1dpaw9rg44cgex728ccq3ahgj124bqx4w",
                      *             "referenceId": "user-43",
-                     *             "signupAt": 1795589912990,
-                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *             "signupAt": 1795593273422,
+                     *             "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *             "livemode": false,
                      *             "kycStatus": "PENDING",
-                     *             "createdAt": 1795676312990,
-                     *             "updatedAt": 1795676317990,
+                     *             "createdAt": 1795679673422,
+                     *             "updatedAt": 1795679678422,
                      *             "email": "grace@example.com",
-                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..JDrL3rsq5zdMgCc4.B4V-MTE.Pt-_UDqluLcXSBj5q54Mzw",
-                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..1hwK_jJ6WbCNUi-a.C7E212OG.MBuwexEqSy7jg0IZWsrLHQ",
-                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..XDvbYLxLSt6_7pKY.tRsnT_1_07dwlw.3ZONjqrjDDrno2ajpusJWA",
-                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..U5DT_A18o7F6hS4V.afzL_oCi_lORavkT.i4E5FA-HGsdEvF1k8xJGYw",
+                     *             "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..k6cT0WWTdJzvcW3R.CZMg83E.PV4L38NEQQYuXeMWpC2mEg",
+                     *             "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..x5pploaAc21g472R.4siGPMNU.OExa89VK8T7Y91pXhcusZw",
+                     *             "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..GjlspqUzbUawxci6.sZWzMEHBUv9H6g.XuUlYp2Z0IxWxSfzb_-7Mg",
+                     *             "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..IS9A5WlkBAkTXar2.TfjeKb3ITyYw06EY.R3UKWP-GouJ47lqjZSt15w",
                      *             "address": {
-                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Kfq7V9ZqR-01pmwY._zP1xOcZoxFn0Uo.pnRqUkFnRbouJtlrESYSWg",
-                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..QZdgs8yOp4QWjACF.dkUn-p8RU93TXK9Plw.9bFZqUEbkT6F1sjScwRXMg",
-                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..YJWUUH719dvYmarN.N8s.CdrrbnCtjTivgNsZWTioyw",
-                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..fmcvGRPIbmitvr3q.dIT4j_c.DvSinr_ktAafvV7ISJj1cw",
-                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..MqBC1AKwGbLuu58I.fOA.HdWCqFrCpjOb_LAp3KdIRQ"
+                     *               "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..zeNrRR0ItD0Uidgh.YateI_q3rwGQvqY.zzF3CJEtlC9MsldfCHGO2Q",
+                     *               "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..XOD8P57t1KMZQs3j.PjKOWGtwFNekWafRZw.hxz8uEdCFQt_Xiu6_fsZrA",
+                     *               "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..ee3bQLgfAPuMfe1k.TM8.Bw0G_Yw9qaMl0DEGf7YqCg",
+                     *               "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..xxzVNIIfRufE0RJy.rJKry4M.-TyxN-4HTSOcABVfj5TLEg",
+                     *               "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..i60aHr2Ixk9Fyrdn.-zA.sjZFmg3P-72YwvMjHP_U7A"
                      *             },
                      *             "kycReason": "sandbox: last name \"Review\" needs a manual review"
                      *           }
@@ -2359,7 +2380,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "referenceId": "user-42",
-                 *       "signupAt": 1795589912990,
+                 *       "signupAt": 1795593273422,
                  *       "email": "ada@example.com",
                  *       "firstName": "Ada",
                  *       "lastName": "Lovelace",
@@ -2418,25 +2439,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795589912990,
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "signupAt": 1795593273422,
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795676312990,
-                     *         "updatedAt": 1795676312990,
+                     *         "createdAt": 1795679673422,
+                     *         "updatedAt": 1795679673422,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..3CDscZmcIi3PDpOH.gyg2.0Uwn3bwgA7qqMqdXibBjZA",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..nOKSWqusp11fGSVh.qQPnb50zQVY.fcxBwoFQIayoNIe4jL8kIw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..33n026C3t-6WeMrt._I-QKiMO5oKr6A.mZBAP9K7mBf4fz4DOxnhWA",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..xEIZu2NgBwRcEodt.89puiqCuYry_YzjB.Sdi9dc3nCFyv85A_gNEzuA",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..QP52GAg_ZAziL_gp.vnvs.hIXNElrbh0QMA6w5MGTFkQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..nbQ-H6o32aJrCowF.t5hnKUj5njc.qR7sMu_zFtObBeQ4yoJp9g",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..qGwBbldwwRyb5fWG.cJ7ZMceBhVHb_Q.MN-oZTuSW0uRUGB6RGsvBw",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..IJBQyaDF4QxWNAO2.mpgFlwoq55xIhj54.VjVceQ3HfkA_f572uGFkGw",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..VDimVV3b4yB4wcNo.e13BHIWdEfHxgdc.IKoI5za9HgFnH70Yd6YSVg",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..OuISHHfijDbu_b9S.Rafv5ampB-juxQmB5g.jioTKAua1BAIXg4fAOO2mA",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Hto1nz5XAi0tnayy.GF4.U1Q8TQnqnaUSMip0Vjs6Ng",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..EoWAmXJ8iWv-aKx9.s_ET3Hw.tM3WwHzHnZwwITmZeoQu1A",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..yZkjRIQIPuteJF5u.wME.cF-X91OZx4jXpSX-077RPg"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..YJFLZVyvQj5K_J32.ckrzghCIWQ06x0s.d2VS19tIkDe2E5rMV7UqBQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..NX5FL6zOG_w0qY5-.b6d_LocUnkk0Ggv81Q.--UA8jrb8tdJ9rSoObqReQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..GINZkHkQP5eRLcDq.QA4.Gcg2o2YZd9uXo9lORxBRmA",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..Cr13cw11FB19b3Ws.OzilGms.aau-fxEUO8iQN-SXb-15QQ",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..QLaGBwLAfmZT_o9X.E4k.cWea7HWwmhP1jJjcquwe8A"
                      *         }
                      *       }
                      *     }
@@ -2573,7 +2594,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r */
+                /** @example cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w */
                 customerId: string;
             };
             cookie?: never;
@@ -2593,25 +2614,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795589912990,
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "signupAt": 1795593273422,
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795676312990,
-                     *         "updatedAt": 1795676312990,
+                     *         "createdAt": 1795679673422,
+                     *         "updatedAt": 1795679673422,
                      *         "email": "ada@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..ziqZGV135aYKQuWj.gzMB.UHtJxp7BXPTeDesOHxGHiw",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..AwXikL67Ll0bTyVc.7X8IbuIZcCs.ebVg-kYUlwGfKsqdt0t9Zg",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..7a2cY5w5n46L_gBS.KaAzM9tJOyjEiw.2BwoR9qDZxGdy276D-_2nQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Q3LA0BTRMpoFPpXl.0UD5zWAgIb2rnC9Q.W2Mj6LGU9LmD7kXjXu2P2Q",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..Xg9GRC7rorK_IrYr.rWxV.Xk04OlFtFyTcaD93oIqIWQ",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..U-fKDdsP_WGgyQ2E.uF8bApaN_uI.QL2Up1jeAPgWqjrL_xrnAQ",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..bCSWl-zGSvwIS_6E._iZGZ15x66AIjA.x5clOit1veAh9UlyruuqvQ",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..TrlIHZ_WdV7g6CP1._KbTFh07Cluohx-B.r34gEG0BfsnJGcGSar-zYw",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Ay5PoJLd0yUD_8a0.A1V2g_ObpjIMXmw.0uOKmSyiPSZELLz77Nu7zg",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..0_nydVUN7U9Mset6.0-XHaXoymP8d0RDYBg.mtaH9J-esNbhNWjfy-ogcg",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..qQNMnFzgNBw1IeIz.tzg.ONSfVAtnAUHLjU1eTe4uhQ",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9.._9-xZ1Yb6HKUTNTT.RLokzjI.FhKVoaI9S8aPJbqlIMBFMA",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..st4K_kjcjtYZZIHa.qJ0.gUY7ITCmT2RwQygMcY8WoA"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..cv1FvzsRfKgZmBFL.NtM9u5_AcVDF4sk.QskDpCB0P8nXz2iY1DXfow",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..KH1FCjV1TdaAiAmb.89D5QQr7gzvRvFkgew.OLa6t_LxO3wTsMg-LxLz9g",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..HafcaVC7sUCvmR22.Kno.wEzLj2Pba9M_Wq4jKZuwUA",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..EQrxIySJeNLDFAs0.1JzwEGs.YI9cov5cw6-2hSPsfMLUcQ",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..KnkEgf_olqyZ9FOA.xq0.nKKLI56moPkQLOqzFs3I8A"
                      *         }
                      *       }
                      *     }
@@ -2725,7 +2746,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r */
+                /** @example cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w */
                 customerId: string;
             };
             cookie?: never;
@@ -2798,25 +2819,25 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795589912990,
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "signupAt": 1795593273422,
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795676312990,
-                     *         "updatedAt": 1795676312990,
+                     *         "createdAt": 1795679673422,
+                     *         "updatedAt": 1795679673422,
                      *         "email": "ada.lovelace@example.com",
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..hNtDo-QlBtiDvIpy.myOB.PKxoUn55h0O9vJAhUmIB8A",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..UwsFqWb9ZIWsCwYW.Bt-hn_x8Ay0.vkNXJUHfOththOY0V42iTw",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..j2rKW2mID3Zfvbew.M879BBCK9jZSgA.98f6VpshrPBLZmeQBqM5ng",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..b0mZRzAtvtygjERI.wisgC-WI7vMCoUEU.zUNZn57I9RvLVvv3JK1nZg",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..k1XOmmX5hx_C7CaB.IcBe.0VfX8ludyQqK5LJPtNDqkA",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..RTJ9Yq0YGnNdhYJf.M6YkGNHLnBw.r72Me2sLVhMKARcKqI8hMg",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..VhlPuaB4l8aj9gUR.Dcj-mx5Ek4EqkQ.P-aF8b6yO7qTghYgjnc4MA",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..KVUHTMXM5nJgUPXy.M7fF7Q5CgJ4sAuil.ZK_O6kPk6SR8uzXe_uspmA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9.._9Owu5WYdOGXFPoM.LItMAmjPHuI0q7Y.htvD1mVdw2QbjvDVw_oGag",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..s8-rk73tBeXk5_s2.QIVX6rnkNpyIkktvrw.u7GaXYzT75ez_TpI79tlCw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..W002f3hYiluA7B0f.F6M.nIaiulDkUUY6qrbZs3TZ5A",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..pz8ttkvzthmwf7GA.yLbuV1U.DlynfRG9F5WBuLYDU-HtXw",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..84Y__GunRdUuSmx-.8lk.dHwWi_b-DutHjJfvUEe13g"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..dDsoqXK01iqeh6zn.1dIMYp2K85UxKGA.2bB948j79c9FFQ4ubsmU2w",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..etrRuGpqek4DvaKo.DlH1nhyzWBiQlAlPgw.WSoZQJLoJe8W2zXSogdm3w",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..For7wjKPwZYEo6wL.GKc.mXPLzVR9aPw_9kr3p2PXnw",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..UcvCgHMHyhxMrVMY.vaG-SDQ.jmkdwWKsApxu01VJK6Oo3w",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..OR5LOovMzWt2jdkt.VpU.85BE8OEhQZrOwR2os7fuCw"
                      *         }
                      *       }
                      *     }
@@ -2972,7 +2993,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm */
+                /** @example cus_06h1dpbftrmeckf65vjfx1q2n0dk5sby7pv0 */
                 customerId: string;
             };
             cookie?: never;
@@ -2998,12 +3019,12 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm",
+                     *         "id": "cus_06h1dpbftrmeckf65vjfx1q2n0dk5sby7pv0",
                      *         "referenceId": "user-44",
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
-                     *         "erasedAt": 1795676317990,
-                     *         "createdAt": 1795676317990
+                     *         "erasedAt": 1795679678422,
+                     *         "createdAt": 1795679678422
                      *       }
                      *     }
                      */
@@ -3152,7 +3173,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm */
+                /** @example cus_06h1dpbftrmeckf65vjfx1q2n0dk5sby7pv0 */
                 customerId: string;
             };
             cookie?: never;
@@ -3172,16 +3193,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "exportedAt": 1795676317990,
+                     *         "exportedAt": 1795679678422,
                      *         "customer": {
-                     *           "id": "cus_06h1d9h94rz7pez7zzrphe06artv4354dbhm",
+                     *           "id": "cus_06h1dpbftrmeckf65vjfx1q2n0dk5sby7pv0",
                      *           "referenceId": "user-44",
-                     *           "signupAt": 1795589917990,
-                     *           "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "signupAt": 1795593278422,
+                     *           "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false,
                      *           "kycStatus": "NOT_STARTED",
-                     *           "createdAt": 1795676317990,
-                     *           "updatedAt": 1795676317990,
+                     *           "createdAt": 1795679678422,
+                     *           "updatedAt": 1795679678422,
                      *           "email": "leaving@example.com"
                      *         },
                      *         "payoutPages": [],
@@ -3639,7 +3660,7 @@ export interface operations {
                      *       "data": {
                      *         "payoutPages": [
                      *           {
-                     *             "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *             "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *             "status": "PROCESSING",
                      *             "sub-status": "SUBMITTED",
                      *             "amount": 10000,
@@ -3647,22 +3668,22 @@ export interface operations {
                      *             "clientReferenceId": "payout-2026-0001",
                      *             "releaseMethod": "MANUAL",
                      *             "customer": {
-                     *               "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *               "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "merchant": {
-                     *               "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *               "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *               "livemode": false
                      *             },
-                     *             "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *             "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *             "metadata": {
                      *               "invoice": "INV-1001"
                      *             },
-                     *             "expiresAt": 1796281117990,
-                     *             "createdAt": 1795676317990,
-                     *             "updatedAt": 1795676322990,
-                     *             "customerConfirmedAt": 1795676317990,
+                     *             "expiresAt": 1796284478422,
+                     *             "createdAt": 1795679678422,
+                     *             "updatedAt": 1795679683422,
+                     *             "customerConfirmedAt": 1795679678422,
                      *             "payoutMethod": {
                      *               "type": "BANK_TRANSFER",
                      *               "last4": "6789",
@@ -3845,7 +3866,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -3853,21 +3874,21 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796281117990,
-                     *         "createdAt": 1795676317990,
-                     *         "updatedAt": 1795676317990
+                     *         "expiresAt": 1796284478422,
+                     *         "createdAt": 1795679678422,
+                     *         "updatedAt": 1795679678422
                      *       }
                      *     }
                      */
@@ -4003,7 +4024,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0 */
+                /** @example payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4023,7 +4044,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4031,22 +4052,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796281117990,
-                     *         "createdAt": 1795676317990,
-                     *         "updatedAt": 1795676322990,
-                     *         "customerConfirmedAt": 1795676317990,
+                     *         "expiresAt": 1796284478422,
+                     *         "createdAt": 1795679678422,
+                     *         "updatedAt": 1795679683422,
+                     *         "customerConfirmedAt": 1795679678422,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4164,7 +4185,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0 */
+                /** @example payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4190,7 +4211,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "status": "PROCESSING",
                      *         "sub-status": "SUBMITTED",
                      *         "amount": 10000,
@@ -4198,22 +4219,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796281117990,
-                     *         "createdAt": 1795676317990,
-                     *         "updatedAt": 1795676322990,
-                     *         "customerConfirmedAt": 1795676317990,
+                     *         "expiresAt": 1796284478422,
+                     *         "createdAt": 1795679678422,
+                     *         "updatedAt": 1795679683422,
+                     *         "customerConfirmedAt": 1795679678422,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -4373,7 +4394,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1d9hwnrbpgej90sm75gg58b2cnf3cn5k8 */
+                /** @example payout_page_06h1dpc3bry9eqv80hbr28hs917nbeadsvt0 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4399,7 +4420,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9hwnrbpgej90sm75gg58b2cnf3cn5k8",
+                     *         "id": "payout_page_06h1dpc3bry9eqv80hbr28hs917nbeadsvt0",
                      *         "status": "CANCELED",
                      *         "sub-status": "MERCHANT_CANCELED",
                      *         "amount": 10000,
@@ -4407,19 +4428,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0002",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9hwnrbpgej90sm75gg58b2cnf3cn5k8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dpc3bry9eqv80hbr28hs917nbeadsvt0",
                      *         "metadata": {},
-                     *         "expiresAt": 1796281122990,
-                     *         "createdAt": 1795676322990,
-                     *         "updatedAt": 1795676322990
+                     *         "expiresAt": 1796284483422,
+                     *         "createdAt": 1795679683422,
+                     *         "updatedAt": 1795679683422
                      *       }
                      *     }
                      */
@@ -4574,7 +4595,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1d9qcerbsp3nrbcj1detw5hcn3m2057a8 */
+                /** @example payout_page_06h1dphk4r2n6jdeecfs9bjht5nrw9719v60 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4600,7 +4621,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9qcerbsp3nrbcj1detw5hcn3m2057a8",
+                     *         "id": "payout_page_06h1dphk4r2n6jdeecfs9bjht5nrw9719v60",
                      *         "status": "CREATED",
                      *         "sub-status": "AWAITING_CUSTOMER",
                      *         "amount": 10000,
@@ -4608,19 +4629,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0004",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9qcerbsp3nrbcj1detw5hcn3m2057a8",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dphk4r2n6jdeecfs9bjht5nrw9719v60",
                      *         "metadata": {},
-                     *         "expiresAt": 1796281167990,
-                     *         "createdAt": 1795676367990,
-                     *         "updatedAt": 1795683567990
+                     *         "expiresAt": 1796284528422,
+                     *         "createdAt": 1795679728422,
+                     *         "updatedAt": 1795686928422
                      *       }
                      *     }
                      */
@@ -4775,7 +4796,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0 */
+                /** @example payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -4854,7 +4875,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "status": "PENDING",
                      *         "sub-status": "AWAITING_RELEASE",
                      *         "amount": 10000,
@@ -4862,22 +4883,22 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0001",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *         "metadata": {
                      *           "invoice": "INV-1001"
                      *         },
-                     *         "expiresAt": 1796281117990,
-                     *         "createdAt": 1795676317990,
-                     *         "updatedAt": 1795676317990,
-                     *         "customerConfirmedAt": 1795676317990,
+                     *         "expiresAt": 1796284478422,
+                     *         "createdAt": 1795679678422,
+                     *         "updatedAt": 1795679678422,
+                     *         "customerConfirmedAt": 1795679678422,
                      *         "payoutMethod": {
                      *           "type": "BANK_TRANSFER",
                      *           "last4": "6789",
@@ -5037,7 +5058,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0 */
+                /** @example payout_page_06h1dpc3brr1xwpt57cjcr9xes6nd0j2r1j4 */
                 payoutPageId: string;
             };
             cookie?: never;
@@ -5063,7 +5084,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
+                     *         "id": "payout_page_06h1dpc3brr1xwpt57cjcr9xes6nd0j2r1j4",
                      *         "status": "CANCELED",
                      *         "sub-status": "CUSTOMER_DECLINED",
                      *         "amount": 10000,
@@ -5071,19 +5092,19 @@ export interface operations {
                      *         "clientReferenceId": "payout-2026-0003",
                      *         "releaseMethod": "MANUAL",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "livemode": false
                      *         },
-                     *         "url": "http://paysail.test/payout-page/payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
+                     *         "url": "http://paysail.test/payout-page/payout_page_06h1dpc3brr1xwpt57cjcr9xes6nd0j2r1j4",
                      *         "metadata": {},
-                     *         "expiresAt": 1796281122990,
-                     *         "createdAt": 1795676322990,
-                     *         "updatedAt": 1795676322990
+                     *         "expiresAt": 1796284483422,
+                     *         "createdAt": 1795679683422,
+                     *         "updatedAt": 1795679683422
                      *       }
                      *     }
                      */
@@ -5260,29 +5281,29 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
+                     *             "id": "evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795676327990,
+                     *             "createdAt": 1795679688422,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *               "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *               "amount": 10000,
                      *               "status": "PROCESSED",
                      *               "customer": {
-                     *                 "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *                 "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *                 "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {
                      *                 "invoice": "INV-1001"
                      *               },
-                     *               "createdAt": 1795676317990,
-                     *               "expiresAt": 1796281117990,
-                     *               "updatedAt": 1795676327990,
+                     *               "createdAt": 1795679678422,
+                     *               "expiresAt": 1796284478422,
+                     *               "updatedAt": 1795679688422,
                      *               "sub-status": "PAID",
                      *               "payoutMethod": {
                      *                 "type": "BANK_TRANSFER",
@@ -5294,31 +5315,31 @@ export interface operations {
                      *               "fundingCurrency": "USDC",
                      *               "clientReferenceId": "payout-2026-0001",
                      *               "previousSubStatus": "SUBMITTED",
-                     *               "customerConfirmedAt": 1795676317990
+                     *               "customerConfirmedAt": 1795679678422
                      *             }
                      *           },
                      *           {
-                     *             "id": "evt_06h1d9hwnrvxrm96qm25rnxbe02asqgjs1yr",
+                     *             "id": "evt_06h1dpc3brr1g97ttc5kt98gwy00vtd3c8z0",
                      *             "type": "PAYOUT_PAGE_UPDATED",
-                     *             "createdAt": 1795676322990,
+                     *             "createdAt": 1795679683422,
                      *             "livemode": false,
                      *             "data": {
-                     *               "id": "payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
-                     *               "url": "http://paysail.test/payout-page/payout_page_06h1d9hwnrsr8p2vmhp54mx7c5v0vq1gkgg0",
+                     *               "id": "payout_page_06h1dpc3brr1xwpt57cjcr9xes6nd0j2r1j4",
+                     *               "url": "http://paysail.test/payout-page/payout_page_06h1dpc3brr1xwpt57cjcr9xes6nd0j2r1j4",
                      *               "amount": 10000,
                      *               "status": "CANCELED",
                      *               "customer": {
-                     *                 "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *                 "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *                 "referenceId": "user-42"
                      *               },
                      *               "merchant": {
-                     *                 "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *                 "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *                 "livemode": false
                      *               },
                      *               "metadata": {},
-                     *               "createdAt": 1795676322990,
-                     *               "expiresAt": 1796281122990,
-                     *               "updatedAt": 1795676322990,
+                     *               "createdAt": 1795679683422,
+                     *               "expiresAt": 1796284483422,
+                     *               "updatedAt": 1795679683422,
                      *               "sub-status": "CUSTOMER_DECLINED",
                      *               "releaseMethod": "MANUAL",
                      *               "previousStatus": "CREATED",
@@ -5329,7 +5350,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "hasMore": true,
-                     *         "nextCursor": "WzE3OTU2NzYzMjI5OTAsImV2dF8wNmgxZDlod25ydnhybTk2cW0yNXJueGJlMDJhc3FnanMxeXIiXQ.jZD0KmYSgCLRjIWXejH9uA"
+                     *         "nextCursor": "WzE3OTU2Nzk2ODM0MjIsImV2dF8wNmgxZHBjM2JycjFnOTd0dGM1a3Q5OGd3eTAwdnRkM2M4ejAiXQ.LDQBJL55Sx8f_JxcIykEvw"
                      *       }
                      *     }
                      */
@@ -5430,7 +5451,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr */
+                /** @example evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34 */
                 eventId: string;
             };
             cookie?: never;
@@ -5450,29 +5471,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
+                     *         "id": "evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34",
                      *         "type": "PAYOUT_PAGE_UPDATED",
-                     *         "createdAt": 1795676327990,
+                     *         "createdAt": 1795679688422,
                      *         "livemode": false,
                      *         "data": {
-                     *           "id": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
-                     *           "url": "http://paysail.test/payout-page/payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *           "id": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
+                     *           "url": "http://paysail.test/payout-page/payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *           "amount": 10000,
                      *           "status": "PROCESSED",
                      *           "customer": {
-                     *             "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *             "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *             "referenceId": "user-42"
                      *           },
                      *           "merchant": {
-                     *             "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *             "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *             "livemode": false
                      *           },
                      *           "metadata": {
                      *             "invoice": "INV-1001"
                      *           },
-                     *           "createdAt": 1795676317990,
-                     *           "expiresAt": 1796281117990,
-                     *           "updatedAt": 1795676327990,
+                     *           "createdAt": 1795679678422,
+                     *           "expiresAt": 1796284478422,
+                     *           "updatedAt": 1795679688422,
                      *           "sub-status": "PAID",
                      *           "payoutMethod": {
                      *             "type": "BANK_TRANSFER",
@@ -5484,7 +5505,7 @@ export interface operations {
                      *           "fundingCurrency": "USDC",
                      *           "clientReferenceId": "payout-2026-0001",
                      *           "previousSubStatus": "SUBMITTED",
-                     *           "customerConfirmedAt": 1795676317990
+                     *           "customerConfirmedAt": 1795679678422
                      *         }
                      *       }
                      *     }
@@ -5598,7 +5619,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr */
+                /** @example evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34 */
                 eventId: string;
             };
             cookie?: never;
@@ -5608,7 +5629,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym"
+                 *       "endpointId": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38"
                  *     }
                  */
                 "application/json": {
@@ -5634,19 +5655,19 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8",
-                     *             "eventId": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
-                     *             "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *             "id": "whd_06h1dpcpwrxz4rartsjpe5j438fnb9a9pe4r",
+                     *             "eventId": "evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34",
+                     *             "endpointId": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
                      *             "attemptCount": 0,
-                     *             "nextAttemptAt": 1795676327990,
+                     *             "nextAttemptAt": 1795679688422,
                      *             "lastAttemptAt": null,
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": 1795676327990,
-                     *             "updatedAt": 1795676327990,
+                     *             "createdAt": 1795679688422,
+                     *             "updatedAt": 1795679688422,
                      *             "completedAt": null,
                      *             "attempts": []
                      *           }
@@ -5820,15 +5841,15 @@ export interface operations {
                      *       "data": {
                      *         "webhookEndpoints": [
                      *           {
-                     *             "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *             "id": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "enabledEvents": [
                      *               "*"
                      *             ],
                      *             "livemode": false,
                      *             "status": "ENABLED",
-                     *             "createdAt": 1795676327990,
-                     *             "updatedAt": 1795676327990,
+                     *             "createdAt": 1795679688422,
+                     *             "updatedAt": 1795679688422,
                      *             "description": "Order service"
                      *           }
                      *         ]
@@ -5971,16 +5992,16 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *         "id": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795676327990,
-                     *         "updatedAt": 1795676327990,
-                     *         "secret": "whsec_0suMcAXi4e5AIf5Mdg+rNUeSa/wDeBQY",
+                     *         "createdAt": 1795679688422,
+                     *         "updatedAt": 1795679688422,
+                     *         "secret": "whsec_Xufp6st1ZSq9XObRAl4gIAG07TgPZRE5",
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6117,7 +6138,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
+                /** @example we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6137,15 +6158,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *         "id": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795676327990,
-                     *         "updatedAt": 1795676327990,
+                     *         "createdAt": 1795679688422,
+                     *         "updatedAt": 1795679688422,
                      *         "description": "Order service"
                      *       }
                      *     }
@@ -6259,7 +6280,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
+                /** @example we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6297,15 +6318,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *         "id": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795676327990,
-                     *         "updatedAt": 1795676327990,
+                     *         "createdAt": 1795679688422,
+                     *         "updatedAt": 1795679688422,
                      *         "description": "Order service (primary)"
                      *       }
                      *     }
@@ -6455,7 +6476,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
+                /** @example we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6475,7 +6496,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *         "id": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *         "deleted": true
                      *       }
                      *     }
@@ -6593,7 +6614,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
+                /** @example we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6627,18 +6648,18 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *         "id": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *         "url": "https://hooks.acme.example/paysail",
                      *         "enabledEvents": [
                      *           "*"
                      *         ],
                      *         "livemode": false,
                      *         "status": "ENABLED",
-                     *         "createdAt": 1795676327990,
-                     *         "updatedAt": 1795676327990,
-                     *         "secret": "whsec_kbEMpM/a9ha0zsGJM7iUwh5MAFbaij8Y",
+                     *         "createdAt": 1795679688422,
+                     *         "updatedAt": 1795679688422,
+                     *         "secret": "whsec_wa5P/u7IfKxyVv5lHFUahaV5eRZ3wGGj",
                      *         "description": "Order service (primary)",
-                     *         "previousSecretExpiresAt": 1795679927990
+                     *         "previousSecretExpiresAt": 1795683288422
                      *       }
                      *     }
                      */
@@ -6793,7 +6814,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym */
+                /** @example we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38 */
                 endpointId: string;
             };
             cookie?: never;
@@ -6830,9 +6851,9 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "event": {
-                     *           "id": "evt_test_06h1d9jg6rwhkkr3vfbarqbsgafj3afetqjw",
+                     *           "id": "evt_test_06h1dpcpwrfd13qrggz1vhp2e6j9wj5a8xhw",
                      *           "type": "PAYMENT_SUCCEEDED",
-                     *           "createdAt": 1795676327990,
+                     *           "createdAt": 1795679688422,
                      *           "livemode": false,
                      *           "data": {
                      *             "amount": 2500,
@@ -6857,19 +6878,19 @@ export interface operations {
                      *           }
                      *         },
                      *         "delivery": {
-                     *           "id": "whd_06h1d9jg6r2mz0geg1n7qhk64e3rtvmykhym",
-                     *           "eventId": "evt_test_06h1d9jg6rwhkkr3vfbarqbsgafj3afetqjw",
-                     *           "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *           "id": "whd_06h1dpcpwrj3ztfc4fpd1ne0xbfyes0qsnc4",
+                     *           "eventId": "evt_test_06h1dpcpwrfd13qrggz1vhp2e6j9wj5a8xhw",
+                     *           "endpointId": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *           "eventType": "PAYMENT_SUCCEEDED",
                      *           "livemode": false,
                      *           "status": "PENDING",
                      *           "attemptCount": 0,
-                     *           "nextAttemptAt": 1795676327990,
+                     *           "nextAttemptAt": 1795679688422,
                      *           "lastAttemptAt": null,
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": 1795676327990,
-                     *           "updatedAt": 1795676327990,
+                     *           "createdAt": 1795679688422,
+                     *           "updatedAt": 1795679688422,
                      *           "completedAt": null,
                      *           "attempts": []
                      *         }
@@ -7050,66 +7071,66 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8",
-                     *             "eventId": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
-                     *             "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *             "id": "whd_06h1dpcpwrxz4rartsjpe5j438fnb9a9pe4r",
+                     *             "eventId": "evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34",
+                     *             "endpointId": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *             "eventType": "PAYOUT_PAGE_UPDATED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 1,
-                     *             "nextAttemptAt": 1795676333215,
-                     *             "lastAttemptAt": 1795676327990,
+                     *             "attemptCount": 2,
+                     *             "nextAttemptAt": 1795679965162,
+                     *             "lastAttemptAt": 1795679693422,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795676327990,
-                     *             "updatedAt": 1795676327990,
+                     *             "createdAt": 1795679688422,
+                     *             "updatedAt": 1795679693422,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795676327990,
+                     *                 "attemptedAt": 1795679688422,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 83,
+                     *                 "latencyMs": 29,
+                     *                 "responseBody": null,
+                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *               },
+                     *               {
+                     *                 "number": 2,
+                     *                 "attemptedAt": 1795679693422,
+                     *                 "url": "https://hooks.acme.example/paysail",
+                     *                 "outcome": "FAILED",
+                     *                 "statusCode": null,
+                     *                 "latencyMs": 3,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
                      *             ]
                      *           },
                      *           {
-                     *             "id": "whd_06h1d9jg6r2mz0geg1n7qhk64e3rtvmykhym",
-                     *             "eventId": "evt_test_06h1d9jg6rwhkkr3vfbarqbsgafj3afetqjw",
-                     *             "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *             "id": "whd_06h1dpcpwrj3ztfc4fpd1ne0xbfyes0qsnc4",
+                     *             "eventId": "evt_test_06h1dpcpwrfd13qrggz1vhp2e6j9wj5a8xhw",
+                     *             "endpointId": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *             "eventType": "PAYMENT_SUCCEEDED",
                      *             "livemode": false,
                      *             "status": "PENDING",
-                     *             "attemptCount": 2,
-                     *             "nextAttemptAt": 1795676662322,
-                     *             "lastAttemptAt": 1795676332990,
+                     *             "attemptCount": 1,
+                     *             "nextAttemptAt": 1795679693431,
+                     *             "lastAttemptAt": 1795679688422,
                      *             "lastStatusCode": null,
                      *             "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *             "createdAt": 1795676327990,
-                     *             "updatedAt": 1795676332990,
+                     *             "createdAt": 1795679688422,
+                     *             "updatedAt": 1795679688422,
                      *             "completedAt": null,
                      *             "attempts": [
                      *               {
                      *                 "number": 1,
-                     *                 "attemptedAt": 1795676327990,
+                     *                 "attemptedAt": 1795679688422,
                      *                 "url": "https://hooks.acme.example/paysail",
                      *                 "outcome": "FAILED",
                      *                 "statusCode": null,
-                     *                 "latencyMs": 95,
-                     *                 "responseBody": null,
-                     *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
-                     *               },
-                     *               {
-                     *                 "number": 2,
-                     *                 "attemptedAt": 1795676332990,
-                     *                 "url": "https://hooks.acme.example/paysail",
-                     *                 "outcome": "FAILED",
-                     *                 "statusCode": null,
-                     *                 "latencyMs": 104,
+                     *                 "latencyMs": 43,
                      *                 "responseBody": null,
                      *                 "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *               }
@@ -7215,7 +7236,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8 */
+                /** @example whd_06h1dpcpwrxz4rartsjpe5j438fnb9a9pe4r */
                 deliveryId: string;
             };
             cookie?: never;
@@ -7235,28 +7256,38 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "whd_06h1d9jg6rkzhn8kkn2axmewzx9dwak55rf8",
-                     *         "eventId": "evt_06h1d9jg6rfwjeb7a7w623s8y4bs3xchcrpr",
-                     *         "endpointId": "we_06h1d9jg6r444zt0qk3ve1fjq7mcw6e6v6ym",
+                     *         "id": "whd_06h1dpcpwrxz4rartsjpe5j438fnb9a9pe4r",
+                     *         "eventId": "evt_06h1dpcpwrevxvc6eq3bmcsvws82sbbm6n34",
+                     *         "endpointId": "we_06h1dpcpwrh5xpcg80mtjnje55hegmbhsc38",
                      *         "eventType": "PAYOUT_PAGE_UPDATED",
                      *         "livemode": false,
                      *         "status": "PENDING",
-                     *         "attemptCount": 1,
-                     *         "nextAttemptAt": 1795676333215,
-                     *         "lastAttemptAt": 1795676327990,
+                     *         "attemptCount": 2,
+                     *         "nextAttemptAt": 1795679965162,
+                     *         "lastAttemptAt": 1795679693422,
                      *         "lastStatusCode": null,
                      *         "lastError": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example",
-                     *         "createdAt": 1795676327990,
-                     *         "updatedAt": 1795676327990,
+                     *         "createdAt": 1795679688422,
+                     *         "updatedAt": 1795679693422,
                      *         "completedAt": null,
                      *         "attempts": [
                      *           {
                      *             "number": 1,
-                     *             "attemptedAt": 1795676327990,
+                     *             "attemptedAt": 1795679688422,
                      *             "url": "https://hooks.acme.example/paysail",
                      *             "outcome": "FAILED",
                      *             "statusCode": null,
-                     *             "latencyMs": 83,
+                     *             "latencyMs": 29,
+                     *             "responseBody": null,
+                     *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "attemptedAt": 1795679693422,
+                     *             "url": "https://hooks.acme.example/paysail",
+                     *             "outcome": "FAILED",
+                     *             "statusCode": null,
+                     *             "latencyMs": 3,
                      *             "responseBody": null,
                      *             "error": "ENOTFOUND: getaddrinfo ENOTFOUND hooks.acme.example"
                      *           }
@@ -7403,26 +7434,26 @@ export interface operations {
                      *       "data": {
                      *         "paymentPages": [
                      *           {
-                     *             "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *             "id": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
                      *             "status": "PAID",
                      *             "clientReferenceId": "order-1001",
                      *             "customer": {
-                     *               "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *               "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *               "referenceId": "user-42",
                      *               "email": "ada@example.com"
                      *             },
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *             "expiresAt": 1795762732990,
-                     *             "createdAt": 1795676332990,
+                     *             "url": "http://paysail.test/payment-page/page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *             "expiresAt": 1795766093422,
+                     *             "createdAt": 1795679693422,
                      *             "livemode": false,
                      *             "refundedAmount": 0,
                      *             "metadata": {
                      *               "cart": "c_81"
                      *             },
-                     *             "paidAt": 1795676332990,
-                     *             "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *             "paidAt": 1795679693422,
+                     *             "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *             "payinDetails": {
                      *               "amount": 2500,
                      *               "currency": "USD",
@@ -7648,19 +7679,19 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "id": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
                      *         "status": "CREATED",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *         "expiresAt": 1795762732990,
-                     *         "createdAt": 1795676332990,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *         "expiresAt": 1795766093422,
+                     *         "createdAt": 1795679693422,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
@@ -7814,7 +7845,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg */
+                /** @example page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8 */
                 pageId: string;
             };
             cookie?: never;
@@ -7834,26 +7865,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "id": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *         "expiresAt": 1795762732990,
-                     *         "createdAt": 1795676332990,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *         "expiresAt": 1795766093422,
+                     *         "createdAt": 1795679693422,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795676332990,
-                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *         "paidAt": 1795679693422,
+                     *         "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -7989,7 +8020,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1d9k3qrz49qctppgfgftk8tf74khff0dg */
+                /** @example page_06h1dpdadrjempktpqhtqwgjz7zw35hbb6w0 */
                 pageId: string;
             };
             cookie?: never;
@@ -8015,23 +8046,23 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1d9k3qrz49qctppgfgftk8tf74khff0dg",
+                     *         "id": "page_06h1dpdadrjempktpqhtqwgjz7zw35hbb6w0",
                      *         "status": "EXPIRED",
                      *         "clientReferenceId": "order-1002",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qrz49qctppgfgftk8tf74khff0dg",
-                     *         "expiresAt": 1795762732990,
-                     *         "createdAt": 1795676332990,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dpdadrjempktpqhtqwgjz7zw35hbb6w0",
+                     *         "expiresAt": 1795766093422,
+                     *         "createdAt": 1795679693422,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {},
-                     *         "expiredAt": 1795676332990
+                     *         "expiredAt": 1795679693422
                      *       }
                      *     }
                      */
@@ -8186,7 +8217,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg */
+                /** @example page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8 */
                 pageId: string;
             };
             cookie?: never;
@@ -8229,26 +8260,26 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                     *         "id": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
                      *         "status": "PAID",
                      *         "clientReferenceId": "order-1001",
                      *         "customer": {
-                     *           "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *           "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *           "referenceId": "user-42",
                      *           "email": "ada@example.com"
                      *         },
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "url": "http://paysail.test/payment-page/page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *         "expiresAt": 1795762732990,
-                     *         "createdAt": 1795676332990,
+                     *         "url": "http://paysail.test/payment-page/page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *         "expiresAt": 1795766093422,
+                     *         "createdAt": 1795679693422,
                      *         "livemode": false,
                      *         "refundedAmount": 0,
                      *         "metadata": {
                      *           "cart": "c_81"
                      *         },
-                     *         "paidAt": 1795676332990,
-                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *         "paidAt": 1795679693422,
+                     *         "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *         "payinDetails": {
                      *           "amount": 2500,
                      *           "currency": "USD",
@@ -8461,14 +8492,14 @@ export interface operations {
                      *       "data": {
                      *         "refunds": [
                      *           {
-                     *             "id": "re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm",
-                     *             "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *             "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *             "id": "re_06h1dpdadrfsvea8w9zrb7gzzfcrdr2rsz9r",
+                     *             "paymentPageId": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *             "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *             "amount": 500,
                      *             "currency": "USD",
                      *             "reason": "REQUESTED_BY_CUSTOMER",
                      *             "status": "SUCCEEDED",
-                     *             "createdAt": 1795676332990,
+                     *             "createdAt": 1795679693422,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -8585,7 +8616,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
+                 *       "paymentPageId": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
                  *       "amount": 500,
                  *       "reason": "REQUESTED_BY_CUSTOMER"
                  *     }
@@ -8618,14 +8649,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm",
-                     *         "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *         "id": "re_06h1dpdadrfsvea8w9zrb7gzzfcrdr2rsz9r",
+                     *         "paymentPageId": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *         "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "PENDING",
-                     *         "createdAt": 1795676332990,
+                     *         "createdAt": 1795679693422,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8775,7 +8806,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm */
+                /** @example re_06h1dpdadrfsvea8w9zrb7gzzfcrdr2rsz9r */
                 refundId: string;
             };
             cookie?: never;
@@ -8795,14 +8826,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "re_06h1d9k3qr7q6s4yxnxb0kjn9p1xt9eb4wkm",
-                     *         "paymentPageId": "page_06h1d9k3qr2dv8dpc1tf3y7kzjwqfgfc74bg",
-                     *         "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *         "id": "re_06h1dpdadrfsvea8w9zrb7gzzfcrdr2rsz9r",
+                     *         "paymentPageId": "page_06h1dpdadr177tv6b8fz6d5b0bk4kme2ydp8",
+                     *         "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *         "amount": 500,
                      *         "currency": "USD",
                      *         "reason": "REQUESTED_BY_CUSTOMER",
                      *         "status": "SUCCEEDED",
-                     *         "createdAt": 1795676332990,
+                     *         "createdAt": 1795679693422,
                      *         "livemode": false
                      *       }
                      *     }
@@ -8938,12 +8969,12 @@ export interface operations {
                      *       "data": {
                      *         "checkoutFraudReports": [
                      *           {
-                     *             "checkoutPaymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *             "checkoutPaymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *             "clientReferenceId": "order-1001",
                      *             "fraudAmountUSD": "25.00",
                      *             "fraudReason": "Card reported stolen",
-                     *             "fraudIssueDate": "2026-11-26 06:58:57",
-                     *             "transactionDate": "2026-11-26 06:58:52",
+                     *             "fraudIssueDate": "2026-11-26 07:54:58",
+                     *             "transactionDate": "2026-11-26 07:54:53",
                      *             "issuingBank": "Paysail Test Bank",
                      *             "cardholderName": "Ada Lovelace",
                      *             "customerEmail": "ada@example.com",
@@ -9055,7 +9086,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c */
+                /** @example pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38 */
                 id: string;
             };
             cookie?: never;
@@ -9076,12 +9107,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *           "checkoutPaymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 06:58:57",
-                     *           "transactionDate": "2026-11-26 06:58:52",
+                     *           "fraudIssueDate": "2026-11-26 07:54:58",
+                     *           "transactionDate": "2026-11-26 07:54:53",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9210,7 +9241,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "paymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                 *       "paymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                  *       "fraudReason": "Card reported stolen"
                  *     }
                  */
@@ -9239,12 +9270,12 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "checkoutFraudReport": {
-                     *           "checkoutPaymentId": "pay_06h1d9k3qryze9w0kt0mcbppcsgtccd0vk0c",
+                     *           "checkoutPaymentId": "pay_06h1dpdadrjzpxtc48p87wdbhc542b5sjw38",
                      *           "clientReferenceId": "order-1001",
                      *           "fraudAmountUSD": "25.00",
                      *           "fraudReason": "Card reported stolen",
-                     *           "fraudIssueDate": "2026-11-26 06:58:57",
-                     *           "transactionDate": "2026-11-26 06:58:52",
+                     *           "fraudIssueDate": "2026-11-26 07:54:58",
+                     *           "transactionDate": "2026-11-26 07:54:53",
                      *           "issuingBank": "Paysail Test Bank",
                      *           "cardholderName": "Ada Lovelace",
                      *           "customerEmail": "ada@example.com",
@@ -9431,15 +9462,15 @@ export interface operations {
                      *       "data": {
                      *         "disputes": [
                      *           {
-                     *             "id": "dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc",
-                     *             "paymentPageId": "page_06h1d9kq8r7d2jhn5t1h7qv1rs4b2r63dqe8",
-                     *             "paymentId": "pay_06h1d9kq8ry12vgbpxxwwyzehbmdkypfjw4c",
+                     *             "id": "dp_06h1dpf50rra6e4103r6d419h952qxcz7320",
+                     *             "paymentPageId": "page_06h1dpdxyrzcxtk6pr8eswe7rd80hkce2h80",
+                     *             "paymentId": "pay_06h1dpdxyrve14zmqg05pv4ckdmtp5ezhf7g",
                      *             "amount": 2500,
                      *             "currency": "USD",
                      *             "reason": "FRAUDULENT",
                      *             "status": "NEEDS_RESPONSE",
-                     *             "evidenceDueBy": 1796281147990,
-                     *             "createdAt": 1795676347990,
+                     *             "evidenceDueBy": 1796284508422,
+                     *             "createdAt": 1795679708422,
                      *             "livemode": false
                      *           }
                      *         ],
@@ -9556,7 +9587,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc */
+                /** @example dp_06h1dpf50rra6e4103r6d419h952qxcz7320 */
                 disputeId: string;
             };
             cookie?: never;
@@ -9576,15 +9607,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc",
-                     *         "paymentPageId": "page_06h1d9kq8r7d2jhn5t1h7qv1rs4b2r63dqe8",
-                     *         "paymentId": "pay_06h1d9kq8ry12vgbpxxwwyzehbmdkypfjw4c",
+                     *         "id": "dp_06h1dpf50rra6e4103r6d419h952qxcz7320",
+                     *         "paymentPageId": "page_06h1dpdxyrzcxtk6pr8eswe7rd80hkce2h80",
+                     *         "paymentId": "pay_06h1dpdxyrve14zmqg05pv4ckdmtp5ezhf7g",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "NEEDS_RESPONSE",
-                     *         "evidenceDueBy": 1796281147990,
-                     *         "createdAt": 1795676347990,
+                     *         "evidenceDueBy": 1796284508422,
+                     *         "createdAt": 1795679708422,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9698,7 +9729,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc */
+                /** @example dp_06h1dpf50rra6e4103r6d419h952qxcz7320 */
                 disputeId: string;
             };
             cookie?: never;
@@ -9734,15 +9765,15 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "dp_06h1d9myaragj4yhpxxf4vatzpv01rbqqanc",
-                     *         "paymentPageId": "page_06h1d9kq8r7d2jhn5t1h7qv1rs4b2r63dqe8",
-                     *         "paymentId": "pay_06h1d9kq8ry12vgbpxxwwyzehbmdkypfjw4c",
+                     *         "id": "dp_06h1dpf50rra6e4103r6d419h952qxcz7320",
+                     *         "paymentPageId": "page_06h1dpdxyrzcxtk6pr8eswe7rd80hkce2h80",
+                     *         "paymentId": "pay_06h1dpdxyrve14zmqg05pv4ckdmtp5ezhf7g",
                      *         "amount": 2500,
                      *         "currency": "USD",
                      *         "reason": "FRAUDULENT",
                      *         "status": "WON",
-                     *         "evidenceDueBy": 1796281147990,
-                     *         "createdAt": 1795676347990,
+                     *         "evidenceDueBy": 1796284508422,
+                     *         "createdAt": 1795679708422,
                      *         "livemode": false
                      *       }
                      *     }
@@ -9922,33 +9953,33 @@ export interface operations {
                      *       "data": {
                      *         "subscriptions": [
                      *           {
-                     *             "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
+                     *             "id": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0",
                      *             "status": "ACTIVE",
-                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *             "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *             "livemode": false,
-                     *             "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *             "customerId": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *             "productId": "pro-monthly",
-                     *             "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
+                     *             "pageId": "page_06h1dpgc2rs535nts5a0g9v331bg0r3y6ej8",
                      *             "interval": "MONTH",
                      *             "intervalCount": 1,
                      *             "amount": 2500,
                      *             "currency": "USD",
-                     *             "currentPeriodStart": 1795676357990,
-                     *             "currentPeriodEnd": 1798268357990,
+                     *             "currentPeriodStart": 1795679718422,
+                     *             "currentPeriodEnd": 1798271718422,
                      *             "cancelAtPeriodEnd": false,
                      *             "failedRenewalAttempts": 0,
-                     *             "createdAt": 1795676357990,
-                     *             "updatedAt": 1795676357990,
+                     *             "createdAt": 1795679718422,
+                     *             "updatedAt": 1795679718422,
                      *             "latestInvoice": {
-                     *               "id": "inv_06h1d9p5cryjy8rxgkd9fs2rppp07bg07hbc",
+                     *               "id": "inv_06h1dpgc2rz5vr5bf6q35sh356z3t5db1078",
                      *               "status": "PAID",
                      *               "amount": 2500,
                      *               "currency": "USD",
-                     *               "paymentId": "pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr",
-                     *               "periodStart": 1795676357990,
-                     *               "periodEnd": 1798268357990,
-                     *               "paidAt": 1795676357990,
-                     *               "createdAt": 1795676357990
+                     *               "paymentId": "pay_06h1dpgc2rca8847vxkffn4r5jereyz4gdmg",
+                     *               "periodStart": 1795679718422,
+                     *               "periodEnd": 1798271718422,
+                     *               "paidAt": 1795679718422,
+                     *               "createdAt": 1795679718422
                      *             }
                      *           }
                      *         ],
@@ -10112,7 +10143,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8 */
+                /** @example sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10132,33 +10163,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
+                     *         "id": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "customerId": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
+                     *         "pageId": "page_06h1dpgc2rs535nts5a0g9v331bg0r3y6ej8",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795676357990,
-                     *         "currentPeriodEnd": 1798268357990,
+                     *         "currentPeriodStart": 1795679718422,
+                     *         "currentPeriodEnd": 1798271718422,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795676357990,
-                     *         "updatedAt": 1795676357990,
+                     *         "createdAt": 1795679718422,
+                     *         "updatedAt": 1795679718422,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1d9p5cryjy8rxgkd9fs2rppp07bg07hbc",
+                     *           "id": "inv_06h1dpgc2rz5vr5bf6q35sh356z3t5db1078",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr",
-                     *           "periodStart": 1795676357990,
-                     *           "periodEnd": 1798268357990,
-                     *           "paidAt": 1795676357990,
-                     *           "createdAt": 1795676357990
+                     *           "paymentId": "pay_06h1dpgc2rca8847vxkffn4r5jereyz4gdmg",
+                     *           "periodStart": 1795679718422,
+                     *           "periodEnd": 1798271718422,
+                     *           "paidAt": 1795679718422,
+                     *           "createdAt": 1795679718422
                      *         }
                      *       }
                      *     }
@@ -10331,7 +10362,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8 */
+                /** @example sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10357,34 +10388,34 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
+                     *         "id": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "customerId": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
+                     *         "pageId": "page_06h1dpgc2rs535nts5a0g9v331bg0r3y6ej8",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795676362990,
-                     *         "currentPeriodEnd": 1798268362990,
+                     *         "currentPeriodStart": 1795679723422,
+                     *         "currentPeriodEnd": 1798271723422,
                      *         "cancelAtPeriodEnd": true,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795676357990,
-                     *         "updatedAt": 1795676367990,
-                     *         "canceledAt": 1795676367990,
+                     *         "createdAt": 1795679718422,
+                     *         "updatedAt": 1795679728422,
+                     *         "canceledAt": 1795679728422,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1d9prxr5t23tykqvvjqdsc14h09cr1eyg",
+                     *           "id": "inv_06h1dpgzkrnzqesawcjts5th2e7kt5gme3hr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1d9prxryn164pfhdh611egch6pf4a2yjg",
-                     *           "periodStart": 1795676362990,
-                     *           "periodEnd": 1798268362990,
-                     *           "paidAt": 1795676362990,
-                     *           "createdAt": 1795676362990
+                     *           "paymentId": "pay_06h1dpgzkrthsmb6gvpbtwbjhhnqszhtkhfg",
+                     *           "periodStart": 1795679723422,
+                     *           "periodEnd": 1798271723422,
+                     *           "paidAt": 1795679723422,
+                     *           "createdAt": 1795679723422
                      *         }
                      *       }
                      *     }
@@ -10599,7 +10630,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8 */
+                /** @example sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0 */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -10625,33 +10656,33 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
+                     *         "id": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0",
                      *         "status": "ACTIVE",
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
-                     *         "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "customerId": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "productId": "pro-monthly",
-                     *         "pageId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
+                     *         "pageId": "page_06h1dpgc2rs535nts5a0g9v331bg0r3y6ej8",
                      *         "interval": "MONTH",
                      *         "intervalCount": 1,
                      *         "amount": 2500,
                      *         "currency": "USD",
-                     *         "currentPeriodStart": 1795676362990,
-                     *         "currentPeriodEnd": 1798268362990,
+                     *         "currentPeriodStart": 1795679723422,
+                     *         "currentPeriodEnd": 1798271723422,
                      *         "cancelAtPeriodEnd": false,
                      *         "failedRenewalAttempts": 0,
-                     *         "createdAt": 1795676357990,
-                     *         "updatedAt": 1795676362990,
+                     *         "createdAt": 1795679718422,
+                     *         "updatedAt": 1795679723422,
                      *         "latestInvoice": {
-                     *           "id": "inv_06h1d9prxr5t23tykqvvjqdsc14h09cr1eyg",
+                     *           "id": "inv_06h1dpgzkrnzqesawcjts5th2e7kt5gme3hr",
                      *           "status": "PAID",
                      *           "amount": 2500,
                      *           "currency": "USD",
-                     *           "paymentId": "pay_06h1d9prxryn164pfhdh611egch6pf4a2yjg",
-                     *           "periodStart": 1795676362990,
-                     *           "periodEnd": 1798268362990,
-                     *           "paidAt": 1795676362990,
-                     *           "createdAt": 1795676362990
+                     *           "paymentId": "pay_06h1dpgzkrthsmb6gvpbtwbjhhnqszhtkhfg",
+                     *           "periodStart": 1795679723422,
+                     *           "periodEnd": 1798271723422,
+                     *           "paidAt": 1795679723422,
+                     *           "createdAt": 1795679723422
                      *         }
                      *       }
                      *     }
@@ -10892,31 +10923,31 @@ export interface operations {
                      * @example {
                      *       "entitlements": [
                      *         {
-                     *           "id": "ent_06h1d9p5crwb2zpsea9z139fpfrfr1t918t8",
-                     *           "createdAt": 1795676357990,
-                     *           "subscriptionId": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
+                     *           "id": "ent_06h1dpgc2rr2b83fy26d2xrzz1kk34rv8drw",
+                     *           "createdAt": 1795679718422,
+                     *           "subscriptionId": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
-                     *           "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
-                     *           "startPeriod": 1795676357990,
-                     *           "endPeriod": 1795676362990,
-                     *           "idempotencyKey": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8-1795676357990-1795676362990",
-                     *           "updatedAt": 1795676362990,
-                     *           "invoiceId": "inv_06h1d9p5cryjy8rxgkd9fs2rppp07bg07hbc"
+                     *           "customerId": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
+                     *           "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
+                     *           "startPeriod": 1795679718422,
+                     *           "endPeriod": 1795679723422,
+                     *           "idempotencyKey": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0-1795679718422-1795679723422",
+                     *           "updatedAt": 1795679723422,
+                     *           "invoiceId": "inv_06h1dpgc2rz5vr5bf6q35sh356z3t5db1078"
                      *         },
                      *         {
-                     *           "id": "ent_06h1d9prxrpyh8qqk7nh0tg4ft8wcywrzk8r",
-                     *           "createdAt": 1795676362990,
-                     *           "subscriptionId": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8",
+                     *           "id": "ent_06h1dpgzkrf9cdrz1bn9x2jxxszjv2w3ftfc",
+                     *           "createdAt": 1795679723422,
+                     *           "subscriptionId": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0",
                      *           "productId": "pro-monthly",
                      *           "livemode": false,
-                     *           "customerId": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
-                     *           "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
-                     *           "startPeriod": 1795676362990,
-                     *           "endPeriod": 1798268362990,
-                     *           "idempotencyKey": "sub_06h1d9p5crqdvs6eahpexwmrkk7rg5jseka8-1795676362990-1798268362990",
-                     *           "invoiceId": "inv_06h1d9prxr5t23tykqvvjqdsc14h09cr1eyg"
+                     *           "customerId": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
+                     *           "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
+                     *           "startPeriod": 1795679723422,
+                     *           "endPeriod": 1798271723422,
+                     *           "idempotencyKey": "sub_06h1dpgc2rysyctgcvdtj5pxc3acqxhfzgn0-1795679723422-1798271723422",
+                     *           "invoiceId": "inv_06h1dpgzkrnzqesawcjts5th2e7kt5gme3hr"
                      *         }
                      *       ],
                      *       "hasMore": false
@@ -11052,18 +11083,18 @@ export interface operations {
                      *       "data": {
                      *         "reviews": [
                      *           {
-                     *             "verificationId": "kyc_06h1d9gnkrnmnbsbwx34em3nd5rw3jv08zpg",
-                     *             "customerId": "cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg",
+                     *             "verificationId": "kyc_06h1dpaw9rz2bpvvbe7j69swbdrb520mdp6w",
+                     *             "customerId": "cus_06h1dpaw9rg44cgex728ccq3ahgj124bqx4w",
                      *             "customerReferenceId": "user-43",
                      *             "livemode": false,
                      *             "provider": "sandbox-kyc",
-                     *             "providerCheckId": "check_kyc_06h1d9gnkrnmnbsbwx34em3nd5rw3jv08zpg_data",
+                     *             "providerCheckId": "check_kyc_06h1dpaw9rz2bpvvbe7j69swbdrb520mdp6w_data",
                      *             "providerUrl": null,
                      *             "reason": "sandbox: last name \"Review\" needs a manual review",
                      *             "breakdown": {
                      *               "sandbox_rules": "review"
                      *             },
-                     *             "createdAt": 1795676312990
+                     *             "createdAt": 1795679673422
                      *           }
                      *         ]
                      *       }
@@ -11168,7 +11199,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg */
+                /** @example cus_06h1dpaw9rg44cgex728ccq3ahgj124bqx4w */
                 customerId: string;
             };
             cookie?: never;
@@ -11203,7 +11234,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "customerId": "cus_06h1d9gnkrqbrj7eyj14xv4z8e413ttbvmvg",
+                     *         "customerId": "cus_06h1dpaw9rg44cgex728ccq3ahgj124bqx4w",
                      *         "kycStatus": "APPROVED"
                      *       }
                      *     }
@@ -11366,14 +11397,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "name": "Acme Payouts",
                      *           "email": "ops@acme.example",
                      *           "liveEnabled": false,
                      *           "fraudReportWebhooksEnabled": false,
                      *           "rateLimitPerSecond": null,
                      *           "rateLimitBurst": null,
-                     *           "createdAt": 1795676312990
+                     *           "createdAt": 1795679673422
                      *         }
                      *       ]
                      *     }
@@ -11492,14 +11523,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "merchant": {
-                     *           "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *           "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *           "name": "Acme Payouts",
                      *           "liveEnabled": false
                      *         },
-                     *         "apiKey": "sk_06h1d9gnkrk6q82jxvjd5aqbgefqbtmdj9x8_lKh4lQYkW5sc0QlIj8ARYaORSU7X1tUGa_Xv0aiHQ70",
+                     *         "apiKey": "sk_06h1dpaw9rgdd46wy24qv5p6kqznts8nbvf4_nF9Qy7P810xqLu6xAAIdBwYGzIklYzkH2hiEtdrVknI",
                      *         "dashboardUser": {
                      *           "email": "ops@acme.example",
-                     *           "password": "8nfEaoAu5TerpHQDwIwTsRYx"
+                     *           "password": "ckdGk8UhVscNmn42qcnYexAn"
                      *         }
                      *       }
                      *     }
@@ -11618,7 +11649,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -11636,14 +11667,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": false,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795676312990
+                     *         "createdAt": 1795679673422
                      *       }
                      *     }
                      */
@@ -11741,7 +11772,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -11765,14 +11796,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": false,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795676312990,
+                     *         "createdAt": 1795679673422,
                      *         "warnings": [
                      *           "WEBHOOK_ALLOW_PRIVATE_TARGETS is true on this installation: the sandbox webhook endpoints of this merchant may reach loopback and private addresses of the network this server runs in (live endpoints never can). Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false (or listen on a non-loopback HOST) before letting merchants you do not control use it."
                      *         ]
@@ -11909,7 +11940,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -11941,14 +11972,14 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "id": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "name": "Acme Payouts",
                      *         "email": "ops@acme.example",
                      *         "liveEnabled": true,
                      *         "fraudReportWebhooksEnabled": true,
                      *         "rateLimitPerSecond": null,
                      *         "rateLimitBurst": null,
-                     *         "createdAt": 1795676312990
+                     *         "createdAt": 1795679673422
                      *       }
                      *     }
                      */
@@ -12075,7 +12106,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -12094,18 +12125,18 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm",
+                     *           "id": "key_06h1dpaw9rat6bbtecavsg2j75f6f43r7rc4",
                      *           "name": "reporting",
-                     *           "last4": "ueF0",
-                     *           "createdAt": 1795676312990,
+                     *           "last4": "7874",
+                     *           "createdAt": 1795679673422,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         },
                      *         {
-                     *           "id": "key_06h1d9gnkrk6q82jxvjd5aqbgefqbtmdj9x8",
+                     *           "id": "key_06h1dpaw9rgdd46wy24qv5p6kqznts8nbvf4",
                      *           "name": "Default key",
-                     *           "last4": "HQ70",
-                     *           "createdAt": 1795676312990,
+                     *           "last4": "VknI",
+                     *           "createdAt": 1795679673422,
                      *           "lastUsedAt": null,
                      *           "revokedAt": null
                      *         }
@@ -12202,7 +12233,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -12232,10 +12263,10 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm",
+                     *         "id": "key_06h1dpaw9rat6bbtecavsg2j75f6f43r7rc4",
                      *         "name": "reporting",
-                     *         "apiKey": "sk_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm_C_JcNl-lgQlAK06DguNjG5V8WYdipJZvY13CcLKueF0",
-                     *         "createdAt": 1795676312990
+                     *         "apiKey": "sk_06h1dpaw9rat6bbtecavsg2j75f6f43r7rc4_GNhdRAIX4oeM_cHXalna8076T5qFONH8jfmyeE07874",
+                     *         "createdAt": 1795679673422
                      *       }
                      *     }
                      */
@@ -12362,9 +12393,9 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
-                /** @example key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm */
+                /** @example key_06h1dpaw9rat6bbtecavsg2j75f6f43r7rc4 */
                 keyId: string;
             };
             cookie?: never;
@@ -12388,7 +12419,7 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "key_06h1d9gnkr14jg0ww6wj4vn65rexfjwjgcfm",
+                     *         "id": "key_06h1dpaw9rat6bbtecavsg2j75f6f43r7rc4",
                      *         "revoked": true
                      *       }
                      *     }
@@ -12509,7 +12540,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -12528,10 +12559,10 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1d9gnkrr0y5y92fvhpjfpm43qscbdems8",
-                     *           "key": "DXS_BVhO68WFfttnh4LKd-e2pFV5EX7Qss3P9ZfAIac",
+                     *           "id": "pii_06h1dpaw9r5gfav8tce5hkm1nyyh90yc5fg8",
+                     *           "key": "JtGna_f6zk9dcU5xAmagnHSzm4JOcQ-tRr3x6sw94tE",
                      *           "active": true,
-                     *           "createdAt": 1795676312990
+                     *           "createdAt": 1795679673422
                      *         }
                      *       ]
                      *     }
@@ -12624,7 +12655,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -12649,16 +12680,16 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": [
                      *         {
-                     *           "id": "pii_06h1d9gnkrr0y5y92fvhpjfpm43qscbdems8",
-                     *           "key": "DXS_BVhO68WFfttnh4LKd-e2pFV5EX7Qss3P9ZfAIac",
+                     *           "id": "pii_06h1dpaw9r5gfav8tce5hkm1nyyh90yc5fg8",
+                     *           "key": "JtGna_f6zk9dcU5xAmagnHSzm4JOcQ-tRr3x6sw94tE",
                      *           "active": false,
-                     *           "createdAt": 1795676312990
+                     *           "createdAt": 1795679673422
                      *         },
                      *         {
-                     *           "id": "pii_06h1d9gnkrxarn1dge7epev1a39qq174q828",
-                     *           "key": "dizZwNPGZIN3luTes4BL7kr1lyGibIklJl6XOb8KfWM",
+                     *           "id": "pii_06h1dpaw9r00ytsp73844b16w2z2zwvwqy7r",
+                     *           "key": "Iyi5Eh6IAYSGIxSW_tvtlLPd2FLx4oLVs8HvOGzIEmU",
                      *           "active": true,
-                     *           "createdAt": 1795676312990
+                     *           "createdAt": 1795679673422
                      *         }
                      *       ]
                      *     }
@@ -12786,7 +12817,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r */
+                /** @example cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w */
                 customerId: string;
             };
             cookie?: never;
@@ -12819,29 +12850,29 @@ export interface operations {
                      * @example {
                      *       "status": "SUCCEEDED",
                      *       "data": {
-                     *         "id": "cus_06h1d9gnkrxmtthtgqw9yh3jbjejg5p5qf1r",
+                     *         "id": "cus_06h1dpaw9rspt9748fpvxpw4mfv216tfsh6w",
                      *         "referenceId": "user-42",
-                     *         "signupAt": 1795589912990,
-                     *         "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *         "signupAt": 1795593273422,
+                     *         "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *         "livemode": false,
                      *         "kycStatus": "PENDING",
-                     *         "createdAt": 1795676312990,
-                     *         "updatedAt": 1795676312990,
+                     *         "createdAt": 1795679673422,
+                     *         "updatedAt": 1795679673422,
                      *         "email": "ada.lovelace@example.com",
                      *         "supportedPayoutMethods": [
                      *           "BANK_TRANSFER",
                      *           "CRYPTO_WALLET"
                      *         ],
-                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..QjQwrzUvm5I3URuf.gU5u.41gwnJdBbis2BeVgF4vJwg",
-                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..trLslPtsN6yK4mMB.cABa7isjMJQ.z0fBGiXCscvhcjcN22UY9w",
-                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..4mEW-3roKjanlKOs.44DpHT8iQSXx9g.9o5dULWm1HDk0xT0HnSKcQ",
-                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..3rM0q9HSdcSymP3o.EIihIKD1yjgAB2KY.Q16qsW4LpqFHWSm2oKO-1g",
+                     *         "firstName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..xbyC0swXsfMu5t0Q.7Iep.KrwUL0aO9_2iNKp0scn21w",
+                     *         "lastName": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..LmWWtxyGBgnCT04W.vGQf0SP7QZw.G-WcwDSRdaXItYL2Rhet0Q",
+                     *         "dateOfBirth": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..qMCjg8n0Hu1YFVo2.iwu8HQ5xPm1nfg.T2_gVUOj-M8tkv5xbMpV0A",
+                     *         "phoneNumber": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..bpU09PhTD0AHb_1k.ZUFF6O-ocia8EAe7.ToBR6Bh4qcrglMDitwtctA",
                      *         "address": {
-                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..pf1oyHixpW-2GEe2.rEJPPzNINNI3MnE.Flynns8ZhtRbx6HeUsnZRw",
-                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..RNmUire3ftizVIlS.et0zkrtDSjolITDvnQ.yjoOlgfJcJbwIFvYubD1Aw",
-                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..8Z_qkxXNxrB9xKZm.QgI.37MYPJtLSsZ--G8Gtvz_OQ",
-                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..Z0iA6QJbU-7ulWBV.CNmc7EY.d6WLp_MoYHbaEvFA3TFR9g",
-                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkOWdua3J4YXJuMWRnZTdlcGV2MWEzOXFxMTc0cTgyOCJ9..2I7BYNTHVDwfm01q.MPI.8_q9bqjUgnoOAjsU1X215g"
+                     *           "line1": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..Y_FA-8VuzwRtW4uM.S-ECXDofA99iEpw.BdK6iAahUaPAs_22mnQOlQ",
+                     *           "city": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..kZqLwFUjlXdGW9O0.Uer5grEz8-V1Usq9nw.HrQdcoyUY9WQ_2hNhjqyXQ",
+                     *           "state": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..w-c6OS9cXpAWL3Vv.i-M.387PZ_wh-kfIHS4VTiX7UQ",
+                     *           "postalCode": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9..1km5MC1vsTeZ5Q2c._pSMmLM.JyE-SuQIfUVPPEB5nyHeWw",
+                     *           "country": "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoicGlpXzA2aDFkcGF3OXIwMHl0c3A3Mzg0NGIxNncyejJ6d3Z3cXk3ciJ9.._WX1aWzdPlmuWlIp.rIU.AycSSYxe5i89IL4PtorqGQ"
                      *         }
                      *       }
                      *     }
@@ -12850,6 +12881,293 @@ export interface operations {
                         /** @enum {string} */
                         status: "SUCCEEDED";
                         data: components["schemas"]["Customer"];
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: NOT_FOUND. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: DUPLICATE_REFERENCE_ID, DUPLICATE_CLIENT_REFERENCE_ID, INVALID_STATE, INSUFFICIENT_FUNDS, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_KEY_RESPONSE_LOST. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminBranding_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "displayName": "Acme Books",
+                     *         "brandColor": "#635bff",
+                     *         "buttonTextColor": "#ffffff",
+                     *         "supportEmail": "help@acme.example",
+                     *         "supportUrl": "https://acme.example/help",
+                     *         "logoUrl": "/brand/logos/db400f109797eaa9bb88b70f2cf290b97baa6070e403226a11c395d204cf625d.svg",
+                     *         "updatedAt": 1795679673422
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            displayName: string | null;
+                            brandColor: string | null;
+                            buttonTextColor: string | null;
+                            supportEmail: string | null;
+                            supportUrl: string | null;
+                            logoUrl: string | null;
+                            updatedAt: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description FAILED: WRONG_PARAMETER, IMMUTABLE_FIELD. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: NOT_FOUND. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: RATE_LIMITED. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAILED: SERVICE_UNAVAILABLE (at capacity, shutting down, or the database unreachable). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminBranding_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: for 24 h per merchant, mode and key, the same request replays the first answer (below 500) byte for byte with `Idempotent-Replayed: true`; another request with the key → 409 IDEMPOTENCY_KEY_REUSED; while the first still runs → 409 IDEMPOTENCY_KEY_IN_USE.
+                 * @example order-42-payout
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "displayName": "Acme Books",
+                 *       "brandColor": "#635bff",
+                 *       "supportEmail": "help@acme.example",
+                 *       "supportUrl": "https://acme.example/help",
+                 *       "logo": "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA0MCA0MCI+PHJlY3Qgd2lkdGg9IjQwIiBoZWlnaHQ9IjQwIiByeD0iOCIgZmlsbD0iIzYzNWJmZiIvPjwvc3ZnPg=="
+                 *     }
+                 */
+                "application/json": {
+                    displayName?: string | null;
+                    brandColor?: string | null;
+                    supportEmail?: string | null;
+                    supportUrl?: string | null;
+                    logo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description SUCCEEDED. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SUCCEEDED",
+                     *       "data": {
+                     *         "displayName": "Acme Books",
+                     *         "brandColor": "#635bff",
+                     *         "buttonTextColor": "#ffffff",
+                     *         "supportEmail": "help@acme.example",
+                     *         "supportUrl": "https://acme.example/help",
+                     *         "logoUrl": "/brand/logos/db400f109797eaa9bb88b70f2cf290b97baa6070e403226a11c395d204cf625d.svg",
+                     *         "updatedAt": 1795679673422
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "SUCCEEDED";
+                        data: {
+                            displayName: string | null;
+                            brandColor: string | null;
+                            buttonTextColor: string | null;
+                            supportEmail: string | null;
+                            supportUrl: string | null;
+                            logoUrl: string | null;
+                            updatedAt: number | null;
+                        };
                     };
                 };
             };
@@ -12964,7 +13282,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -13121,7 +13439,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8 */
+                /** @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw */
                 merchantId: string;
             };
             cookie?: never;
@@ -13501,19 +13819,19 @@ export interface operations {
                      *       "data": {
                      *         "emails": [
                      *           {
-                     *             "id": "eml_06h1d9p5cryv7ty2a4nvq4qxmex76r0mk5g0",
-                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *             "id": "eml_06h1dpgc2rydmk4dzsqnzjb6v82skqdcf370",
+                     *             "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *             "livemode": false,
                      *             "to": "ada@example.com",
-                     *             "subject": "Your receipt from Acme Payouts",
-                     *             "text": "Receipt from Acme Payouts\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Payouts on November 26, 2026 at 6:59 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 6:59 AM UTC\nPayment ID: pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr\n\n--\nQuestions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.\n",
-                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Payouts</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px\">\n<tr><td>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Payouts</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Payouts on November 26, 2026 at 6:59 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 6:59 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1d9p5crph3ebs8zfwf5c64gj0ytptbdtr</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Payouts at ops@acme.example. This receipt was sent by Paysail on behalf of Acme Payouts.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
+                     *             "subject": "Your receipt from Acme Books",
+                     *             "text": "Acme Books\n\nReceipt from Acme Books\n\nSandbox: this is a test payment, no money moved.\n\nHello Ada,\n\nYou paid $25.00 to Acme Books on November 26, 2026 at 7:55 AM UTC.\n\nAmount paid: $25.00\nPaid with: Visa ending in 4242\nDate: November 26, 2026 at 7:55 AM UTC\nPayment ID: pay_06h1dpgc2rca8847vxkffn4r5jereyz4gdmg\n\n--\nQuestions about this payment? Contact Acme Books at help@acme.example or https://acme.example/help. This receipt was sent by Paysail on behalf of Acme Books.\n",
+                     *             "html": "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>Your receipt from Acme Books</title></head>\n<body style=\"margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif\">\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"background:#f3f4f6;padding:24px 0\"><tr><td align=\"center\">\n<table role=\"presentation\" width=\"560\" cellpadding=\"0\" cellspacing=\"0\" style=\"max-width:560px;background:#ffffff;border-radius:8px;padding:32px;border-top:4px solid #635bff\">\n<tr><td>\n<p style=\"margin:0 0 16px;font-size:16px;font-weight:700;color:#111827\">Acme Books</p>\n<h1 style=\"margin:0 0 20px;font-size:20px;color:#111827\">Receipt from Acme Books</h1>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Sandbox: this is a test payment, no money moved.</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">Hello Ada,</p>\n<p style=\"margin:0 0 16px;font-size:15px;line-height:1.5;color:#1f2937\">You paid $25.00 to Acme Books on November 26, 2026 at 7:55 AM UTC.</p>\n<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" style=\"margin:0 0 16px;border-top:1px solid #e5e7eb\">\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Amount paid</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">$25.00</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Paid with</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">Visa ending in 4242</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Date</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">November 26, 2026 at 7:55 AM UTC</td></tr>\n<tr><td style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#4b5563\">Payment ID</td><td align=\"right\" style=\"padding:8px 0;border-bottom:1px solid #e5e7eb;font-size:14px;color:#111827\">pay_06h1dpgc2rca8847vxkffn4r5jereyz4gdmg</td></tr>\n</table>\n\n<p style=\"margin:24px 0 0;font-size:12px;color:#6b7280\">Questions about this payment? Contact Acme Books at help@acme.example or https://acme.example/help. This receipt was sent by Paysail on behalf of Acme Books.</p>\n</td></tr></table>\n</td></tr></table>\n</body>\n</html>\n",
                      *             "template": "payment_receipt",
-                     *             "relatedId": "page_06h1d9p5crh7c6fn3msxwknafykdw02k1a0c",
+                     *             "relatedId": "page_06h1dpgc2rs535nts5a0g9v331bg0r3y6ej8",
                      *             "status": "stored",
                      *             "attempts": 1,
                      *             "lastError": null,
-                     *             "createdAt": 1795676357990,
+                     *             "createdAt": 1795679718422,
                      *             "sentAt": null
                      *           }
                      *         ]
@@ -13630,14 +13948,14 @@ export interface operations {
                      *       "status": "SUCCEEDED",
                      *       "data": {
                      *         "import": {
-                     *           "id": "fim_06h1d9qcere97v2yysn2jq21jqzxww32gg1r",
+                     *           "id": "fim_06h1dphk4rj7tnzj5q3asx0gk6f498fkckq0",
                      *           "network": "visa",
                      *           "livemode": false,
                      *           "rows": 1,
                      *           "created": 0,
                      *           "duplicates": 0,
                      *           "unmatched": 1,
-                     *           "createdAt": 1795676367990
+                     *           "createdAt": 1795679728422
                      *         },
                      *         "createdReports": [],
                      *         "duplicateRows": [],
@@ -14171,7 +14489,7 @@ export interface operations {
                 livemode?: boolean;
                 /**
                  * @description Only this merchant's events.
-                 * @example mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8
+                 * @example mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw
                  */
                 merchantId?: string;
                 /** @description api_key (actorId key_…), dashboard_user (actorId usr_…) or operator (actorId `operator`). */
@@ -14205,19 +14523,19 @@ export interface operations {
                      *       "data": {
                      *         "auditEvents": [
                      *           {
-                     *             "id": "aud_06h1d9hwnrg0v97nn5s8vtgyvhwyrg8wgmcg",
-                     *             "merchantId": "mer_06h1d9gnkryynbmhca6d4eq12brs9dn6a6e8",
+                     *             "id": "aud_06h1dpc3bra012sjfqab9genfkde0atntex4",
+                     *             "merchantId": "mer_06h1dpaw9r4jyn8nr5bn7rjfexj89fw353bw",
                      *             "livemode": false,
                      *             "actorType": "api_key",
-                     *             "actorId": "key_06h1d9gnkrk6q82jxvjd5aqbgefqbtmdj9x8",
+                     *             "actorId": "key_06h1dpaw9rgdd46wy24qv5p6kqznts8nbvf4",
                      *             "action": "payoutPages_release",
-                     *             "target": "payout_page_06h1d9h94rp5qg2x13802bw3afb30q30vrs0",
+                     *             "target": "payout_page_06h1dpbftrbkbqkv0q3b5fzc1v7z6502b7ng",
                      *             "address": "127.0.0.1",
                      *             "outcome": "SUCCEEDED",
                      *             "statusCode": 200,
                      *             "errorCode": null,
-                     *             "requestId": "req_lSetfDwJyA_z_8sc",
-                     *             "createdAt": 1795676322990
+                     *             "requestId": "req_60P8XJN382NIa2JZ",
+                     *             "createdAt": 1795679683422
                      *           }
                      *         ],
                      *         "hasMore": false
