@@ -110,6 +110,7 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'GET /:mode/fraud-reports': sees('fraud-reports'),
   'GET /:mode/fraud-reports/:reportId': sees('fraud-reports'),
   'GET /:mode/disputes': sees('disputes'),
+  'GET /:mode/disputes/export.csv': sees('disputes'),
 
   'GET /:mode/developers': sees('api-keys'),
   'GET /:mode/developers/api-keys': sees('api-keys'),

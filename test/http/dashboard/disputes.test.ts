@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { createPage, payPage } from '../../helpers/payment-pages.ts';
 import { signedInClient, textOf } from './client.ts';
@@ -48,6 +49,18 @@ describe('dashboard: the disputes list and the disputes of a payment page', () =
     const won = textOf((await client.get('/dashboard/sandbox/disputes?status=WON')).body);
     assert.match(won, new RegExp(dispute.id));
     assert.match(won, /Amount returned to your balance/);
+
+    const today = context.clock.now().toISOString().slice(0, 10);
+    const csv = await client.get(`/dashboard/sandbox/disputes/export.csv?status=WON&from=${today}&to=${today}`);
+    assert.equal(csv.statusCode, 200);
+    assert.equal(csv.headers['content-disposition'], 'attachment; filename="disputes-sandbox.csv"');
+    const rows = parse(csv.body, { columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.status, row.amount, row.currency, row.clientReferenceId]),
+      [[dispute.id, 'WON', '3150', 'USD', 'order-disputed-1']],
+    );
+    assert.deepEqual(parse((await client.get('/dashboard/sandbox/disputes/export.csv?to=2020-01-01')).body, { columns: true }), [], 'nothing before the period');
+    assert.match(textOf((await client.get('/dashboard/sandbox/disputes?to=2020-01-01')).body), /No disputes in this period\./);
 
     const detail = textOf((await client.get(`/dashboard/sandbox/payment-pages/${page.id}`)).body);
     assert.match(detail, /Disputes/);

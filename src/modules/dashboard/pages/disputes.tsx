@@ -5,6 +5,7 @@ import type { PageOf } from '../presenters/pagination.ts';
 import { Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
+import type { ListPeriod } from '../date-range.ts';
 
 /** `PRODUCT_NOT_RECEIVED` → `Product not received`. */
 function readableReason(reason: string): string {
@@ -85,7 +86,7 @@ export function DisputesTable(props: { frame: Frame; disputes: DisputeRowView[];
   );
 }
 
-export function DisputesPage(props: { frame: Frame; status: DisputeStatus | undefined; result: PageOf<DisputeRowView> }) {
+export function DisputesPage(props: { frame: Frame; status: DisputeStatus | undefined; period: ListPeriod; result: PageOf<DisputeRowView> }) {
   const { frame, result } = props;
   const path = modePath(frame.mode, '/disputes');
   return (
@@ -95,10 +96,10 @@ export function DisputesPage(props: { frame: Frame; status: DisputeStatus | unde
         Chargebacks of your card payments, newest first. The disputed amount leaves your available balance when a dispute opens and comes back if you win it.
         {frame.mode === 'live' ? ' Answer disputes with evidence on the processor’s dashboard (the Stripe links below).' : ''}
       </p>
-      <StatusFilter path={path} label="Filter disputes" options={disputeStatuses} selected={props.status} />
+      <StatusFilter path={path} label="Filter disputes" options={disputeStatuses} selected={props.status} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
-        props.status ? (
-          <EmptyState title={`No disputes with the status “${statusInWords(props.status)}”.`}>
+        props.status || props.period.from || props.period.to ? (
+          <EmptyState title={props.status ? `No disputes with the status “${statusInWords(props.status)}”${props.period.from || props.period.to ? ' in this period' : ''}.` : 'No disputes in this period.'}>
             <p>
               <a href={path}>Show every status</a>.
             </p>
@@ -120,7 +121,7 @@ export function DisputesPage(props: { frame: Frame; status: DisputeStatus | unde
       ) : (
         <DisputesTable frame={frame} disputes={result.items} showPage={true} />
       )}
-      <Pagination path={path} query={{ status: props.status }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ status: props.status, from: props.period.from, to: props.period.to }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { disputeStatuses, disputes, paymentPages, payments, type DisputeStatus } from '../../../db/schema/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 import { stripeDashboardUrl } from './provider-links.ts';
 
 export interface DisputeRowView {
@@ -63,9 +63,15 @@ export function createDisputesPresenter(deps: { database: Database }) {
   }
 
   return {
-    list(merchantId: string, livemode: boolean, filters: { status?: DisputeStatus }, page: number): Promise<PageOf<DisputeRowView>> {
-      const where = filters.status ? [eq(disputes.status, filters.status)] : [];
+    list(merchantId: string, livemode: boolean, filters: { status?: DisputeStatus }, page: number, period: CreatedRange = {}): Promise<PageOf<DisputeRowView>> {
+      const where = [...(filters.status ? [eq(disputes.status, filters.status)] : []), ...createdWithin(disputes.createdAt, period)];
       return readPage(page, (limit, offset) => rows(merchantId, livemode, where, limit, offset));
+    },
+
+    /** Every dispute the filters select, newest first (the CSV export). */
+    exportRows(merchantId: string, livemode: boolean, filters: { status?: DisputeStatus }, period: CreatedRange): AsyncGenerator<DisputeRowView> {
+      const where = [...(filters.status ? [eq(disputes.status, filters.status)] : []), ...createdWithin(disputes.createdAt, period)];
+      return everyRow({ createdAt: disputes.createdAt, id: disputes.id }, (after, limit) => rows(merchantId, livemode, [...where, ...after], limit, 0));
     },
 
     /** Every dispute of one payment page (a page has one successful payment, so a handful at most). */
