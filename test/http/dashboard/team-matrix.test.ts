@@ -11,7 +11,7 @@ import { createCustomer, createPaymentPage, payoutAwaitingRelease, payPaymentPag
 import { addMember, memberEmail, navigationOf, postInvite } from './team-helpers.ts';
 
 /** Every section of the navigation, in its order (as routes.tsx lists them). */
-const allSections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'inbox', 'audit-log', 'team'];
+const allSections: Section[] = ['overview', 'customers', 'payout-pages', 'payment-pages', 'subscriptions', 'entitlements', 'fraud-reports', 'disputes', 'api-keys', 'webhooks', 'events', 'pii-key', 'branding', 'inbox', 'audit-log', 'team'];
 
 /**
  * The role × screen × action matrix over HTTP on a real database (issue 18 item 11): for every role
@@ -24,7 +24,7 @@ describe('dashboard team: the role matrix', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   const clients = new Map<Role, DashboardClient>();
-  const ids: Record<string, string> = { mode: 'sandbox', subscriptionId: 'sub_unknown', reportId: 'fr_unknown', eventId: 'evt_unknown', emailId: 'eml_unknown' };
+  const ids: Record<string, string> = { mode: 'sandbox', subscriptionId: 'sub_unknown', reportId: 'fr_unknown', eventId: 'evt_unknown', emailId: 'eml_unknown', sessionId: 'dss_unknown' };
 
   before(async () => {
     context = await createTestContext();
@@ -81,7 +81,8 @@ describe('dashboard team: the role matrix', () => {
       if (route.startsWith('POST ') && route.includes('/team/')) {
         assert.deepEqual([...allowed], ['owner', 'admin'], route);
       }
-      if (route.startsWith('POST ') && route !== 'POST /sign-out' && route !== 'POST /:mode/account/password') {
+      // A viewer changes nothing of the merchant's; their own password, second factor and sessions are theirs.
+      if (route.startsWith('POST ') && route !== 'POST /sign-out' && !route.startsWith('POST /:mode/account/')) {
         assert.ok(!allowed.includes('viewer'), `${route}: a viewer changes nothing`);
       }
     }
