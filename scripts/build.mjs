@@ -39,7 +39,8 @@ export function isBuildCurrent() {
  * Packages left out of the bundle and loaded from node_modules as before: PGlite finds its
  * WebAssembly and data files next to its own modules, argon2 is a native addon.
  */
-const external = ['@electric-sql/pglite', '@node-rs/argon2'];
+// jsdom reads files next to itself at run time (and is loaded only on an SVG logo upload): left in node_modules with DOMPurify.
+const external = ['@electric-sql/pglite', '@node-rs/argon2', 'jsdom', 'dompurify'];
 
 /**
  * A bundled CommonJS file that reads files next to itself (`__dirname`: @fastify/swagger-ui's

@@ -1,5 +1,12 @@
-import createDOMPurify from 'dompurify';
-import { JSDOM } from 'jsdom';
+import { createRequire } from 'node:module';
+import type * as Jsdom from 'jsdom';
+import type DomPurify from 'dompurify';
+
+/**
+ * jsdom and DOMPurify are loaded on the first SVG upload, not at start (jsdom is large, and reads
+ * files next to itself at run time, so the start bundle leaves both in node_modules).
+ */
+const load = createRequire(import.meta.url);
 
 const svgNamespace = 'http://www.w3.org/2000/svg';
 const xlinkNamespace = 'http://www.w3.org/1999/xlink';
@@ -20,6 +27,8 @@ const externalCss = /@import|url\(\s*['"]?\s*(?!#)/i;
  * - the root `<svg>` keeps (or gets) its namespace, so the file is a standalone SVG image.
  */
 function createSanitizer() {
+  const { JSDOM } = load('jsdom') as typeof Jsdom;
+  const createDOMPurify = load('dompurify') as typeof DomPurify;
   const { window } = new JSDOM('');
   const purify = createDOMPurify(window);
   purify.addHook('uponSanitizeElement', (node, data) => {
