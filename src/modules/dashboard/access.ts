@@ -108,6 +108,7 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'GET /:mode/entitlements': sees('entitlements'),
 
   'GET /:mode/fraud-reports': sees('fraud-reports'),
+  'GET /:mode/fraud-reports/export.csv': sees('fraud-reports'),
   'GET /:mode/fraud-reports/:reportId': sees('fraud-reports'),
   'GET /:mode/disputes': sees('disputes'),
   'GET /:mode/disputes/export.csv': sees('disputes'),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 import { createEndpoint } from '../../helpers/webhooks.ts';
@@ -158,6 +159,18 @@ describe('dashboard actions go through the same services as the API', () => {
     const byDate = textOf((await client.get(`/dashboard/sandbox/fraud-reports?from=${day}&until=${day}`)).body);
     assert.match(byDate, /1 report /);
     assert.doesNotMatch(byDate, /Account takeover/);
+
+    const csv = await client.get(`/dashboard/sandbox/fraud-reports/export.csv?from=${day}&until=${day}`);
+    assert.equal(csv.statusCode, 200);
+    assert.equal(csv.headers['content-disposition'], 'attachment; filename="fraud-reports-sandbox.csv"');
+    const rows = parse(csv.body, { columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(
+      rows.map((row) => [row.checkoutPaymentId, row.fraudReason, row.cardNumber]),
+      [[firstPayment, 'Card reported stolen', '424242******4242']],
+    );
+    assert.ok(!csv.body.includes('buyer@example.com'), 'no e-mail: the list does not show it');
+    assert.equal(parse((await client.get('/dashboard/sandbox/fraud-reports/export.csv')).body, { columns: true }).length, 2);
+    assert.equal((await client.get('/dashboard/sandbox/fraud-reports/export.csv?from=2030-01-02&until=2030-01-01')).statusCode, 400, 'a bad period is refused before the download');
 
     const backwards = await client.get(`/dashboard/sandbox/fraud-reports?from=2030-01-02&until=2030-01-01`);
     assert.equal(backwards.statusCode, 400);

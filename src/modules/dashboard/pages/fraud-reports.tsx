@@ -1,5 +1,5 @@
 import type { FraudReportResponse } from '../../fraud-reports/index.ts';
-import { modePath } from '../paths.ts';
+import { modePath, withQuery } from '../paths.ts';
 import type { FraudReportFilters } from '../presenters/fraud-reports.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView } from '../presenters/payment-pages.ts';
@@ -35,6 +35,9 @@ export function FraudReportsPage(props: { frame: Frame; filters: FraudReportFilt
         </div>
         <div class="buttons">
           <button type="submit">Filter</button>
+          <a class="button secondary" href={withQuery(`${path}/export.csv`, { paymentId: filters.paymentId, from: filters.from, until: filters.until })} download="">
+            Export CSV
+          </a>
           {filtered ? (
             <a class="button secondary" href={path}>
               Clear
