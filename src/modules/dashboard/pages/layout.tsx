@@ -92,7 +92,8 @@ header.top a { color: #fff; }
 nav.sections { background: #fff; border-bottom: 1px solid var(--line); }
 nav.sections ul { display: flex; flex-wrap: wrap; gap: 0.15rem; list-style: none; margin: 0 auto; padding: 0.4rem 1rem; max-width: 76rem; }
 nav.sections a { display: block; padding: 0.35rem 0.5rem; border-radius: 6px; color: var(--ink); text-decoration: none; font-weight: 500; font-size: 0.92rem; white-space: nowrap; }
-@media (min-width: 80rem) { nav.sections ul { flex-wrap: nowrap; justify-content: space-between; } }
+/* One line from 1280 px: sixteen sections for an owner, so a little tighter there. */
+@media (min-width: 80rem) { nav.sections ul { flex-wrap: nowrap; justify-content: space-between; gap: 0; padding: 0.4rem 0.75rem; } nav.sections a { padding: 0.35rem 0.34rem; font-size: 0.86rem; } }
 nav.sections a[aria-current="page"] { background: #dbeafe; color: #1e3a8a; font-weight: 700; }
 .sandbox-banner { background: #fef3c7; color: #78350f; text-align: center; font-size: 0.9rem; padding: 0.3rem 1rem; margin: 0.6rem -1rem -0.6rem; }
 a { color: var(--accent); }
