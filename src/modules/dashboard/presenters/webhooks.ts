@@ -5,7 +5,7 @@ import type { KeyRing } from '../../../crypto/keyring.ts';
 import type { Merchant } from '../../merchants/index.ts';
 import { eventTypes, type EventsService, type EventType } from '../../events/index.ts';
 import { secretAssociatedData, subscribes, testEventIdPrefix, type WebhookDeliveryView, type WebhooksService } from '../../webhooks/index.ts';
-import { pageSize, readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, pageSize, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 
 export interface EventRowView {
   id: string;
@@ -14,9 +14,36 @@ export interface EventRowView {
   deliveries: { succeeded: number; pending: number; failed: number };
 }
 
+/** A row of the endpoints list: what the screen shows, never the signing secret. */
+export interface EndpointRowView {
+  id: string;
+  url: string;
+  description: string | null;
+  enabledEvents: string[];
+  status: 'ENABLED' | 'DISABLED';
+  failingSince: Date | null;
+  createdAt: Date;
+}
+
+/** An event as its CSV row: the delivery summary as three counts. */
+export interface EventCsvRow {
+  id: string;
+  type: string;
+  createdAt: Date;
+  deliveriesSucceeded: number;
+  deliveriesPending: number;
+  deliveriesFailed: number;
+}
+
+/** An endpoint as its CSV row: the event types joined by spaces (`*` for every type). */
+export type EndpointCsvRow = Omit<EndpointRowView, 'enabledEvents'> & { enabledEvents: string };
+
 export function parseEventType(raw: string): EventType | undefined {
   return (eventTypes as readonly string[]).includes(raw) ? (raw as EventType) : undefined;
 }
+
+/** More than a mode may have (`maxEndpointsPerMode`): the list is one read. */
+const maxEndpointsListed = 100;
 
 /**
  * Read model of the developer screens for webhooks: endpoints and deliveries through the webhooks
@@ -55,8 +82,66 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
     return { items: deliveries, page, hasMore };
   }
 
+  /** The endpoints of a mode (at most 16), newest first, the period applied; deleted ones are gone. */
+  function endpointRows(merchantId: string, livemode: boolean, period: CreatedRange, after: SQL[], limit: number): Promise<EndpointRowView[]> {
+    return database.db
+      .select({
+        id: webhookEndpoints.id,
+        url: webhookEndpoints.url,
+        description: webhookEndpoints.description,
+        enabledEvents: webhookEndpoints.enabledEvents,
+        status: webhookEndpoints.status,
+        failingSince: webhookEndpoints.failingSince,
+        createdAt: webhookEndpoints.createdAt,
+      })
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.merchantId, merchantId), eq(webhookEndpoints.livemode, livemode), isNull(webhookEndpoints.deletedAt), ...createdWithin(webhookEndpoints.createdAt, period), ...after))
+      .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
+      .limit(limit);
+  }
+
+  function eventRows(merchantId: string, livemode: boolean, filters: { type?: EventType }, period: CreatedRange, after: SQL[], limit: number, offset: number) {
+    // Like GET /v1/events: test events are reached from their endpoint's deliveries, not listed here.
+    const conditions: SQL[] = [eq(events.merchantId, merchantId), eq(events.livemode, livemode), sql`not starts_with(${events.id}, ${testEventIdPrefix})`, ...createdWithin(events.createdAt, period), ...after];
+    if (filters.type) {
+      conditions.push(eq(events.type, filters.type));
+    }
+    return database.db
+      .select({ id: events.id, type: events.type, createdAt: events.createdAt })
+      .from(events)
+      .where(and(...conditions))
+      .orderBy(desc(events.createdAt), desc(events.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
+  /** The events with how many of their deliveries succeeded, wait and failed (one grouped query). */
+  async function withDeliveries(merchantId: string, rows: Array<Omit<EventRowView, 'deliveries'>>): Promise<EventRowView[]> {
+    const ids = rows.map((row) => row.id);
+    const summary =
+      ids.length === 0
+        ? []
+        : await database.db
+            .select({ eventId: webhookDeliveries.eventId, status: webhookDeliveries.status, total: count() })
+            .from(webhookDeliveries)
+            .where(and(eq(webhookDeliveries.merchantId, merchantId), inArray(webhookDeliveries.eventId, ids)))
+            .groupBy(webhookDeliveries.eventId, webhookDeliveries.status);
+    return rows.map((row) => {
+      const of = (status: string) => Number(summary.find((found) => found.eventId === row.id && found.status === status)?.total ?? 0);
+      return { ...row, deliveries: { succeeded: of('SUCCEEDED'), pending: of('PENDING'), failed: of('FAILED') } };
+    });
+  }
+
   return {
-    endpoints: (merchant: Merchant, livemode: boolean) => webhooks.listEndpoints(merchant, livemode),
+    /** The mode's endpoints the period selects (a mode has at most 16: one read, no pages). */
+    endpoints: (merchantId: string, livemode: boolean, period: CreatedRange = {}) => endpointRows(merchantId, livemode, period, [], maxEndpointsListed),
+
+    /** Every endpoint the period selects, newest first (the CSV export). */
+    exportEndpoints(merchantId: string, livemode: boolean, period: CreatedRange): AsyncGenerator<EndpointCsvRow> {
+      return everyRow({ createdAt: webhookEndpoints.createdAt, id: webhookEndpoints.id }, async (after, limit) =>
+        (await endpointRows(merchantId, livemode, period, after, limit)).map((endpoint) => ({ ...endpoint, enabledEvents: endpoint.enabledEvents.join(' ') })),
+      );
+    },
 
     /** The endpoint and one page of its deliveries (with attempts), newest first; NOT_FOUND outside the merchant and mode. */
     async endpoint(merchant: Merchant, livemode: boolean, endpointId: string, page = 1) {
@@ -79,37 +164,20 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
       return row ? deps.keyRing.decrypt(row.secretCiphertext, secretAssociatedData(row, 'secret')) : null;
     },
 
-    async events(merchantId: string, livemode: boolean, filters: { type?: EventType }, page: number): Promise<PageOf<EventRowView>> {
-      // Like GET /v1/events: test events are reached from their endpoint's deliveries, not listed here.
-      const conditions: SQL[] = [eq(events.merchantId, merchantId), eq(events.livemode, livemode), sql`not starts_with(${events.id}, ${testEventIdPrefix})`];
-      if (filters.type) {
-        conditions.push(eq(events.type, filters.type));
-      }
-      const result = await readPage(page, (limit, offset) =>
-        database.db
-          .select({ id: events.id, type: events.type, createdAt: events.createdAt })
-          .from(events)
-          .where(and(...conditions))
-          .orderBy(desc(events.createdAt), desc(events.id))
-          .limit(limit)
-          .offset(offset),
+    events(merchantId: string, livemode: boolean, filters: { type?: EventType }, page: number, period: CreatedRange = {}): Promise<PageOf<EventRowView>> {
+      return readPage(page, (limit, offset) => eventRows(merchantId, livemode, filters, period, [], limit, offset).then((rows) => withDeliveries(merchantId, rows)));
+    },
+
+    /** Every event the filters select, newest first, with its delivery summary (the CSV export). */
+    exportEvents(merchantId: string, livemode: boolean, filters: { type?: EventType }, period: CreatedRange): AsyncGenerator<EventCsvRow> {
+      return everyRow({ createdAt: events.createdAt, id: events.id }, async (after, limit) =>
+        (await withDeliveries(merchantId, await eventRows(merchantId, livemode, filters, period, after, limit, 0))).map(({ deliveries, ...event }) => ({
+          ...event,
+          deliveriesSucceeded: deliveries.succeeded,
+          deliveriesPending: deliveries.pending,
+          deliveriesFailed: deliveries.failed,
+        })),
       );
-      const ids = result.items.map((item) => item.id);
-      const summary =
-        ids.length === 0
-          ? []
-          : await database.db
-              .select({ eventId: webhookDeliveries.eventId, status: webhookDeliveries.status, total: count() })
-              .from(webhookDeliveries)
-              .where(and(eq(webhookDeliveries.merchantId, merchantId), inArray(webhookDeliveries.eventId, ids)))
-              .groupBy(webhookDeliveries.eventId, webhookDeliveries.status);
-      return {
-        ...result,
-        items: result.items.map((item) => {
-          const of = (status: string) => Number(summary.find((row) => row.eventId === item.id && row.status === status)?.total ?? 0);
-          return { ...item, deliveries: { succeeded: of('SUCCEEDED'), pending: of('PENDING'), failed: of('FAILED') } };
-        }),
-      };
     },
 
     /** The event with one page of its deliveries and their attempts; NOT_FOUND outside the merchant and mode. */
