@@ -130,6 +130,7 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'GET /:mode/developers/webhooks/export.csv': sees('webhooks'),
   'POST /:mode/developers/webhooks': developers,
   'GET /:mode/developers/webhooks/:endpointId': sees('webhooks'),
+  'GET /:mode/developers/webhooks/:endpointId/export.csv': sees('webhooks'),
   'POST /:mode/developers/webhooks/:endpointId/test': developers,
   'POST /:mode/developers/webhooks/:endpointId/reveal': developers,
   'POST /:mode/developers/webhooks/:endpointId/rotate': developers,

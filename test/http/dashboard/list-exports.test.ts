@@ -28,6 +28,15 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
   const endpointIds: string[] = [];
   const entitlementCustomers: string[] = [];
   let otherPayoutPageId = '';
+  let otherEndpointId = '';
+  const deliveryIds: string[] = [];
+
+  /** A test event to the endpoint: one delivery, queued (no job runs in these tests). */
+  async function testDelivery(of: TestMerchant, endpointId: string): Promise<string> {
+    const response = await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpointId}/test?livemode=false`, apiKey: of.apiKey, body: { eventType: 'PAYMENT_SUCCEEDED' } });
+    assert.equal(response.statusCode, 200, response.body);
+    return json<{ data: { delivery: { id: string } } }>(response).data.delivery.id;
+  }
 
   const day = (offset: number) => new Date(Date.parse(`${firstDay}T00:00:00.000Z`) + offset * dayMs).toISOString().slice(0, 10);
 
@@ -63,6 +72,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     firstDay = context.clock.now().toISOString().slice(0, 10);
     // Day 0: an endpoint, a paid subscription (its payment and entitlement events), a payout page (its e-mail).
     endpointIds.push(await addEndpoint(merchant, '=HYPERLINK("http://evil.example")'));
+    deliveryIds.push(await testDelivery(merchant, endpointIds[0] ?? ''));
     entitlementCustomers.push(await paidSubscription(merchant));
     await createPayoutPage(context, merchant, { customer: { referenceId: 'lists-day-0', email: 'day0.lists@example.com' } });
     // Day 3: the same again, and the other merchant's rows on the same day.
@@ -70,7 +80,13 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     endpointIds.push(await addEndpoint(merchant, 'day three'));
     entitlementCustomers.push(await paidSubscription(merchant));
     await createPayoutPage(context, merchant, { customer: { referenceId: 'lists-day-3', email: 'day3.lists@example.com' } });
-    await addEndpoint(other, 'other merchant');
+    otherEndpointId = await addEndpoint(other, 'other merchant');
+    await testDelivery(other, otherEndpointId);
+    // 26 deliveries to the first endpoint on day 3: more than a page.
+    for (let index = 0; index < 26; index += 1) {
+      context.clock.advance(1);
+      deliveryIds.push(await testDelivery(merchant, endpointIds[0] ?? ''));
+    }
     await paidSubscription(other);
     otherPayoutPageId = (await createPayoutPage(context, other, { customer: { referenceId: 'lists-other', email: 'other.lists@example.com' } })).id;
     owner = await signedInClient(context, merchant);
@@ -121,6 +137,27 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     }
     const early = await csv(owner, `/dashboard/sandbox/developers/webhooks/export.csv?to=${day(0)}`);
     assert.deepEqual(early.rows.map((row) => row.id), [endpointIds[0]]);
+  });
+
+  test('listExports.happy: an endpoint\'s deliveries — the period narrows its pages and its CSV; another merchant\'s endpoint is 404', async () => {
+    const base = `/dashboard/sandbox/developers/webhooks/${endpointIds[0]}`;
+    const listed = async (url: string) => [...(await owner.get(url)).body.matchAll(/<div class="card" id="(whd_[0-9a-z]+)"/g)].map((match) => match[1]);
+    const newestFirst = [...deliveryIds].reverse();
+    assert.deepEqual(await listed(`${base}?to=${day(2)}`), [deliveryIds[0]], 'only the delivery of day 0');
+    assert.deepEqual(await listed(`${base}?from=${day(3)}`), newestFirst.slice(0, 25));
+    assert.deepEqual(await listed(`${base}?from=${day(3)}&page=2`), [deliveryIds[1]], 'the second page stops at the period');
+    assert.deepEqual(await listed(`${base}?page=2`), newestFirst.slice(25));
+    const screen = await owner.get(`${base}?from=${day(3)}`);
+    assert.match(screen.body, new RegExp(`href="${base}/export\\.csv\\?from=${day(3)}" download=""`));
+    assert.match(screen.body, new RegExp(`href="${base}\\?from=${day(3)}&amp;page=2#deliveries" rel="next"`), 'the pages keep the period');
+
+    const all = await csv(owner, `${base}/export.csv`);
+    assert.deepEqual(all.header, ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt']);
+    assert.deepEqual(all.rows.map((row) => row.id), newestFirst);
+    assert.ok(all.rows.every((row) => row.eventType === 'PAYMENT_SUCCEEDED' && row.status === 'PENDING' && row.attemptCount === '0'));
+    assert.deepEqual((await csv(owner, `${base}/export.csv?to=${day(0)}`)).rows.map((row) => row.id), [deliveryIds[0]]);
+    assert.equal((await owner.get(`/dashboard/sandbox/developers/webhooks/${otherEndpointId}/export.csv`)).statusCode, 404);
+    assert.equal((await owner.get(`/dashboard/sandbox/developers/webhooks/${otherEndpointId}?from=${day(3)}`)).statusCode, 404);
   });
 
   test('listExports.happy: events — the period and the type narrow the list and the CSV alike, the API\'s events of this merchant and mode only', async () => {
@@ -200,13 +237,13 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     assert.ok(ownRows.some((row) => row.to === viewer.email && row.template === inviteEmailTemplate), 'the owner sees the invitation e-mails');
     assert.ok(supportRows.length > 0 && supportRows.every((row) => row.template !== inviteEmailTemplate), 'support does not, as on its screen');
     assert.equal(supportRows.length, ownRows.filter((row) => row.template !== inviteEmailTemplate).length);
-    for (const path of ['developers/events', 'developers/webhooks', 'developers/api-keys', 'entitlements']) {
+    for (const path of ['developers/events', 'developers/webhooks', `developers/webhooks/${endpointIds[0]}`, 'developers/api-keys', 'entitlements']) {
       assert.equal((await viewer.client.get(`/dashboard/sandbox/${path}/export.csv`)).statusCode, 200, `${path}: no personal data, every role that sees the list`);
     }
   });
 
   test('listExports.errors: a bad day or a period that ends before it starts is 400 naming the field, on each screen and CSV', async () => {
-    for (const path of ['developers/events', 'developers/webhooks', 'developers/api-keys', 'entitlements', 'inbox']) {
+    for (const path of ['developers/events', 'developers/webhooks', `developers/webhooks/${endpointIds[0]}`, 'developers/api-keys', 'entitlements', 'inbox']) {
       for (const [query, message] of [
         ['from=2026-02-30', /from must be a day written YYYY-MM-DD/],
         ['to=soon', /to must be a day written YYYY-MM-DD/],

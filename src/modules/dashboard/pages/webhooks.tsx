@@ -3,7 +3,7 @@ import { isTestEventId, type WebhookDeliveryView, type WebhookEndpointView } fro
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EndpointRowView, EventRowView } from '../presenters/webhooks.ts';
-import type { ListPeriod } from '../date-range.ts';
+import { anyTime, type ListPeriod } from '../date-range.ts';
 import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, SelectFilter, Time, CopyButton } from './components.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -188,6 +188,8 @@ export function WebhookEndpointPage(props: {
   frame: Frame;
   endpoint: WebhookEndpointView;
   deliveries: PageOf<WebhookDeliveryView>;
+  /** The creation period of the deliveries listed (none on the pages a form answers). */
+  period?: ListPeriod;
   /** The event types a test event may have: the endpoint's, without FRAUD_REPORTED unless enabled for the merchant. */
   testEventTypes: readonly string[];
   /** The test event just queued (post/redirect/get), announced with a link to its delivery log. */
@@ -199,6 +201,7 @@ export function WebhookEndpointPage(props: {
   error?: string | undefined;
 }) {
   const { frame, endpoint } = props;
+  const period = props.period ?? anyTime;
   const base = modePath(frame.mode, `/developers/webhooks/${endpoint.id}`);
   return (
     <DashboardPage frame={frame} section="webhooks" title="Webhook endpoint" notice={props.notice} error={props.error}>
@@ -261,8 +264,11 @@ export function WebhookEndpointPage(props: {
       </form>
       <TestEventForm frame={frame} endpoint={endpoint} action={`${base}/test`} eventTypes={props.testEventTypes} selected={props.testEventType} />
       <h2 id="deliveries">{props.deliveries.page > 1 ? 'Older deliveries' : 'Latest deliveries'}</h2>
+      <PeriodFilter path={base} label="Filter deliveries" period={period} exportPath={`${base}/export.csv`} />
       {props.deliveries.items.length === 0 ? (
-        props.deliveries.page > 1 ? (
+        period.from || period.to ? (
+          <EmptyState title="No delivery in this period." />
+        ) : props.deliveries.page > 1 ? (
           <EmptyState title="No deliveries on this page.">
             <p>
               <a href={`${base}#deliveries`}>Go to the latest deliveries</a>.
@@ -276,7 +282,7 @@ export function WebhookEndpointPage(props: {
       ) : (
         <DeliveriesTable frame={frame} deliveries={props.deliveries.items} showEvent={true} />
       )}
-      <Pagination path={base} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
+      <Pagination path={base} query={{ from: period.from, to: period.to }} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
     </DashboardPage>
   );
 }

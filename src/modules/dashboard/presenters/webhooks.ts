@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { events, webhookDeliveries, webhookEndpoints } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
@@ -12,6 +12,31 @@ export interface EventRowView {
   type: string;
   createdAt: Date;
   deliveries: { succeeded: number; pending: number; failed: number };
+}
+
+type DeliveriesOf = { endpointId: string } | { eventId: string };
+
+function deliveryScope(merchantId: string, livemode: boolean, of: DeliveriesOf): SQL[] {
+  return [
+    eq(webhookDeliveries.merchantId, merchantId),
+    eq(webhookDeliveries.livemode, livemode),
+    'endpointId' in of ? eq(webhookDeliveries.endpointId, of.endpointId) : eq(webhookDeliveries.eventId, of.eventId),
+  ];
+}
+
+/** A delivery as its CSV row: what the endpoint's page shows of it, without the attempts' answers. */
+export interface DeliveryCsvRow {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  attemptCount: number;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  completedAt: Date | null;
+  createdAt: Date;
 }
 
 /** A row of the endpoints list: what the screen shows, never the signing secret. */
@@ -53,33 +78,63 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
   const { database, webhooks } = deps;
 
   /**
-   * One page of an endpoint's or an event's deliveries, newest first, as the webhooks service reads
-   * them (with attempts). The service pages by cursor; the dashboard's pages are numbered, so the
-   * last delivery before the page (found by offset, scoped by merchant and mode) is the cursor.
+   * One page of an endpoint's or an event's deliveries created in `period`, newest first, as the
+   * webhooks service reads them (with attempts). The service pages by cursor; the dashboard's pages
+   * are numbered, so the page's rows are found by offset (scoped by merchant and mode, the period
+   * applied), and the service reads that many after the delivery just before the page: the one
+   * before it in the period, or on the first page the oldest one created at or after the period's end.
    */
-  async function deliveryPage(merchant: Merchant, livemode: boolean, of: { endpointId: string } | { eventId: string }, page: number): Promise<PageOf<WebhookDeliveryView>> {
-    let startingAfter: string | undefined;
-    if (page > 1) {
-      const [anchor] = await database.db
-        .select({ id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(
-          and(
-            eq(webhookDeliveries.merchantId, merchant.id),
-            eq(webhookDeliveries.livemode, livemode),
-            'endpointId' in of ? eq(webhookDeliveries.endpointId, of.endpointId) : eq(webhookDeliveries.eventId, of.eventId),
-          ),
-        )
-        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-        .limit(1)
-        .offset((page - 1) * pageSize - 1);
-      if (!anchor) {
-        return { items: [], page, hasMore: false };
-      }
-      startingAfter = anchor.id;
+  async function deliveryPage(merchant: Merchant, livemode: boolean, of: DeliveriesOf, page: number, period: CreatedRange = {}): Promise<PageOf<WebhookDeliveryView>> {
+    const scope = deliveryScope(merchant.id, livemode, of);
+    // From the second page on, the row just before the page is read with it: it is the cursor.
+    const before = page > 1 ? 1 : 0;
+    const found = await database.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(...scope, ...createdWithin(webhookDeliveries.createdAt, period)))
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(pageSize + 1 + before)
+      .offset((page - 1) * pageSize - before);
+    const onPage = found.slice(before);
+    if (onPage.length === 0) {
+      return { items: [], page, hasMore: false };
     }
-    const { deliveries, hasMore } = await webhooks.listDeliveries(merchant, livemode, { ...of, limit: pageSize, ...(startingAfter ? { startingAfter } : {}) });
-    return { items: deliveries, page, hasMore };
+    const [anchor] =
+      page > 1
+        ? found
+        : period.createdBefore
+          ? await database.db
+              .select({ id: webhookDeliveries.id })
+              .from(webhookDeliveries)
+              .where(and(...scope, gte(webhookDeliveries.createdAt, period.createdBefore)))
+              .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+              .limit(1)
+          : [];
+    const limit = Math.min(onPage.length, pageSize);
+    const { deliveries } = await webhooks.listDeliveries(merchant, livemode, { ...of, limit, ...(anchor ? { startingAfter: anchor.id } : {}) });
+    return { items: deliveries, page, hasMore: onPage.length > pageSize };
+  }
+
+  /** An endpoint's deliveries for the CSV: the summary the page shows of each (its attempts stay on the page). */
+  function deliveryRows(merchantId: string, livemode: boolean, of: DeliveriesOf, period: CreatedRange, after: SQL[], limit: number): Promise<DeliveryCsvRow[]> {
+    return database.db
+      .select({
+        id: webhookDeliveries.id,
+        eventId: webhookDeliveries.eventId,
+        eventType: webhookDeliveries.eventType,
+        status: webhookDeliveries.status,
+        attemptCount: webhookDeliveries.attemptCount,
+        lastAttemptAt: webhookDeliveries.lastAttemptAt,
+        lastStatusCode: webhookDeliveries.lastStatusCode,
+        lastError: webhookDeliveries.lastError,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+        completedAt: webhookDeliveries.completedAt,
+        createdAt: webhookDeliveries.createdAt,
+      })
+      .from(webhookDeliveries)
+      .where(and(...deliveryScope(merchantId, livemode, of), ...createdWithin(webhookDeliveries.createdAt, period), ...after))
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(limit);
   }
 
   /** The endpoints of a mode (at most 16), newest first, the period applied; deleted ones are gone. */
@@ -143,13 +198,19 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
       );
     },
 
-    /** The endpoint and one page of its deliveries (with attempts), newest first; NOT_FOUND outside the merchant and mode. */
-    async endpoint(merchant: Merchant, livemode: boolean, endpointId: string, page = 1) {
+    /** The endpoint and one page of its deliveries created in `period` (with attempts), newest first; NOT_FOUND outside the merchant and mode. */
+    async endpoint(merchant: Merchant, livemode: boolean, endpointId: string, page = 1, period: CreatedRange = {}) {
       const endpoint = await webhooks.getEndpoint(merchant, livemode, endpointId);
-      const deliveries = await deliveryPage(merchant, livemode, { endpointId: endpoint.id }, page);
+      const deliveries = await deliveryPage(merchant, livemode, { endpointId: endpoint.id }, page, period);
       // What webhooks.sendTestEvent accepts: the endpoint's types; FRAUD_REPORTED only once the operator enabled it.
       const testEventTypes = eventTypes.filter((type) => subscribes(endpoint.enabledEvents, type) && (type !== 'FRAUD_REPORTED' || merchant.fraudReportWebhooksEnabled));
       return { endpoint, deliveries, testEventTypes };
+    },
+
+    /** Every delivery of the endpoint created in `period`, newest first (the CSV export); NOT_FOUND outside the merchant and mode. */
+    async exportDeliveries(merchant: Merchant, livemode: boolean, endpointId: string, period: CreatedRange): Promise<AsyncGenerator<DeliveryCsvRow>> {
+      const endpoint = await webhooks.getEndpoint(merchant, livemode, endpointId);
+      return everyRow({ createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id }, (after, limit) => deliveryRows(merchant.id, livemode, { endpointId: endpoint.id }, period, after, limit));
     },
 
     /**

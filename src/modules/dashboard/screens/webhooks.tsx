@@ -14,6 +14,8 @@ import { anyTime, parseListPeriod } from '../date-range.ts';
 
 /** The endpoints CSV: the list's columns (`enabledEvents` joined by spaces, `*` for every type); never the signing secret. */
 export const endpointCsvColumns = ['id', 'url', 'description', 'enabledEvents', 'status', 'failingSince', 'createdAt'] as const;
+/** An endpoint's deliveries CSV: what its page shows of each, without the attempts' answers. */
+export const deliveryCsvColumns = ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt'] as const;
 /** The event log CSV: the list's columns, its delivery summary as three counts. */
 export const eventCsvColumns = ['id', 'type', 'createdAt', 'deliveriesSucceeded', 'deliveriesPending', 'deliveriesFailed'] as const;
 
@@ -70,13 +72,20 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.get('/:mode/developers/webhooks/:endpointId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'), parsePage(field(request.query, 'page', 5)));
+    const period = parseListPeriod(request.query);
+    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'), parsePage(field(request.query, 'page', 5)), period);
     const flash = tools.flash.take(request, reply, view.session);
     const rotated = flash?.endpointId === detail.endpoint.id && flash.secret ? { title: 'New signing secret', value: flash.secret } : undefined;
     const queued = field(request.query, 'notice', 40) === 'test-event-sent' ? field(request.query, 'event', 60) : '';
     return view.page((frame) =>
-      WebhookEndpointPage({ frame, ...detail, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}), ...(testEventIdPattern.test(queued) ? { queuedTestEventId: queued } : {}) }),
+      WebhookEndpointPage({ frame, ...detail, period, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}), ...(testEventIdPattern.test(queued) ? { queuedTestEventId: queued } : {}) }),
     );
+  });
+
+  web.get('/:mode/developers/webhooks/:endpointId/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await presenter.exportDeliveries(view.session.merchant, view.livemode, param(request, 'endpointId'), parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `webhook-deliveries-${view.mode}.csv`, columns: deliveryCsvColumns, rows });
   });
 
   web.post('/:mode/developers/webhooks/:endpointId/test', async (request, reply) => {
