@@ -49,7 +49,8 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
   }
 
   /** `hiddenTemplates`: e-mails this reader may not see (team invitations carry a sign-up link: managers only). */
-  async function rows(merchantId: string, livemode: boolean, hiddenTemplates: readonly string[], period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<InboxRowView[]> {
+  /** `withCodes`: open each body for its verification code (the screen shows it; the CSV does not, so it opens no body). */
+  async function rows(merchantId: string, livemode: boolean, hiddenTemplates: readonly string[], period: CreatedRange, withCodes: boolean, after: SQL[], limit: number, offset: number): Promise<InboxRowView[]> {
     const found = await database.db
       .select({
         id: emails.id,
@@ -78,18 +79,18 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
       ...row,
       to: field(merchantId, row.id, 'to', toCiphertext),
       subject: field(merchantId, row.id, 'subject', subject),
-      verificationCode: verificationCodeOf(row.template, field(merchantId, row.id, 'text', text)),
+      verificationCode: withCodes ? verificationCodeOf(row.template, field(merchantId, row.id, 'text', text)) : null,
     }));
   }
 
   return {
     list(merchantId: string, livemode: boolean, page: number, hiddenTemplates: readonly string[] = [], period: CreatedRange = {}): Promise<PageOf<InboxRowView>> {
-      return readPage(page, (limit, offset) => rows(merchantId, livemode, hiddenTemplates, period, [], limit, offset));
+      return readPage(page, (limit, offset) => rows(merchantId, livemode, hiddenTemplates, period, true, [], limit, offset));
     },
 
     /** Every e-mail the period selects that this reader may see, newest first (the CSV export). */
     exportRows(merchantId: string, livemode: boolean, hiddenTemplates: readonly string[], period: CreatedRange): AsyncGenerator<InboxRowView> {
-      return everyRow({ createdAt: emails.createdAt, id: emails.id }, (after, limit) => rows(merchantId, livemode, hiddenTemplates, period, after, limit, 0));
+      return everyRow({ createdAt: emails.createdAt, id: emails.id }, (after, limit) => rows(merchantId, livemode, hiddenTemplates, period, false, after, limit, 0));
     },
 
     async message(merchantId: string, livemode: boolean, emailId: string, hiddenTemplates: readonly string[] = []): Promise<InboxMessageView | null> {
