@@ -5,5 +5,6 @@
 export { type AuthenticatedKey, createMerchantsService, type Merchant, type MerchantsService, passwordHashOptions, type PiiKey } from './service.ts';
 export { merchantView } from './view.ts';
 export { type Brand, type BrandingChange, type BrandingService, type BrandingSettings, createBrandingService, displayNameMaxLength, loadBrand } from './branding.ts';
+export { merchantContact, merchantName } from './contact.ts';
 export { buttonColorsFor } from './contrast.ts';
 export { isLogoType, logoMaxBytes } from './logo.ts';

@@ -1,4 +1,4 @@
-import { and, eq, gte, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { cardTokens, paymentPages, payments } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -39,6 +39,11 @@ export function paymentLocation(payment: { merchantId: string; id: string }): Pi
 export async function findPayment(executor: Executor, paymentId: string): Promise<PaymentRow | null> {
   const [row] = await executor.select().from(payments).where(eq(payments.id, paymentId));
   return row ?? null;
+}
+
+/** The payments of these ids (any order; unknown ids are left out). */
+export async function findPayments(executor: Executor, paymentIds: readonly string[]): Promise<PaymentRow[]> {
+  return paymentIds.length === 0 ? [] : executor.select().from(payments).where(inArray(payments.id, [...paymentIds]));
 }
 
 /** The payment row locked for this transaction (settlements are serialized on it). */
