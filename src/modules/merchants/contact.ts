@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { merchants } from '../../db/schema/index.ts';
 
@@ -15,4 +15,9 @@ export async function merchantContact(executor: Executor, merchantId: string): P
 export async function merchantName(executor: Executor, merchantId: string): Promise<string> {
   const [row] = await executor.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));
   return row?.name ?? 'The merchant';
+}
+
+/** The display name of the merchant whose id is `merchantId` (a column of the caller's query), as a column of that query. */
+export function merchantNameOf(merchantId: Column | SQL): SQL<string> {
+  return sql<string>`(select m.name from merchants m where m.id = ${merchantId})`;
 }
