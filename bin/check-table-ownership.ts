@@ -67,7 +67,6 @@ export const knownReads = new Set([
   'src/modules/customers/service.ts kyc_verifications',
   'src/modules/payment-pages/service.ts customers',
   'src/modules/payment-pages/service.ts payments',
-  'src/modules/payments/repository.ts payment_pages',
   'src/modules/webhooks/delivery.ts events',
   'src/modules/webhooks/delivery.ts merchants',
   'src/modules/webhooks/service.ts events',
