@@ -9,11 +9,11 @@ import { field, noticeOf, notFoundPage, param, runAction, screen, sessionCookieN
 import { dashboardPrefix, modePath, withQuery } from '../paths.ts';
 import { confirmFirst } from './confirm.ts';
 import { disableTwoFactorConfirmation, EnrolPage, RecoveryCodesPage, regenerateRecoveryCodesConfirmation, requireTwoFactorConfirmation, revokeOtherSessionsConfirmation, revokeSessionConfirmation, SecurityPage } from '../pages/security.tsx';
-import { isOwner } from '../access.ts';
+import { mayReach } from '../access.ts';
 
-/** Requiring two-factor sign-in of the whole team is the owner's decision (the route is owner-only too, `access.ts`). */
+/** Requiring two-factor sign-in of the whole team: whoever the matrix lets post the form (owners, `access.ts`). */
 export function mayRequireTwoFactor(session: DashboardSession): boolean {
-  return isOwner(session);
+  return mayReach(session.role, 'POST', modePath('sandbox', '/account/security/require'));
 }
 
 /**
