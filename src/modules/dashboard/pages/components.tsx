@@ -147,7 +147,7 @@ export function ActionLink(props: { frame: Pick<Frame, 'role'>; href: string; ch
     return null;
   }
   return (
-    <a href={href} {...attributes}>
+    <a {...attributes} href={href}>
       {children}
     </a>
   );
