@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { and, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import type { Database, Executor } from '../../db/client.ts';
 import { dashboardRecoveryCodes, dashboardSessions, dashboardSignInChallenges, dashboardTwoFactor, dashboardUsers, merchants } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -130,6 +129,8 @@ export function createTwoFactor(deps: { database: Database; clock: Clock; keyRin
       }
       const secret = keyRing.decrypt(row.secretCiphertext, secretAssociatedData(userId));
       const uri = totpOf(secret, email).toString();
+      // qrcode (and the PNG encoder it brings) loads on the first enrolment, not at every start.
+      const { default: QRCode } = await import('qrcode');
       const qrSvg = await QRCode.toString(uri, { type: 'svg', margin: 0, errorCorrectionLevel: 'M' });
       return { secret, uri, qrSvg };
     },
