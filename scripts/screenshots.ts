@@ -1,9 +1,10 @@
 // `npm run screenshots`: starts Paysail as a newcomer would (`src/main.ts` on an empty data directory,
 // on a free loopback port), makes a payment page and a payout page through the API, and photographs
-// the hosted pages and the dashboard in chromium at desktop (1440×900) and phone (390×844) size
+// the hosted pages and the dashboard in chromium (then sets a logo and brand colour on the Branding
+// screen and photographs a branded checkout) at desktop (1440×900) and phone (390×844) size
 // into docs/screenshots/. The README shows three of them. CHROMIUM_PATH overrides /usr/bin/chromium.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,9 @@ import { packageRoot } from '../src/package-root.ts';
 
 const outDir = path.join(packageRoot, 'docs', 'screenshots');
 const devices = { desktop: { width: 1440, height: 900 }, phone: { width: 390, height: 844 } } as const;
+
+/** A made-up merchant's logo for the branding shots: a teal mark (the display name is written beside it). */
+const exampleLogo = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect x="4" y="4" width="56" height="56" rx="14" fill="#0f766e"/><path d="M18 44 L32 18 L46 44 Z" fill="#fff"/></svg>`;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -130,6 +134,29 @@ try {
   await page.goto(`${base}/dashboard/sandbox/inbox`);
   const receipt = await page.getByRole('link', { name: /Your receipt from/ }).first().getAttribute('href');
   await shoot(page, 'dashboard-inbox-receipt', `${base}${receipt ?? '/dashboard/sandbox/inbox'}`);
+
+  // Branding: the owner sets a display name, a logo (uploaded as a file), a brand colour and the
+  // support contact on the Branding screen; a new payment page then shows them to the customer.
+  const logoPath = path.join(dataDir, 'example-logo.svg');
+  await writeFile(logoPath, exampleLogo);
+  await page.setViewportSize(devices.desktop);
+  await page.goto(`${base}/dashboard/sandbox/settings/branding`);
+  await page.fill('#displayName', 'Example Ltd');
+  await page.fill('#brandColor', '#0f766e');
+  await page.fill('#supportEmail', 'help@example.com');
+  await page.fill('#supportUrl', 'https://example.com/help');
+  await page.setInputFiles('#logo', logoPath);
+  await page.getByRole('button', { name: 'Save branding' }).click();
+  await page.waitForURL(/notice=branding-saved/);
+  await shoot(page, 'dashboard-branding', `${base}/dashboard/sandbox/settings/branding`);
+  const branded = await api(base, server.apiKey, 'POST', '/v1/payment_pages?livemode=false', {
+    amount: 4_900,
+    currency: 'USD',
+    clientReferenceId: 'order-2027-002',
+    customer,
+    description: 'Annual support plan',
+  });
+  await shoot(page, 'checkout-branded', String(branded['url']).replace(/^https?:\/\/[^/]+/, base));
 
   // Two-factor sign-in: the Security screen, enrolment, the recovery codes (shown once), the code step.
   await shoot(page, 'dashboard-security', `${base}/dashboard/sandbox/account/security`);

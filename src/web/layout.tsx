@@ -116,10 +116,6 @@ export interface LayoutProps {
   /** A provider's script loaded before `script` (its origin must be in the page's CSP), e.g. Stripe.js. */
   externalScript?: string;
   wide?: boolean;
-  /** Set on pages that refresh themselves without JavaScript (status views). */
-  refreshSeconds?: number;
-  /** The refresh is only for browsers without JavaScript (`<noscript>`): the page's script updates it only when something changed. */
-  refreshWithoutScriptOnly?: boolean;
   /** A merchant's hosted page: its name and logo on top, its colour on buttons, its contact below, its logo as the icon. */
   brand?: Brand | null;
 }
@@ -133,13 +129,6 @@ export function Layout(props: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
-        {props.refreshSeconds && props.refreshWithoutScriptOnly ? (
-          <noscript>
-            <meta http-equiv="refresh" content={String(props.refreshSeconds)} />
-          </noscript>
-        ) : props.refreshSeconds ? (
-          <meta http-equiv="refresh" content={String(props.refreshSeconds)} />
-        ) : null}
         <title>{props.title}</title>
         <link rel="icon" href={brand?.logoUrl ?? defaultFaviconPath} />
         {/* Raw text elements: escaping would corrupt CSS (`>`) and JS. The contents are our own constants. */}

@@ -164,7 +164,9 @@ describe('document step-up on the hosted payout page in chromium (Onfido web SDK
     assert.ok((await page.textContent('h1'))?.includes('Verify your identity with a photo ID'));
     await captureInBrowser(page, 'onfido-2');
     await shot(page, 'onfido-4-checking');
-    assert.equal(await page.getAttribute('meta[http-equiv="refresh"]', 'content'), '5');
+    assert.equal(await page.locator('meta[http-equiv="refresh"]').count(), 0, 'no timed refresh (WCAG 2.2.1)');
+    assert.equal(await page.getByRole('link', { name: 'Check again' }).getAttribute('href'), `/payout-page/${payout.id}`);
+    assert.equal(await page.locator('[data-watch-message]').innerText(), 'This page updates by itself when anything changes.', 'the script watches');
 
     const applicantId = String((await context.platform.services.kyc.latestVerification(customerId))?.providerApplicantId);
     assert.equal([...replica.documents.values()].filter((document) => document.applicant_id === applicantId).length, 1, 'the document went from the browser to Onfido');

@@ -139,8 +139,9 @@ describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
     await shot(page, 'bank-5-kyc');
     await page.getByRole('button', { name: 'Submit for verification' }).click();
     await page.waitForSelector('text=We’re verifying your identity');
-    assert.equal(await page.getAttribute('[role="status"]', 'data-refresh-seconds'), '5', 'the script asks again every 5 seconds');
-    assert.match(await page.content(), /<noscript><meta http-equiv="refresh" content="5"\s*\/?><\/noscript>/, 'and a browser without JavaScript refreshes');
+    assert.equal(await page.getAttribute('[data-status-watch]', 'data-refresh-seconds'), '5', 'the script asks again every 5 seconds');
+    assert.equal(await page.locator('meta[http-equiv="refresh"]').count(), 0, 'no timed refresh, with or without JavaScript (WCAG 2.2.1)');
+    assert.equal(await page.getByRole('link', { name: 'Check again' }).getAttribute('href'), `/payout-page/${payout.id}`, 'a browser without JavaScript checks again by a link');
     await shot(page, 'bank-6-in-review');
 
     await advanceAndDrain(context); // KYC approved → PROCESSING (AUTOMATIC)

@@ -5,6 +5,8 @@ import { customers, emails, events, payoutAttempts, payoutPageStatusHistory } fr
 import type { PayoutMethodInput } from '../../src/modules/payout-pages/destinations.ts';
 import { openEmailContent } from '../../src/modules/email/sealing.ts';
 import { json, type TestContext, type TestMerchant } from './context.ts';
+import { FormClient } from './browser.ts';
+import { maxWrongCodes } from '../../src/modules/payout-pages/lock.ts';
 
 export type PayoutPageData = Record<string, unknown> & {
   id: string;
@@ -172,4 +174,24 @@ export async function assertOneEventPerChange(context: TestContext): Promise<num
   const events = (counted as unknown as { rows: Array<{ count: number }> }).rows[0]?.count ?? 0;
   assert.equal(events, rows.length, 'one PAYOUT_PAGE_UPDATED event per change, and none without one');
   return rows.length;
+}
+
+/**
+ * Locks a hosted payout page the way a guesser does (issue 18 item 7): the wrong code entered
+ * `maxWrongCodes` times through the hosted page, asking for a new code after every five, with the
+ * test clock moved past the hourly limit on codes. (payout-page-lock.test.ts tests the lock itself.)
+ */
+export async function lockByWrongCodes(context: TestContext, pageId: string): Promise<void> {
+  const client = new FormClient(context.app);
+  for (let guess = 0; guess < maxWrongCodes; guess += 1) {
+    if (guess % 5 === 0) {
+      context.clock.advance(60 * 60_000);
+      await client.get(`/payout-page/${pageId}`);
+      const sent = await client.post(`/payout-page/${pageId}/code`, {});
+      assert.equal(sent.headers.location, `/payout-page/${pageId}?notice=sent`);
+    }
+    const code = await latestCode(context, pageId);
+    const answer = await client.post(`/payout-page/${pageId}/verify`, { code: String((Number(code) + 1) % 1_000_000).padStart(6, '0') });
+    assert.equal(answer.statusCode, guess === maxWrongCodes - 1 ? 303 : 400, `guess ${guess + 1}`);
+  }
 }

@@ -89,7 +89,9 @@ describe('hosted payout page: document step-up (sandbox test documents)', () => 
     assert.equal(submitted.headers.location, `/payout-page/${page.id}`);
     const checking = await new FormClient(context.app).get(`/payout-page/${page.id}`);
     assert.ok(visibleText(checking.body).includes('We’re checking your documents'), 'shown to anyone with the link: nothing stored is on it');
-    assert.ok(checking.body.includes('http-equiv="refresh"'));
+    assert.equal(checking.body.includes('http-equiv="refresh"'), false, 'no timed refresh (WCAG 2.2.1)');
+    assert.match(checking.body, new RegExp(`<a class="button secondary" href="/payout-page/${page.id}">Check again</a>`), 'without JavaScript: Check again');
+    assert.match(checking.body, new RegExp(`data-status-key="checking-documents" data-refresh-seconds="5" data-check-url="/payout-page/${page.id}"`), 'with JavaScript: watched');
     const again = await client.post(`/payout-page/${page.id}/documents`, { testDocument: 'passport_tampered', _csrf: client.csrfToken() }, { csrf: false });
     assert.equal(again.statusCode, 303, 'a second capture changes nothing');
     await advanceAndDrain(context);

@@ -239,7 +239,9 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     assert.equal(submitted.statusCode, 303);
     assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'KYC_IN_REVIEW');
     const status = await client.get(`/payout-page/${page.id}`);
-    assert.ok(status.body.includes('http-equiv="refresh"'), 'the status view refreshes itself without JavaScript');
+    assert.equal(status.body.includes('http-equiv="refresh"'), false, 'no timed refresh (WCAG 2.2.1)');
+    assert.match(status.body, new RegExp(`<a class="button secondary" href="/payout-page/${page.id}">Check again</a>`), 'without JavaScript the status view offers Check again');
+    assert.ok(status.body.includes('data-status-watch=""'), 'with JavaScript it watches for a change');
     assert.ok(visibleText(status.body).includes('verifying your identity'));
 
     await advanceAndDrain(context);
@@ -247,6 +249,8 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
     const paid = await client.get(`/payout-page/${page.id}`);
     assert.ok(visibleText(paid.body).includes('You’ve been paid'));
     assert.equal(paid.body.includes('http-equiv="refresh"'), false, 'a final state does not refresh');
+    assert.equal(paid.body.includes('Check again'), false, 'a final state has nothing to check again');
+    assert.equal(paid.body.includes('data-status-watch'), false, 'nor anything to watch');
     assert.ok(visibleText(paid.body).includes('savings account ending 6789'));
     const back = await client.post(`/payout-page/${page.id}/return`, {});
     assert.equal(back.statusCode, 303);

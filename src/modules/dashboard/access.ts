@@ -1,5 +1,6 @@
 import { dashboardRoles, type DashboardRole } from '../../db/schema/index.ts';
 import type { Section } from './pages/layout.tsx';
+import { dashboardPrefix } from './paths.ts';
 
 /**
  * Team access (issue 18 item 11): who may see which dashboard section and post which form, as data
@@ -172,6 +173,57 @@ export function isListedRoute(method: string, path: string): boolean {
 /** Whether `role` may use the route; unlisted routes are refused (the registration check makes them impossible). */
 export function mayUse(role: Role, method: string, path: string): boolean {
   return routeAccess[routeKey(method, path)]?.includes(role) ?? false;
+}
+
+/** The matrix's routes split into segments once, for matching the addresses that pages link and post to. */
+const routePatterns = Object.keys(routeAccess).map((key) => {
+  const [method = '', path = ''] = key.split(' ');
+  return { key, method, segments: path.split('/').slice(1) };
+});
+
+/**
+ * The `routeAccess` key that answers `method address` (an address as a page writes it:
+ * `/dashboard/sandbox/payout-pages/pp_1/release?x=1`), picked as the router picks it: a static segment
+ * wins over a parameter at the first place they differ. Undefined for an address outside the matrix.
+ */
+export function routeOfAddress(method: string, address: string): string | undefined {
+  const path = address.split(/[?#]/)[0] ?? '';
+  if (!path.startsWith(`${dashboardPrefix}/`)) {
+    return undefined;
+  }
+  const segments = path.slice(dashboardPrefix.length).split('/').slice(1);
+  let best: { key: string; statics: boolean[] } | undefined;
+  for (const pattern of routePatterns) {
+    if (pattern.method !== (method === 'HEAD' ? 'GET' : method) || pattern.segments.length !== segments.length) {
+      continue;
+    }
+    const statics = pattern.segments.map((segment) => !segment.startsWith(':'));
+    if (!pattern.segments.every((segment, index) => !statics[index] || segment === segments[index])) {
+      continue;
+    }
+    const firstDifference = best ? statics.findIndex((isStatic, index) => isStatic !== best?.statics[index]) : 0;
+    if (!best || (firstDifference >= 0 && statics[firstDifference])) {
+      best = { key: pattern.key, statics };
+    }
+  }
+  return best?.key;
+}
+
+/**
+ * Whether a page may show this role a link (GET) or a form (POST) to `address`: the one check behind
+ * every action the dashboard renders (`ActionButton`, `PostForm`, `ActionLink` in pages/components.tsx),
+ * so a button the role may not use is not shown rather than leading to the 403 page. Addresses
+ * outside the matrix (hosted pages, docs) are not the dashboard's to refuse.
+ */
+export function mayReach(role: Role, method: string, address: string): boolean {
+  const key = routeOfAddress(method, address);
+  return key === undefined || (routeAccess[key]?.includes(role) ?? false);
+}
+
+/** The roles that may use `method address` (none for an address outside the matrix). */
+export function rolesFor(method: string, address: string): readonly Role[] {
+  const key = routeOfAddress(method, address);
+  return key === undefined ? [] : (routeAccess[key] ?? []);
 }
 
 export function maySee(role: Role, section: Section): boolean {

@@ -50,6 +50,22 @@ export const dashboardAuditActions: Readonly<Record<string, string>> = {
   '/invites/:token': 'dashboardInvites_accept',
 };
 
+/**
+ * Forms that switch something on or off by one field, recorded as two actions so that the row says
+ * which (requiring two-factor sign-in of the whole team: `required=on|off`). Any other value keeps the
+ * route's action (a refused bad value is recorded as FAILED under it).
+ */
+const switchActions: Readonly<Record<string, { field: string; actions: Readonly<Record<string, string>> }>> = {
+  '/:mode/account/security/require': { field: 'required', actions: { on: 'merchants_requireTwoFactor', off: 'merchants_stopRequiringTwoFactor' } },
+};
+
+function actionOf(path: string, body: unknown): string {
+  const switched = switchActions[path];
+  const value = switched ? (body as Record<string, unknown> | undefined)?.[switched.field] : undefined;
+  const action = switched && typeof value === 'string' ? switched.actions[value] : undefined;
+  return action ?? dashboardAuditActions[path] ?? `dashboard:${path}`;
+}
+
 /** The route's address inside the dashboard (`/:mode/…`). */
 export function dashboardRoutePath(request: FastifyRequest): string {
   const url = request.routeOptions.url ?? '';
@@ -76,7 +92,7 @@ export function createDashboardAuditHook(audit: AuditRecorder) {
         livemode: mode === 'live' ? true : mode === 'sandbox' ? false : null,
         actorType: 'dashboard_user',
         actorId: session.userId,
-        action: dashboardAuditActions[path] ?? `dashboard:${path}`,
+        action: actionOf(path, request.body),
         target: targetOf(request.params),
         address: request.ip,
         outcome: failed ? 'FAILED' : 'SUCCEEDED',

@@ -124,7 +124,7 @@ export function screen(tools: ScreenTools, request: FastifyRequest, reply: Fasti
       return tools.render(
         reply,
         (nonce) =>
-          render({ nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: visibleSections(tools.sections, session.role) }),
+          render({ nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, role: session.role, sections: visibleSections(tools.sections, session.role) }),
         { ...(options.status ? { status: options.status } : {}), ...(options.sources ? { sources: options.sources } : {}) },
       );
     },

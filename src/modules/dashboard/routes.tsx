@@ -128,7 +128,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         reply,
         (nonce) =>
           DashboardErrorPage({
-            frame: { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: visibleSections(sections, session.role) },
+            frame: { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, role: session.role, sections: visibleSections(sections, session.role) },
             nonce,
             status: 404,
             message,
@@ -206,7 +206,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
           reply,
           (nonce) =>
             DashboardErrorPage({
-              frame: session ? { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, sections: visibleSections(sections, session.role) } : null,
+              frame: session ? { nonce, mode, merchantName: session.merchant.name, email: session.email, liveEnabled: session.merchant.liveEnabled, csrfToken, role: session.role, sections: visibleSections(sections, session.role) } : null,
               nonce,
               status: appError.statusCode,
               message,

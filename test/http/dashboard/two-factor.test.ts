@@ -173,9 +173,10 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     await client.get(security);
     const empty = await client.post(`${security}/two-factor/disable`, { credential: '', confirmed: '1' });
     assert.equal(empty.statusCode, 400);
-    const confirming = await client.post(`${security}/two-factor/disable`, { credential: 'wrong password here' });
-    assert.equal(confirming.statusCode, 200);
-    assert.match(textOf(confirming.body), /Turn off two-factor sign-in\?/);
+    // A wrong credential is refused before any confirmation page.
+    const refusedFirst = await client.post(`${security}/two-factor/disable`, { credential: 'wrong password here' });
+    assert.equal(refusedFirst.statusCode, 400);
+    assert.match(textOf(refusedFirst.body), /neither a current code from your app nor your password/);
     const wrong = await client.post(`${security}/two-factor/disable`, { credential: 'wrong password here', confirmed: '1' });
     assert.equal(wrong.statusCode, 400);
     assert.match(textOf(wrong.body), /neither a current code from your app nor your password/);
@@ -187,6 +188,43 @@ describe('dashboard two-factor sign-in: enrolment, the code step, recovery codes
     const plain = await passwordStep(new DashboardClient(context), merchant.dashboardUser);
     assert.equal(plain.headers.location, '/dashboard');
     assert.deepEqual(await auditActions(merchant.id), ['dashboardUsers_disableTwoFactor', 'dashboardUsers_enableTwoFactor']);
+  });
+
+  test('without JavaScript the confirmation page carries no code or password: the check comes first, its proof is one-time', async () => {
+    const merchant = await context.createMerchant({ name: 'Disable without JavaScript' });
+    const client = await signedInClient(context, merchant);
+    await enrol(client);
+    nextStep();
+    await client.get(security);
+    const password = merchant.dashboardUser.password;
+    const confirming = await client.post(`${security}/two-factor/disable`, { credential: password });
+    assert.equal(confirming.statusCode, 200);
+    assert.match(textOf(confirming.body), /Turn off two-factor sign-in\?/);
+    assert.equal(confirming.body.includes(password), false, 'the password is not written into the page');
+    assert.equal(/name="credential"/.test(confirming.body), false, 'no credential field at all');
+    assert.deepEqual(
+      [...(/<form[^>]*confirm-page[\s\S]*?<\/form>/.exec(confirming.body)?.[0] ?? '').matchAll(/<input type="hidden" name="([^"]+)"/g)].map((match) => match[1]).sort(),
+      ['_csrf', 'confirmed'],
+      'the confirmation form carries only its token and confirmed=1',
+    );
+    // Without the proof (a form crafted with confirmed=1 and no credential) nothing is turned off.
+    const cookies = new Map(client.cookies);
+    client.cookies.delete('ps_dashboard_flash');
+    assert.equal((await client.post(`${security}/two-factor/disable`, { confirmed: '1' })).statusCode, 400);
+    assert.match(textOf((await client.get(security)).body), /On since/);
+    client.cookies.set('ps_dashboard_flash', String(cookies.get('ps_dashboard_flash')));
+
+    const off = await client.post(`${security}/two-factor/disable`, { confirmed: '1' }, { csrf: /name="_csrf" value="([^"]+)"/.exec(confirming.body)?.[1] ?? null });
+    assert.equal(off.statusCode, 303, textOf(off.body).slice(0, 300));
+    assert.match(textOf((await client.get(String(off.headers.location))).body), /Two-factor sign-in is off/);
+
+    // The proof was read once: after enrolling again, replaying the confirmed post turns nothing off.
+    await enrol(client);
+    nextStep();
+    await client.get(security);
+    const replay = await client.post(`${security}/two-factor/disable`, { confirmed: '1' });
+    assert.equal(replay.statusCode, 400);
+    assert.match(textOf((await client.get(security)).body), /On since/);
   });
 
   test('the pending step lasts five minutes', async () => {

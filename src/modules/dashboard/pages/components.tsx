@@ -2,6 +2,19 @@ import type { Child } from 'hono/jsx';
 import { withQuery } from '../paths.ts';
 import { statusInWords } from './status-words.ts';
 import { ConfirmDialog, confirmId, type Confirmation } from './confirm-dialog.tsx';
+import { mayReach, roleWords, rolesFor } from '../access.ts';
+import type { Frame } from './layout.tsx';
+
+/** What a page needs to render an action: the form token and the role that decides whether to show it. */
+export type ActionFrame = Pick<Frame, 'csrfToken' | 'role'>;
+
+/**
+ * Whether this page shows the signed-in role a link (GET) or form (POST) to `address`: the matrix of
+ * access.ts decides, so a screen never offers what would answer 403.
+ */
+export function mayShow(frame: Pick<Frame, 'role'>, method: 'GET' | 'POST', address: string): boolean {
+  return mayReach(frame.role, method, address);
+}
 
 /** ISO time in `datetime`, UTC text inside; the layout's script rewrites it to the browser's time zone. */
 export function Time(props: { value: Date | null | undefined; fallback?: string }) {
@@ -71,17 +84,20 @@ export function CsrfField(props: { token: string }) {
  */
 export function ActionButton(props: {
   action: string;
-  csrfToken: string;
+  frame: ActionFrame;
   label: string;
   tone?: 'danger' | 'secondary';
   fields?: Record<string, string>;
   describedBy?: string;
   confirm?: Confirmation;
 }) {
+  if (!mayShow(props.frame, 'POST', props.action)) {
+    return null;
+  }
   const dialogId = props.confirm ? confirmId(props.action) : undefined;
   return (
     <form method="post" action={props.action} class="inline" data-confirm={dialogId}>
-      <CsrfField token={props.csrfToken} />
+      <CsrfField token={props.frame.csrfToken} />
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
@@ -90,6 +106,50 @@ export function ActionButton(props: {
       </button>
       {props.confirm && dialogId ? <ConfirmDialog id={dialogId} confirmation={props.confirm} /> : null}
     </form>
+  );
+}
+
+/**
+ * In place of an action the role may not use, where the screen would otherwise not say why it is
+ * missing: who can do it, from the matrix (access.ts).
+ */
+export function RoleNote(props: { frame: Pick<Frame, 'role'>; action: string; what: string }) {
+  const names = rolesFor('POST', props.action).map((role) => roleWords[role].name);
+  const who = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? 'Owner');
+  return (
+    <p class="muted role-note">
+      Your role ({roleWords[props.frame.role].name}) does not allow you to {props.what}. A team member with the {who} role can.
+    </p>
+  );
+}
+
+/**
+ * A POST form with its CSRF token, rendered only when the role may post it (the matrix of access.ts);
+ * the other attributes go onto the form as they are.
+ */
+export function PostForm(props: { frame: ActionFrame; action: string; children?: Child } & Record<string, unknown>) {
+  const { frame, action, children, ...attributes } = props;
+  if (!mayShow(frame, 'POST', action)) {
+    return null;
+  }
+  return (
+    <form method="post" action={action} {...attributes}>
+      <CsrfField token={frame.csrfToken} />
+      {children}
+    </form>
+  );
+}
+
+/** A link to a screen that is the first step of an action (a create form, a download): shown only when the role may open it. */
+export function ActionLink(props: { frame: Pick<Frame, 'role'>; href: string; children?: Child } & Record<string, unknown>) {
+  const { frame, href, children, ...attributes } = props;
+  if (!mayShow(frame, 'GET', href)) {
+    return null;
+  }
+  return (
+    <a {...attributes} href={href}>
+      {children}
+    </a>
   );
 }
 
@@ -206,14 +266,15 @@ export function ExportLink(props: { path: string; query: Record<string, string |
  * The filter of a list whose only filter is its creation period: the two days, Filter, Clear (when
  * a period is set) and the CSV of what the period selects.
  */
-export function PeriodFilter(props: { path: string; label: string; period: { from: string; to: string }; exportPath: string }) {
+/** `exportPath` undefined: no CSV link (a role the matrix does not let download it). */
+export function PeriodFilter(props: { path: string; label: string; period: { from: string; to: string }; exportPath: string | undefined }) {
   const filtered = Boolean(props.period.from || props.period.to);
   return (
     <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
       <PeriodFields period={props.period} />
       <div class="buttons">
         <button type="submit">Filter</button>
-        <ExportLink path={props.exportPath} query={{ from: props.period.from, to: props.period.to }} />
+        {props.exportPath ? <ExportLink path={props.exportPath} query={{ from: props.period.from, to: props.period.to }} /> : null}
         {filtered ? (
           <a class="button secondary" href={props.path}>
             Clear

@@ -4,7 +4,7 @@ import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '.
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Pagination, PeriodFields, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Pagination, PeriodFields, Time, CopyButton, mayShow } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { ListPeriod } from '../date-range.ts';
@@ -49,7 +49,9 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; p
         <PeriodFields period={props.period} />
         <div class="buttons">
           <button type="submit">Search</button>
-          <ExportLink path={`${path}/export.csv`} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to }} />
+          {mayShow(frame, 'GET', `${path}/export.csv`) ? (
+            <ExportLink path={`${path}/export.csv`} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to }} />
+          ) : null}
           {filtered ? (
             <a class="button secondary" href={path}>
               Clear
@@ -145,13 +147,15 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
         </dl>
       </div>
       {props.review ? <KycReviewCard frame={frame} customerId={customer.id} item={props.review} /> : null}
-      <p>
-        <a href={modePath(frame.mode, `/customers/${customer.id}/export`)} download>
-          Download everything held about this customer (JSON)
-        </a>{' '}
-        <span class="muted">— their pages, payments, subscriptions, identity checks and e-mails; personal data encrypted under your PII key.</span>
-      </p>
-      {customer.erasedAt ? null : <EraseCard frame={frame} customer={customer} />}
+      {mayShow(frame, 'GET', modePath(frame.mode, `/customers/${customer.id}/export`)) ? (
+        <p>
+          <a href={modePath(frame.mode, `/customers/${customer.id}/export`)} download>
+            Download everything held about this customer (JSON)
+          </a>{' '}
+          <span class="muted">— their pages, payments, subscriptions, identity checks and e-mails; personal data encrypted under your PII key.</span>
+        </p>
+      ) : null}
+      {customer.erasedAt || !mayShow(frame, 'POST', modePath(frame.mode, `/customers/${customer.id}/erase`)) ? null : <EraseCard frame={frame} customer={customer} />}
       <h2>Identity verifications</h2>
       {customer.verifications.length === 0 ? (
         <EmptyState title="No verification yet.">
@@ -193,7 +197,7 @@ function EraseCard(props: { frame: Frame; customer: { id: string; referenceId: s
       </p>
       <ActionButton
         action={modePath(props.frame.mode, `/customers/${props.customer.id}/erase`)}
-        csrfToken={props.frame.csrfToken}
+        frame={props.frame}
         label="Erase customer"
         tone="danger"
         describedBy="erase-help"

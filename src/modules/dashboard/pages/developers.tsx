@@ -1,7 +1,7 @@
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { ApiKeyRowView, PiiKeyRowView } from '../presenters/developers.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Pagination, PeriodFilter, PostForm, Time, CopyButton } from './components.tsx';
 import type { ListPeriod } from '../date-range.ts';
 import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -27,11 +27,10 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
           <CopyButton value={props.created.apiKey} label="Copy the new API key" />
         </div>
       ) : null}
-      <form method="post" action={base} class="card toolbar" aria-labelledby="create-key-heading">
+      <PostForm frame={frame} action={base} class="card toolbar" aria-labelledby="create-key-heading">
         <h2 id="create-key-heading" class="visually-hidden">
           Create a key
         </h2>
-        <CsrfField token={frame.csrfToken} />
         <div>
           <label for="key-name">New key name</label>
           <input id="key-name" name="name" required maxlength={100} placeholder="e.g. Production server" />
@@ -39,7 +38,7 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
         <div class="buttons">
           <button type="submit">Create key</button>
         </div>
-      </form>
+      </PostForm>
       <PeriodFilter path={base} label="Filter API keys" period={props.period} exportPath={`${base}/export.csv`} />
       {props.keys.items.length === 0 ? (
         <EmptyState title={props.keys.page > 1 ? 'No API keys on this page.' : props.period.from || props.period.to ? 'No API key was created in this period.' : 'No API keys.'}>
@@ -64,7 +63,7 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
                 {key.revokedAt ? (
                   <Time value={key.revokedAt} />
                 ) : (
-                  <ActionButton action={`${base}/${key.id}/revoke`} csrfToken={frame.csrfToken} label="Revoke" tone="danger" describedBy={`key-${key.id}`} confirm={revokeApiKeyConfirmation(key)} />
+                  <ActionButton action={`${base}/${key.id}/revoke`} frame={frame} label="Revoke" tone="danger" describedBy={`key-${key.id}`} confirm={revokeApiKeyConfirmation(key)} />
                 )}
               </td>
             </tr>
@@ -106,8 +105,8 @@ export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; r
         the key that encrypted it; keys you rotated away still decrypt what they encrypted.
       </p>
       <div class="toolbar">
-        {props.revealed ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal keys" fields={keys.page > 1 ? { page: String(keys.page) } : {}} />}
-        <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate key" tone="secondary" confirm={rotatePiiKeyConfirmation()} />
+        {props.revealed ? null : <ActionButton action={`${base}/reveal`} frame={frame} label="Reveal keys" fields={keys.page > 1 ? { page: String(keys.page) } : {}} />}
+        <ActionButton action={`${base}/rotate`} frame={frame} label="Rotate key" tone="secondary" confirm={rotatePiiKeyConfirmation()} />
       </div>
       <DataTable label="PII keys" headers={['Key id', 'Status', 'Created', 'Key (base64url)']}>
         {keys.items.map((key) => {

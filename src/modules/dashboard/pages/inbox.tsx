@@ -1,7 +1,7 @@
 import { modePath } from '../paths.ts';
 import type { InboxMessageView, InboxRowView } from '../presenters/inbox.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { Badge, DataTable, EmptyState, Pagination, PeriodFilter, Time } from './components.tsx';
+import { Badge, DataTable, EmptyState, Pagination, PeriodFilter, Time, mayShow } from './components.tsx';
 import type { ListPeriod } from '../date-range.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -20,7 +20,7 @@ export function InboxPage(props: { frame: Frame; period: ListPeriod; result: Pag
           <p>This installation sends live e-mails through its SMTP server, so they are not kept here. The sandbox inbox shows the sandbox ones.</p>
         </EmptyState>
       ) : (
-        <PeriodFilter path={path} label="Filter e-mails" period={period} exportPath={`${path}/export.csv`} />
+        <PeriodFilter path={path} label="Filter e-mails" period={period} exportPath={mayShow(props.frame, 'GET', `${path}/export.csv`) ? `${path}/export.csv` : undefined} />
       )}
       {result === null ? null : result.items.length === 0 && (period.from || period.to) ? (
         <EmptyState title="No e-mail was written in this period." />

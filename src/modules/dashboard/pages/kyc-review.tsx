@@ -1,7 +1,12 @@
 import type { KycReviewItem } from '../../kyc/index.ts';
 import { modePath } from '../paths.ts';
-import { CsrfField, DataTable, Time } from './components.tsx';
+import { DataTable, PostForm, RoleNote, Time, mayShow } from './components.tsx';
 import type { Frame } from './layout.tsx';
+
+/** Who may decide, in place of the form, for a role that may not. */
+function RoleNoteUnless(props: { frame: Frame; action: string }) {
+  return mayShow(props.frame, 'POST', props.action) ? null : <RoleNote frame={props.frame} action={props.action} what="decide on this verification" />;
+}
 
 /** Report or rule → result, as the provider gave it (no personal data). */
 function Breakdown(props: { breakdown: Record<string, string> }) {
@@ -58,8 +63,8 @@ export function KycReviewCard(props: { frame: Frame; customerId: string; item: K
         ) : null}
       </p>
       <p class="muted">Your decision moves this customer's waiting payout pages on, as a provider decision would. It is recorded with your name and the time.</p>
-      <form method="post" action={action}>
-        <CsrfField token={frame.csrfToken} />
+      <RoleNoteUnless frame={frame} action={action} />
+      <PostForm frame={frame} action={action}>
         <label for="kyc-review-reason">Reason (kept in the audit record; not shown to the customer)</label>
         <textarea id="kyc-review-reason" name="reason" required maxlength={500} rows={3}></textarea>
         <div class="actions">
@@ -70,7 +75,7 @@ export function KycReviewCard(props: { frame: Frame; customerId: string; item: K
             Reject identity
           </button>
         </div>
-      </form>
+      </PostForm>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { Child } from 'hono/jsx';
+import type { DashboardRole } from '../../../db/schema/index.ts';
 import { baseStyles, defaultFaviconPath } from '../../../web/layout.tsx';
 import { dashboardPrefix, modePath, type Mode } from '../paths.ts';
 import { CsrfField, Notice } from './components.tsx';
@@ -66,6 +67,8 @@ export interface Frame {
   email: string;
   liveEnabled: boolean;
   csrfToken: string;
+  /** The signed-in user's role: pages show only the actions it may use (components.tsx, access.ts `mayReach`). */
+  role: DashboardRole;
   /** Sections whose module is installed and the user's role may see (access.ts), in navigation order. */
   sections: readonly Section[];
 }

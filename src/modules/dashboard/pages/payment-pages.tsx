@@ -2,7 +2,7 @@ import { paymentPageStatuses, type PaymentPageStatus } from '../../../db/schema/
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, CopyButton } from './components.tsx';
+import { ActionButton, ActionLink, Badge, mayShow, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, CopyButton } from './components.tsx';
 import { expirePaymentConfirmation, paidWithCard } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -18,9 +18,9 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
     <DashboardPage frame={frame} section="payment-pages" title="Payment pages">
       <div class="split">
         <h1>Payment pages</h1>
-        <a class="button" href={modePath(frame.mode, '/payment-pages/new')}>
+        <ActionLink frame={frame} class="button" href={modePath(frame.mode, '/payment-pages/new')}>
           New payment page
-        </a>
+        </ActionLink>
       </div>
       <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
@@ -123,9 +123,9 @@ export function PaymentPageDetailPage(props: {
         <h1>
           Payment page {page.clientReferenceId} <Badge value={page.status} />
         </h1>
-        {page.status === 'CREATED' ? (
+        {page.status === 'CREATED' && mayShow(frame, 'POST', modePath(frame.mode, `/payment-pages/${page.id}/expire`)) ? (
           <div>
-            <ActionButton action={modePath(frame.mode, `/payment-pages/${page.id}/expire`)} csrfToken={frame.csrfToken} label="Expire page" tone="danger" describedBy="expire-help" confirm={expirePaymentConfirmation(page)} />
+            <ActionButton action={modePath(frame.mode, `/payment-pages/${page.id}/expire`)} frame={frame} label="Expire page" tone="danger" describedBy="expire-help" confirm={expirePaymentConfirmation(page)} />
             <p class="muted" id="expire-help">
               The customer can no longer pay; a PAYMENT_EXPIRED event follows.
             </p>

@@ -2,7 +2,7 @@ import { payoutPageStatuses } from '../../payout-pages/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption, CopyButton } from './components.tsx';
+import { ActionButton, ActionLink, Badge, RoleNote, mayShow, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption, CopyButton } from './components.tsx';
 import { cancelPayoutConfirmation, releasePayoutConfirmation, reissuePayoutConfirmation } from './confirmations.tsx';
 import type { PayoutPageResponse } from '../../payout-pages/index.ts';
 import { payoutSubStatusInWords } from './status-words.ts';
@@ -32,9 +32,9 @@ export function PayoutPagesPage(props: { frame: Frame; filter: string; period: L
     <DashboardPage frame={frame} section="payout-pages" title="Payouts">
       <div class="split">
         <h1>Payout pages</h1>
-        <a class="button" href={modePath(frame.mode, '/payout-pages/new')}>
+        <ActionLink frame={frame} class="button" href={modePath(frame.mode, '/payout-pages/new')}>
           New payout page
-        </a>
+        </ActionLink>
       </div>
       <StatusFilter path={path} label="Filter payout pages" options={filterOptions} selected={props.filter} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
@@ -92,8 +92,11 @@ function method(page: PayoutPageDetailView['page']): string {
 
 export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDetailView; notice?: string | undefined; error?: string | undefined; eventsSection: boolean }) {
   const { frame } = props;
-  const { page, history, canRelease, canCancel, canReissue } = props.detail;
+  const { page, history, canReissue } = props.detail;
   const base = modePath(frame.mode, `/payout-pages/${page.id}`);
+  // What the state allows and the role may use.
+  const canRelease = props.detail.canRelease && mayShow(frame, 'POST', `${base}/release`);
+  const canCancel = props.detail.canCancel && mayShow(frame, 'POST', `${base}/cancel`);
   return (
     <DashboardPage frame={frame} section="payout-pages" title={`Payout page ${page.clientReferenceId}`} notice={props.notice} error={props.error}>
       <p class="crumbs">
@@ -105,8 +108,8 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
         </h1>
         {canRelease || canCancel ? (
           <div class="toolbar">
-            {canRelease ? <ActionButton action={`${base}/release`} csrfToken={frame.csrfToken} label="Release payout" confirm={releasePayoutConfirmation(page)} /> : null}
-            {canCancel ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel payout page" tone="danger" confirm={cancelPayoutConfirmation(page)} /> : null}
+            {canRelease ? <ActionButton action={`${base}/release`} frame={frame} label="Release payout" confirm={releasePayoutConfirmation(page)} /> : null}
+            {canCancel ? <ActionButton action={`${base}/cancel`} frame={frame} label="Cancel payout page" tone="danger" confirm={cancelPayoutConfirmation(page)} /> : null}
           </div>
         ) : null}
       </div>
@@ -250,6 +253,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
 
 /** A page locked after too many wrong codes: reissuing it lets guessing start again, so it is confirmed in the dialog (decision 0030). */
 function ReissueCard(props: { frame: Frame; page: PayoutPageResponse; lockedAt: number }) {
+  const action = modePath(props.frame.mode, `/payout-pages/${props.page.id}/reissue`);
   return (
     <section class="card compact" aria-labelledby="reissue-heading">
       <h2 id="reissue-heading">Locked after too many wrong codes</h2>
@@ -258,13 +262,11 @@ function ReissueCard(props: { frame: Frame; page: PayoutPageResponse; lockedAt: 
         contact you. Reissue it once you know the guesses were theirs: it unlocks the page, makes earlier codes useless and e-mails the customer the link again. The
         payout itself does not change.
       </p>
-      <ActionButton
-        action={modePath(props.frame.mode, `/payout-pages/${props.page.id}/reissue`)}
-        csrfToken={props.frame.csrfToken}
-        label="Reissue payout page"
-        describedBy="reissue-help"
-        confirm={reissuePayoutConfirmation(props.page)}
-      />
+      {mayShow(props.frame, 'POST', action) ? (
+        <ActionButton action={action} frame={props.frame} label="Reissue payout page" describedBy="reissue-help" confirm={reissuePayoutConfirmation(props.page)} />
+      ) : (
+        <RoleNote frame={props.frame} action={action} what="reissue it" />
+      )}
     </section>
   );
 }

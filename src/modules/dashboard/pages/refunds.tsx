@@ -1,7 +1,7 @@
 import type { RefundView } from '../../refunds/index.ts';
 import { modePath } from '../paths.ts';
 import type { PaymentPageResponse } from '../../payment-pages/index.ts';
-import { Badge, CsrfField, DataTable, EmptyState, Money, Time } from './components.tsx';
+import { Badge, CsrfField, DataTable, EmptyState, Money, Time, mayShow } from './components.tsx';
 import { ConfirmDialog, confirmId } from './confirm-dialog.tsx';
 import { refundConfirmation } from './confirmations.tsx';
 import type { Frame } from './layout.tsx';
@@ -48,6 +48,9 @@ export function RefundForm(props: { frame: Frame; page: PaymentPageResponse; car
         This payment has been refunded in full.
       </p>
     );
+  }
+  if (!mayShow(frame, 'POST', action)) {
+    return null;
   }
   return (
     <form method="post" action={action} class="card compact" aria-labelledby="refund-heading" data-confirm={dialogId}>

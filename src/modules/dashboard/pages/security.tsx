@@ -95,7 +95,7 @@ function TwoFactorCard(props: { frame: Frame; view: SecurityView }) {
       <p class="muted">
         {view.twoFactor.recoveryCodesLeft} of {recoveryCodeCount} unused. Each signs you in once when you do not have your phone.
       </p>
-      <ActionButton action={`${base}/recovery-codes`} csrfToken={frame.csrfToken} label="Make new recovery codes" tone="secondary" confirm={regenerateRecoveryCodesConfirmation} />
+      <ActionButton action={`${base}/recovery-codes`} frame={frame} label="Make new recovery codes" tone="secondary" confirm={regenerateRecoveryCodesConfirmation} />
       <h3 id="disable-heading">Turn off</h3>
       <form method="post" action={`${base}/two-factor/disable`} class="compact" aria-labelledby="disable-heading" data-confirm={dialogId} novalidate>
         {view.disableError ? (
@@ -172,7 +172,7 @@ function SessionsTable(props: { frame: Frame; view: SecurityView }) {
             <td>
               <ActionButton
                 action={`${base}/${session.id}/revoke`}
-                csrfToken={frame.csrfToken}
+                frame={frame}
                 label={isCurrent ? 'Sign out' : 'Revoke'}
                 tone="danger"
                 describedBy={`session-${session.id}`}
@@ -204,7 +204,7 @@ export function SecurityPage(props: { frame: Frame; view: SecurityView }) {
       <div class="split">
         <h2>Sessions</h2>
         {others > 0 ? (
-          <ActionButton action={modePath(frame.mode, '/account/security/sessions/revoke-others')} csrfToken={frame.csrfToken} label="Sign out everywhere else" tone="secondary" confirm={revokeOtherSessionsConfirmation(others)} />
+          <ActionButton action={modePath(frame.mode, '/account/security/sessions/revoke-others')} frame={frame} label="Sign out everywhere else" tone="secondary" confirm={revokeOtherSessionsConfirmation(others)} />
         ) : null}
       </div>
       <p class="muted">Where you are signed in to this dashboard. A revoked session is signed out at its next request.</p>

@@ -120,8 +120,8 @@ export function SubscriptionPage(props: {
           {subscription.productId} <Badge value={subscription.status} />
         </h1>
         <div class="toolbar">
-          {cancellable ? <ActionButton action={`${base}/cancel`} csrfToken={frame.csrfToken} label="Cancel at period end" tone="danger" confirm={cancelSubscriptionConfirmation(subscription, props.customerReferenceId)} /> : null}
-          {frame.mode === 'sandbox' && subscription.status !== 'CANCELED' ? <ActionButton action={`${base}/renew`} csrfToken={frame.csrfToken} label="Renew now (sandbox)" tone="secondary" /> : null}
+          {cancellable ? <ActionButton action={`${base}/cancel`} frame={frame} label="Cancel at period end" tone="danger" confirm={cancelSubscriptionConfirmation(subscription, props.customerReferenceId)} /> : null}
+          {frame.mode === 'sandbox' && subscription.status !== 'CANCELED' ? <ActionButton action={`${base}/renew`} frame={frame} label="Renew now (sandbox)" tone="secondary" /> : null}
         </div>
       </div>
       <div class="card">

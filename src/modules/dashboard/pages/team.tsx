@@ -141,7 +141,7 @@ export function TeamPage(props: TeamPageProps) {
             </td>
             <td>
               {!isManageable(actor, member, ownerCount) ? null : (
-                <ActionButton action={`${base}/members/${member.id}/remove`} csrfToken={frame.csrfToken} label="Remove" tone="danger" describedBy={`member-${member.id}`} confirm={removeMemberConfirmation(member)} />
+                <ActionButton action={`${base}/members/${member.id}/remove`} frame={frame} label="Remove" tone="danger" describedBy={`member-${member.id}`} confirm={removeMemberConfirmation(member)} />
               )}
             </td>
           </tr>
@@ -167,8 +167,8 @@ export function TeamPage(props: TeamPageProps) {
                 <td>
                   {manageable ? (
                     <>
-                      <ActionButton action={`${base}/invites/${invite.id}/resend`} csrfToken={frame.csrfToken} label="Resend" tone="secondary" describedBy={`invite-${invite.id}`} />
-                      <ActionButton action={`${base}/invites/${invite.id}/revoke`} csrfToken={frame.csrfToken} label="Revoke" tone="danger" describedBy={`invite-${invite.id}`} confirm={revokeInviteConfirmation(invite)} />
+                      <ActionButton action={`${base}/invites/${invite.id}/resend`} frame={frame} label="Resend" tone="secondary" describedBy={`invite-${invite.id}`} />
+                      <ActionButton action={`${base}/invites/${invite.id}/revoke`} frame={frame} label="Revoke" tone="danger" describedBy={`invite-${invite.id}`} confirm={revokeInviteConfirmation(invite)} />
                     </>
                   ) : null}
                 </td>

@@ -4,7 +4,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EndpointRowView, EventRowView } from '../presenters/webhooks.ts';
 import { anyTime, type ListPeriod } from '../date-range.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, SelectFilter, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, PostForm, SelectFilter, Time, CopyButton, mayShow } from './components.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -73,9 +73,8 @@ export function WebhooksPage(props: { frame: Frame; endpoints: EndpointRowView[]
           ))}
         </DataTable>
       )}
-      <h2 id="add-heading">Add an endpoint</h2>
-      <form method="post" action={base} class="card" aria-labelledby="add-heading">
-        <CsrfField token={frame.csrfToken} />
+      {mayShow(frame, 'POST', base) ? <h2 id="add-heading">Add an endpoint</h2> : null}
+      <PostForm frame={frame} action={base} class="card" aria-labelledby="add-heading">
         <label for="endpoint-url">Address (URL)</label>
         <input id="endpoint-url" name="url" type="url" required maxlength={2048} placeholder="https://example.com/webhooks/paysail" value={props.form?.url ?? ''} aria-describedby="url-help" />
         <p class="muted" id="url-help">
@@ -85,7 +84,7 @@ export function WebhooksPage(props: { frame: Frame; endpoints: EndpointRowView[]
         <input id="endpoint-description" name="description" maxlength={255} value={props.form?.description ?? ''} />
         <EnabledEventsFieldset selected={props.form?.enabledEvents ?? []} />
         <button type="submit">Add endpoint</button>
-      </form>
+      </PostForm>
     </DashboardPage>
   );
 }
@@ -110,7 +109,7 @@ export function DeliveriesTable(props: { frame: Frame; deliveries: WebhookDelive
             {props.redeliverEventId ? (
               <ActionButton
                 action={modePath(frame.mode, `/developers/events/${props.redeliverEventId}/redeliver`)}
-                csrfToken={frame.csrfToken}
+                frame={frame}
                 label="Redeliver to this endpoint"
                 tone="secondary"
                 fields={{ endpointId: delivery.endpointId }}
@@ -155,6 +154,9 @@ export function DeliveriesTable(props: { frame: Frame; deliveries: WebhookDelive
 /** Sends an example event of a chosen type to this endpoint only (webhooks.sendTestEvent). */
 function TestEventForm(props: { frame: Frame; endpoint: WebhookEndpointView; action: string; eventTypes: readonly string[]; selected: string | undefined }) {
   const { endpoint } = props;
+  if (!mayShow(props.frame, 'POST', props.action)) {
+    return null;
+  }
   return (
     <>
       <h2 id="test-heading">Send a test event</h2>
@@ -249,19 +251,22 @@ export function WebhookEndpointPage(props: {
           </dd>
         </dl>
         <div class="toolbar">
-          {props.secret ? null : <ActionButton action={`${base}/reveal`} csrfToken={frame.csrfToken} label="Reveal signing secret" tone="secondary" />}
-          <ActionButton action={`${base}/rotate`} csrfToken={frame.csrfToken} label="Rotate secret" tone="secondary" confirm={rotateWebhookSecretConfirmation(endpoint)} />
-          <ActionButton action={`${base}/status`} csrfToken={frame.csrfToken} label={endpoint.status === 'ENABLED' ? 'Disable' : 'Enable'} tone="secondary" fields={{ status: endpoint.status === 'ENABLED' ? 'DISABLED' : 'ENABLED' }} />
-          <ActionButton action={`${base}/delete`} csrfToken={frame.csrfToken} label="Delete endpoint" tone="danger" confirm={deleteEndpointConfirmation(endpoint)} />
+          {props.secret ? null : <ActionButton action={`${base}/reveal`} frame={frame} label="Reveal signing secret" tone="secondary" />}
+          <ActionButton action={`${base}/rotate`} frame={frame} label="Rotate secret" tone="secondary" confirm={rotateWebhookSecretConfirmation(endpoint)} />
+          <ActionButton action={`${base}/status`} frame={frame} label={endpoint.status === 'ENABLED' ? 'Disable' : 'Enable'} tone="secondary" fields={{ status: endpoint.status === 'ENABLED' ? 'DISABLED' : 'ENABLED' }} />
+          <ActionButton action={`${base}/delete`} frame={frame} label="Delete endpoint" tone="danger" confirm={deleteEndpointConfirmation(endpoint)} />
         </div>
-        <p class="muted">After a rotation the previous secret keeps signing for 24 hours, so you can switch without missing events.</p>
+        {mayShow(frame, 'POST', `${base}/rotate`) ? <p class="muted">After a rotation the previous secret keeps signing for 24 hours, so you can switch without missing events.</p> : null}
       </div>
       <h2 id="events-heading">Events sent to this endpoint</h2>
-      <form method="post" action={`${base}/events`} class="card" aria-labelledby="events-heading">
-        <CsrfField token={frame.csrfToken} />
-        <EnabledEventsFieldset selected={endpoint.enabledEvents} />
-        <button type="submit">Save events</button>
-      </form>
+      {mayShow(frame, 'POST', `${base}/events`) ? (
+        <PostForm frame={frame} action={`${base}/events`} class="card" aria-labelledby="events-heading">
+          <EnabledEventsFieldset selected={endpoint.enabledEvents} />
+          <button type="submit">Save events</button>
+        </PostForm>
+      ) : (
+        <p class="card">{endpoint.enabledEvents.length === 0 || endpoint.enabledEvents.includes('*') ? 'Every event, including types added later.' : endpoint.enabledEvents.join(', ')}</p>
+      )}
       <TestEventForm frame={frame} endpoint={endpoint} action={`${base}/test`} eventTypes={props.testEventTypes} selected={props.testEventType} />
       <h2 id="deliveries">{props.deliveries.page > 1 ? 'Older deliveries' : 'Latest deliveries'}</h2>
       <PeriodFilter path={base} label="Filter deliveries" period={period} exportPath={`${base}/export.csv`} />
@@ -337,7 +342,7 @@ export function EventPage(props: { frame: Frame; event: EventView; deliveries: P
         <h1>
           {event.type} <code>{event.id}</code> {isTest ? <Badge value="TEST" /> : null}
         </h1>
-        {isTest ? null : <ActionButton action={modePath(frame.mode, `/developers/events/${event.id}/redeliver`)} csrfToken={frame.csrfToken} label="Redeliver to all subscribed endpoints" />}
+        {isTest ? null : <ActionButton action={modePath(frame.mode, `/developers/events/${event.id}/redeliver`)} frame={frame} label="Redeliver to all subscribed endpoints" />}
       </div>
       {isTest ? (
         <p>

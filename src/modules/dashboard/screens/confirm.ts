@@ -38,7 +38,8 @@ export function isConfirmationStep(request: FastifyRequest): boolean {
 export async function confirmFirst(
   view: ScreenRequest,
   request: FastifyRequest,
-  options: { section: Section; back: string; confirmation: () => Confirmation | Promise<Confirmation> },
+  /** `carry: false`: the page carries none of the posted fields (a form whose fields are secrets proves them another way). */
+  options: { section: Section; back: string; confirmation: () => Confirmation | Promise<Confirmation>; carry?: boolean },
 ): Promise<boolean> {
   const body = request.body as Record<string, unknown> | undefined;
   if (body?.[confirmedField] === '1') {
@@ -47,6 +48,6 @@ export async function confirmFirst(
   const confirmation = await options.confirmation();
   confirmationSteps.add(request);
   const action = request.url.split('?')[0] ?? request.url;
-  await view.page((frame) => ConfirmationPage({ frame, section: options.section, action, back: options.back, confirmation, fields: carriedFields(body) }));
+  await view.page((frame) => ConfirmationPage({ frame, section: options.section, action, back: options.back, confirmation, fields: options.carry === false ? {} : carriedFields(body) }));
   return true;
 }

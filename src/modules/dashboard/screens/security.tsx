@@ -8,12 +8,13 @@ import { secondFactorKind } from '../two-factor.ts';
 import { field, noticeOf, notFoundPage, param, runAction, screen, sessionCookieName, type ScreenRequest, type ScreenTools } from '../context.ts';
 import { dashboardPrefix, modePath, withQuery } from '../paths.ts';
 import { confirmFirst } from './confirm.ts';
+import { confirmedField } from '../pages/confirm-dialog.tsx';
 import { disableTwoFactorConfirmation, EnrolPage, RecoveryCodesPage, regenerateRecoveryCodesConfirmation, requireTwoFactorConfirmation, revokeOtherSessionsConfirmation, revokeSessionConfirmation, SecurityPage } from '../pages/security.tsx';
-import { isOwner } from '../access.ts';
+import { mayReach } from '../access.ts';
 
-/** Requiring two-factor sign-in of the whole team is the owner's decision (the route is owner-only too, `access.ts`). */
+/** Requiring two-factor sign-in of the whole team: whoever the matrix lets post the form (owners, `access.ts`). */
 export function mayRequireTwoFactor(session: DashboardSession): boolean {
-  return isOwner(session);
+  return mayReach(session.role, 'POST', modePath('sandbox', '/account/security/require'));
 }
 
 /**
@@ -143,20 +144,30 @@ export function registerSecurityScreens(web: Api, tools: ScreenTools, deps: { se
       return reply.redirect(withQuery(base(view), { error: 'disable-required' }), 303);
     }
     const credential = field(request.body, 'credential', 1024);
-    if (credential === '') {
-      return securityPage(view, request, { status: 400, disableError: 'Enter a code from your authenticator app, or your password.' });
+    const confirmed = field(request.body, confirmedField, 1) === '1';
+    // The confirmation page (without JavaScript) carries no code or password: the credential is
+    // checked first, and what the page's confirmed post brings back is a one-time proof of that
+    // check, sealed in the session's flash cookie (HttpOnly, two minutes, read once).
+    const proven = confirmed && credential === '' && tools.flash.take(request, reply, view.session)?.['twoFactorDisableVerified'] === view.session.userId;
+    if (!proven) {
+      if (credential === '') {
+        return securityPage(view, request, { status: 400, disableError: 'Enter a code from your authenticator app, or your password.' });
+      }
+      const wait = await deps.limiter.take(`dashboard-password:${view.session.userId}`);
+      if (wait > 0) {
+        reply.header('Retry-After', String(wait));
+        return securityPage(view, request, { status: 429, disableError: `Too many attempts. Wait ${wait} seconds, then try again.` });
+      }
+      const valid = secondFactorKind(credential) === 'totp' ? await twoFactor.verify(view.session.userId, credential) : await sessions.checkPassword(view.session.userId, credential);
+      if (!valid) {
+        return securityPage(view, request, { status: 400, disableError: 'That is neither a current code from your app nor your password.' });
+      }
+      if (!confirmed) {
+        tools.flash.put(reply, view.session, { twoFactorDisableVerified: view.session.userId });
+      }
     }
-    if (await confirmFirst(view, request, { section: 'account', back: base(view), confirmation: () => disableTwoFactorConfirmation })) {
+    if (await confirmFirst(view, request, { section: 'account', back: base(view), confirmation: () => disableTwoFactorConfirmation, carry: false })) {
       return reply;
-    }
-    const wait = await deps.limiter.take(`dashboard-password:${view.session.userId}`);
-    if (wait > 0) {
-      reply.header('Retry-After', String(wait));
-      return securityPage(view, request, { status: 429, disableError: `Too many attempts. Wait ${wait} seconds, then try again.` });
-    }
-    const valid = secondFactorKind(credential) === 'totp' ? await twoFactor.verify(view.session.userId, credential) : await sessions.checkPassword(view.session.userId, credential);
-    if (!valid) {
-      return securityPage(view, request, { status: 400, disableError: 'That is neither a current code from your app nor your password.' });
     }
     await twoFactor.disable(view.session.userId);
     return reply.redirect(withQuery(base(view), { notice: 'two-factor-disabled' }), 303);

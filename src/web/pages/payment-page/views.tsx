@@ -1,4 +1,5 @@
 import { Layout } from '../../layout.tsx';
+import { StatusWatch, statusWatchScript, statusWatchStyles } from '../../status-watch.tsx';
 import type { Brand } from '../../../modules/merchants/index.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
 import { cardSchemeNames as schemeNames } from '../../../modules/payments/index.ts';
@@ -238,12 +239,13 @@ export function ExpiredPage(props: { nonce: string; page: PaymentPageResponse; m
 
 export function InProgressPage(props: { nonce: string; page: PaymentPageResponse; merchantName: string; brand: Brand }) {
   return (
-    <Layout title="Payment in progress" nonce={props.nonce} brand={props.brand} refreshSeconds={2} styles={stateStyles}>
+    <Layout title="Payment in progress" nonce={props.nonce} brand={props.brand} styles={stateStyles + statusWatchStyles} script={statusWatchScript}>
       <h1>Payment in progress</h1>
       <SandboxNote page={props.page} />
       <div class="card" role="status">
-        <p>Your payment of {formatAmount(props.page.amount, props.page.currency)} is being processed. This page refreshes by itself.</p>
+        <p>Your payment of {formatAmount(props.page.amount, props.page.currency)} is being processed.</p>
       </div>
+      <StatusWatch href={`/payment-page/${props.page.id}`} statusKey="payment-in-progress" seconds={2} />
     </Layout>
   );
 }

@@ -4,6 +4,7 @@ import type { Brand } from '../../../modules/merchants/index.ts';
 import { formatAmount, type CryptoNetwork, type PayoutMethodType } from '../../../modules/payout-pages/index.ts';
 import { StepIndicator, stepStyles, type PayoutStep } from './steps.tsx';
 import { payoutPageScript } from './payout-script.ts';
+import { statusWatchScript, statusWatchStyles } from '../../status-watch.tsx';
 
 /**
  * The hosted payout page's building blocks. Server-rendered with hono/jsx (every interpolated value
@@ -57,9 +58,8 @@ export function Shell(props: { nonce: string; title: string; summary: PageSummar
       title={`${props.title} · ${props.summary.merchantName}`}
       nonce={props.nonce}
       brand={props.summary.brand}
-      styles={pageStyles + stepStyles}
-      script={payoutPageScript}
-      {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds, refreshWithoutScriptOnly: true } : {})}
+      styles={pageStyles + stepStyles + (props.refreshSeconds ? statusWatchStyles : '')}
+      script={props.refreshSeconds ? payoutPageScript + statusWatchScript : payoutPageScript}
     >
       {props.summary.livemode ? null : (
         <p class="sandbox" role="note">

@@ -75,22 +75,4 @@ export const payoutPageScript = `(function () {
       });
     })(buttons[i]);
   }
-  var live = document.querySelector('[data-refresh-seconds]');
-  if (live && window.fetch) {
-    var seconds = Number(live.getAttribute('data-refresh-seconds')) || 5;
-    var key = live.getAttribute('data-status-key');
-    // The key is read from the HTML text: parsing the page as a document would apply its styles
-    // under this page's CSP nonce (a reported violation).
-    var poll = function () {
-      fetch(window.location.href, { credentials: 'same-origin', cache: 'no-store' }).then(function (response) {
-        return response.text().then(function (html) {
-          var fresh = /data-status-key="([^"]*)"/.exec(html);
-          var decoded = fresh ? fresh[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>') : null;
-          if (decoded !== key) { window.location.reload(); return; }
-          window.setTimeout(poll, seconds * 1000);
-        });
-      }, function () { window.setTimeout(poll, seconds * 1000); });
-    };
-    window.setTimeout(poll, seconds * 1000);
-  }
 })();`;

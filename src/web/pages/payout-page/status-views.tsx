@@ -1,4 +1,5 @@
 import type { PayoutMethodMask } from '../../../db/schema/index.ts';
+import { StatusWatch } from '../../status-watch.tsx';
 import { Csrf, DeclineLink, ReturnButton, Shell, networkLabels, type PageSummary } from './components.tsx';
 
 export interface StatusCopy {
@@ -14,7 +15,7 @@ export function statusCopy(status: string, subStatus: string, merchantName: stri
     case 'PENDING/KYC_REQUIRED':
       return { title: 'Identity check needed', heading: 'We need to verify your identity', body: 'Verify it’s you to continue with the identity check.', tone: 'progress' };
     case 'PENDING/KYC_IN_REVIEW':
-      return { title: 'Verifying your identity', heading: 'We’re verifying your identity', body: 'This usually takes a moment. This page updates by itself.', tone: 'progress' };
+      return { title: 'Verifying your identity', heading: 'We’re verifying your identity', body: 'This usually takes a moment.', tone: 'progress' };
     case 'PENDING/AWAITING_RELEASE':
       return reason
         ? { title: 'Waiting', heading: 'Your payout is confirmed', body: `${merchantName} will release it as soon as it can be sent.`, tone: 'progress' }
@@ -22,8 +23,8 @@ export function statusCopy(status: string, subStatus: string, merchantName: stri
     case 'PROCESSING/SUBMITTED':
       // A reason while PROCESSING: not handed to the rail yet (the operator's payout account is being funded).
       return reason
-        ? { title: 'Being prepared', heading: 'Your payout is being prepared', body: `Your payout from ${merchantName} is approved and will be sent shortly. This page updates by itself.`, tone: 'progress' }
-        : { title: 'On its way', heading: 'Your payout is on its way', body: 'The money has been sent to the destination you chose. This page updates by itself.', tone: 'progress' };
+        ? { title: 'Being prepared', heading: 'Your payout is being prepared', body: `Your payout from ${merchantName} is approved and will be sent shortly.`, tone: 'progress' }
+        : { title: 'On its way', heading: 'Your payout is on its way', body: 'The money has been sent to the destination you chose.', tone: 'progress' };
     case 'PROCESSED/PAID':
       return { title: 'Paid', heading: 'You’ve been paid', body: 'The payout has been delivered to the destination you chose.', tone: 'good' };
     case 'FAILED/KYC_REJECTED':
@@ -68,7 +69,7 @@ export function StatusPage(props: {
   return (
     <Shell nonce={props.nonce} title={copy.title} summary={summary} {...(props.showSteps ? { step: 'status' as const, finished: copy.tone === 'good' } : {})} {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}>
       <h1>{copy.heading}</h1>
-      <div class="card" role="status" aria-live="polite" {...(props.refreshSeconds ? { 'data-refresh-seconds': String(props.refreshSeconds), 'data-status-key': `${copy.title}|${copy.heading}|${props.transaction ? 'hash' : ''}` } : {})}>
+      <div class="card" role="status" aria-live="polite">
         <p class={`status ${copy.tone === 'good' ? 'success' : copy.tone === 'bad' ? 'error' : ''}`}>{copy.title}</p>
         <p>{copy.body}</p>
         {props.method ? (
@@ -100,8 +101,8 @@ export function StatusPage(props: {
             </div>
           </div>
         ) : null}
-        {props.refreshSeconds ? <p class="hint">This page updates by itself when anything changes.</p> : null}
       </div>
+      {props.refreshSeconds ? <StatusWatch href={`/payout-page/${summary.id}`} statusKey={`${copy.title}|${copy.heading}|${props.transaction ? 'hash' : ''}`} seconds={props.refreshSeconds} /> : null}
       {props.canRetry ? (
         <p>
           <a class="button" href={`/payout-page/${summary.id}?step=retry`}>

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { StatusWatch, statusWatchScript, statusWatchStyles } from '../../status-watch.tsx';
 import type { Child } from 'hono/jsx';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Api } from '../../../http/types.ts';
@@ -42,16 +43,15 @@ const stepUpStyles = `
 @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
 `;
 
-function StepUpShell(props: { nonce: string; title: string; summary: PageSummary; children?: Child; script?: string; refreshSeconds?: number }) {
+function StepUpShell(props: { nonce: string; title: string; summary: PageSummary; children?: Child; script?: string }) {
   const amount = formatAmount(props.summary.amount, props.summary.currency);
   return (
     <Layout
       title={`${props.title} · ${props.summary.merchantName}`}
       nonce={props.nonce}
       brand={props.summary.brand}
-      styles={pageStyles + stepUpStyles}
+      styles={pageStyles + stepUpStyles + statusWatchStyles}
       {...(props.script ? { script: props.script } : {})}
-      {...(props.refreshSeconds ? { refreshSeconds: props.refreshSeconds } : {})}
     >
       {props.summary.livemode ? null : (
         <p class="sandbox" role="note">
@@ -189,14 +189,14 @@ const sdkBootstrap = `(function () {
 export function CheckingDocumentsPage(props: { nonce: string; summary: PageSummary }) {
   const { summary } = props;
   return (
-    <StepUpShell nonce={props.nonce} title="Checking your documents" summary={summary} refreshSeconds={refreshSeconds}>
+    <StepUpShell nonce={props.nonce} title="Checking your documents" summary={summary} script={statusWatchScript}>
       <h1>We’re checking your documents</h1>
-      <div class="card" role="status" aria-live="polite">
+      <div class="card" role="status">
         <div class="spinner" aria-hidden="true" />
         <p class="status">Checking your identity document and selfie</p>
         <p>This usually takes a few minutes. You can close this page: we’ll e-mail you when your payout moves on.</p>
-        <p class="hint">This page refreshes every {refreshSeconds} seconds.</p>
       </div>
+      <StatusWatch href={`/payout-page/${summary.id}`} statusKey="checking-documents" seconds={refreshSeconds} />
     </StepUpShell>
   );
 }
