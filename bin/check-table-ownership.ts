@@ -93,8 +93,6 @@ export const knownReads = new Set([
   'src/modules/webhooks/deferral.ts jobs',
   'src/modules/webhooks/delivery.ts events',
   'src/modules/webhooks/delivery.ts merchants',
-  'src/modules/webhooks/service.ts events',
-  'src/modules/webhooks/service.ts merchants',
 ]);
 
 const tableOfExport = new Map<string, string>();
