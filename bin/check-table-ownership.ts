@@ -82,8 +82,6 @@ export const knownReads = new Set([
   'src/modules/payment-pages/list.ts customers',
   'src/modules/payment-pages/list.ts payments',
   'src/modules/payment-pages/renewal-page.ts merchants',
-  'src/modules/payment-pages/service.ts customers',
-  'src/modules/payment-pages/service.ts payments',
   'src/modules/payment-pages/settlement.ts customers',
   'src/modules/payments/backfill.ts ledger_transactions',
   'src/modules/payments/repository.ts payment_pages',

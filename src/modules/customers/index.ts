@@ -7,5 +7,6 @@ export { registerCustomerRoutes } from './routes.ts';
 export { addressFields, isCountryCode, isUsStateCode, type KycData, missingKycFields, normalizeEmail, payoutMethods, personFields } from './rules.ts';
 export { AddressInput, Customer, CustomerIdParams, CustomerOrErased, ErasedCustomer, type ErasedCustomerResponse } from './schemas.ts';
 export { createEmailLookupBackfill } from './sealing.ts';
+export { customerReferenceIdOf } from './reads.ts';
 export { createCustomersService, type CustomersService } from './service.ts';
 export type { CustomerKyc, KycStartPlan, KycSubject } from './kyc-port.ts';

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { customers } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
@@ -16,6 +16,14 @@ export function scope(merchantId: string, livemode: boolean | undefined, extra: 
     conditions.push(eq(customers.livemode, livemode));
   }
   return and(...conditions) as SQL;
+}
+
+/**
+ * The customer's referenceId as a scalar subquery on `customerId` (a column of the caller's table),
+ * so another module's read of its own rows gets the reference in the same statement.
+ */
+export function customerReferenceIdOf(customerId: AnyColumn): SQL<string> {
+  return sql<string>`(select ${customers.referenceId} from ${customers} where ${customers.id} = ${customerId})`;
 }
 
 /**
