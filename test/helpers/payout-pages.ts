@@ -4,7 +4,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { customers, emails, events, payoutAttempts, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
 import type { PayoutMethodInput } from '../../src/modules/payout-pages/destinations.ts';
 import { openEmailContent } from '../../src/modules/email/sealing.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { createTestContext, json, type TestContext, type TestContextOptions, type TestMerchant } from './context.ts';
+import { assertLedgerInvariants } from './ledger.ts';
 
 export type PayoutPageData = Record<string, unknown> & {
   id: string;
@@ -172,4 +173,24 @@ export async function assertOneEventPerChange(context: TestContext): Promise<num
   const events = (counted as unknown as { rows: Array<{ count: number }> }).rows[0]?.count ?? 0;
   assert.equal(events, rows.length, 'one PAYOUT_PAGE_UPDATED event per change, and none without one');
   return rows.length;
+}
+
+/** A payout-page suite's `before`: a test context (`options` as createTestContext's) with one merchant, Acme Payouts. */
+export async function openPayoutPageSuite(options: TestContextOptions = {}): Promise<{ context: TestContext; merchant: TestMerchant }> {
+  const context = await createTestContext(options);
+  return { context, merchant: await context.createMerchant({ name: 'Acme Payouts' }) };
+}
+
+/**
+ * A payout-page suite's `after`: the ledger balances, every status change has its one event, then the
+ * context closes; with `quietLogs`, nothing was logged at warning level or above either.
+ */
+export async function closePayoutPageSuite(context: TestContext, options: { quietLogs?: boolean } = {}): Promise<void> {
+  await assertLedgerInvariants(context.database);
+  await assertOneEventPerChange(context);
+  const problems = context.logs.filter((line) => /"level":(40|50|60)/.test(line));
+  await context.close();
+  if (options.quietLogs) {
+    assert.deepEqual(problems, [], 'no warnings or errors were logged');
+  }
 }
