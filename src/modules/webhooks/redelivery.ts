@@ -13,6 +13,11 @@ import { subscribes } from './rules.ts';
 import { exampleEventData, isTestEventId, newTestEventId } from './test-events.ts';
 import type { WebhookDeliveryView } from './schemas.ts';
 
+/** A new delivery of an event to one endpoint, due now: the first run of its retry schedule. */
+function pendingDelivery(now: Date, target: { eventId: string; endpointId: string; merchantId: string; livemode: boolean; eventType: string }): typeof webhookDeliveries.$inferInsert {
+  return { id: newId('webhookDelivery', now.getTime()), ...target, status: 'PENDING', generation: 1, attemptCount: 0, nextAttemptAt: now, createdAt: now, updatedAt: now };
+}
+
 /** Sending an event again (redelivery), and sending an example event to one endpoint (test events). */
 export function createRedelivery(deps: { database: Database; clock: Clock; publicUrl: string }) {
   const { database, clock } = deps;
@@ -64,20 +69,7 @@ export function createRedelivery(deps: { database: Database; clock: Clock; publi
         for (const endpoint of targets) {
           const [row] = await tx
             .insert(webhookDeliveries)
-            .values({
-              id: newId('webhookDelivery', now.getTime()),
-              eventId: event.id,
-              endpointId: endpoint.id,
-              merchantId: event.merchantId,
-              livemode: event.livemode,
-              eventType: event.type,
-              status: 'PENDING',
-              generation: 1,
-              attemptCount: 0,
-              nextAttemptAt: now,
-              createdAt: now,
-              updatedAt: now,
-            })
+            .values(pendingDelivery(now, { eventId: event.id, endpointId: endpoint.id, merchantId: event.merchantId, livemode: event.livemode, eventType: event.type }))
             .onConflictDoUpdate({
               target: [webhookDeliveries.eventId, webhookDeliveries.endpointId],
               set: { status: 'PENDING', generation: sql`${webhookDeliveries.generation} + 1`, nextAttemptAt: now, completedAt: null, updatedAt: now },
@@ -124,20 +116,7 @@ export function createRedelivery(deps: { database: Database; clock: Clock; publi
         const eventRow = await recordTestEvent(tx, { id: eventId, merchantId: merchant.id, livemode: endpoint.livemode, type: eventType, data, createdAt: now });
         const [deliveryRow] = await tx
           .insert(webhookDeliveries)
-          .values({
-            id: newId('webhookDelivery', now.getTime()),
-            eventId,
-            endpointId: endpoint.id,
-            merchantId: merchant.id,
-            livemode: endpoint.livemode,
-            eventType,
-            status: 'PENDING',
-            generation: 1,
-            attemptCount: 0,
-            nextAttemptAt: now,
-            createdAt: now,
-            updatedAt: now,
-          })
+          .values(pendingDelivery(now, { eventId, endpointId: endpoint.id, merchantId: merchant.id, livemode: endpoint.livemode, eventType }))
           .returning();
         if (!deliveryRow) {
           throw new Error('test event insert returned nothing');
