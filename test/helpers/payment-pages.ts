@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 
 export interface PageBody {
   id: string;
@@ -62,4 +62,10 @@ export async function payPage(context: TestContext, merchant: TestMerchant, page
 
 export async function eventsOf(context: TestContext, type: string, pageId: string): Promise<Array<{ id: string; data: Record<string, unknown> }>> {
   return queryRows(context.database.db, sql`select id, data from events where type = ${type} and data->>'pageId' = ${pageId} order by created_at, id`);
+}
+
+/** A payment-page suite's `before`: a test context with a sandbox merchant, another merchant (scoping) and a live-enabled one. */
+export async function openPaymentPageSuite(): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; live: TestMerchant }> {
+  const context = await createTestContext();
+  return { context, merchant: await context.createMerchant(), other: await context.createMerchant(), live: await context.createMerchant({ live: true }) };
 }
