@@ -69,3 +69,23 @@ export async function openPaymentPageSuite(): Promise<{ context: TestContext; me
   const context = await createTestContext();
   return { context, merchant: await context.createMerchant(), other: await context.createMerchant(), live: await context.createMerchant({ live: true }) };
 }
+
+/**
+ * The API calls of payment-page tests, made as the suite's merchant (by default): `current` is read
+ * at each call, since the suite's context and merchant are set in `before`.
+ */
+export function pageCalls(current: () => { context: TestContext; merchant: TestMerchant }) {
+  return {
+    create(body: unknown, apiKey = current().merchant.apiKey, query = '?livemode=false') {
+      return current().context.request({ method: 'POST', url: `/v1/payment_pages${query}`, apiKey, body });
+    },
+    expire(pageId: string, options: { apiKey?: string; query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+      const { context, merchant } = current();
+      return context.request({ method: 'POST', url: `/v1/payment_pages/${pageId}/expire${options.query ?? ''}`, apiKey: options.apiKey ?? merchant.apiKey, body: options.body, headers: options.headers });
+    },
+    async read(pageId: string): Promise<PageBody> {
+      const { context, merchant } = current();
+      return json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${pageId}`, apiKey: merchant.apiKey })).data;
+    },
+  };
+}

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, openPaymentPageSuite, pageRequest, type PageBody } from '../../helpers/payment-pages.ts';
-
-type Failure = { status: string; errorCode: string; errorMessage: string; requestId: string };
+import { createPage, openPaymentPageSuite, pageCalls, pageRequest, type PageBody } from '../../helpers/payment-pages.ts';
+import type { ErrorBody } from '../../helpers/assertions.ts';
 
 describe('POST /v1/payment_pages: modes and authentication', () => {
   let context: TestContext;
@@ -13,14 +12,12 @@ describe('POST /v1/payment_pages: modes and authentication', () => {
   before(async () => ({ context, merchant, live } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  async function create(body: unknown, apiKey = merchant.apiKey, query = '?livemode=false') {
-    return context.request({ method: 'POST', url: `/v1/payment_pages${query}`, apiKey, body });
-  }
+  const { create } = pageCalls(() => ({ context, merchant }));
 
   test('modes: omitted livemode means live (403 without live access); a live merchant creates live pages', async () => {
     const refused = await create(pageRequest(), merchant.apiKey, '');
     assert.equal(refused.statusCode, 403);
-    const failure = json<Failure>(refused);
+    const failure = json<ErrorBody>(refused);
     assert.equal(failure.errorCode, 'LIVE_MODE_NOT_ENABLED');
     assert.match(failure.errorMessage, /livemode=false/);
     const livePage = json<{ data: PageBody }>(await create(pageRequest(), live.apiKey, '')).data;
@@ -37,7 +34,7 @@ describe('POST /v1/payment_pages: modes and authentication', () => {
     ] as const) {
       const response = await context.request({ method, url, body: method === 'POST' ? {} : undefined });
       assert.equal(response.statusCode, 401, `${method} ${url}`);
-      assert.equal(json<Failure>(response).errorCode, 'UNAUTHORIZED');
+      assert.equal(json<ErrorBody>(response).errorCode, 'UNAUTHORIZED');
     }
   });
 });

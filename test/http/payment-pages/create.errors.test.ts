@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { openPaymentPageSuite, pageRequest } from '../../helpers/payment-pages.ts';
-
-type Failure = { status: string; errorCode: string; errorMessage: string; requestId: string };
+import { openPaymentPageSuite, pageCalls, pageRequest } from '../../helpers/payment-pages.ts';
+import type { ErrorBody } from '../../helpers/assertions.ts';
 
 describe('POST /v1/payment_pages: duplicates and invalid input', () => {
   let context: TestContext;
@@ -14,16 +13,14 @@ describe('POST /v1/payment_pages: duplicates and invalid input', () => {
   before(async () => ({ context, merchant, other, live } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  async function create(body: unknown, apiKey = merchant.apiKey, query = '?livemode=false') {
-    return context.request({ method: 'POST', url: `/v1/payment_pages${query}`, apiKey, body });
-  }
+  const { create } = pageCalls(() => ({ context, merchant }));
 
   test('clientReferenceId is unique per merchant and mode: 409 DUPLICATE_CLIENT_REFERENCE_ID', async () => {
     const body = pageRequest({ clientReferenceId: 'order-42' });
     assert.equal((await create(body)).statusCode, 200);
     const duplicate = await create(pageRequest({ clientReferenceId: 'order-42' }));
     assert.equal(duplicate.statusCode, 409);
-    const failure = json<Failure>(duplicate);
+    const failure = json<ErrorBody>(duplicate);
     assert.equal(failure.status, 'FAILED');
     assert.equal(failure.errorCode, 'DUPLICATE_CLIENT_REFERENCE_ID');
     assert.match(failure.requestId, /^req_/);
@@ -69,7 +66,7 @@ describe('POST /v1/payment_pages: duplicates and invalid input', () => {
       }
       const response = await create(body);
       assert.equal(response.statusCode, 400, response.body);
-      const failure = json<Failure>(response);
+      const failure = json<ErrorBody>(response);
       assert.equal(failure.errorCode, 'WRONG_PARAMETER');
       assert.match(failure.errorMessage, message);
     });
@@ -78,7 +75,7 @@ describe('POST /v1/payment_pages: duplicates and invalid input', () => {
   test('malformed JSON and non-JSON bodies', async () => {
     const malformed = await context.request({ method: 'POST', url: '/v1/payment_pages?livemode=false', apiKey: merchant.apiKey, body: '{"amount":' });
     assert.equal(malformed.statusCode, 400);
-    assert.equal(json<Failure>(malformed).errorCode, 'WRONG_PARAMETER');
+    assert.equal(json<ErrorBody>(malformed).errorCode, 'WRONG_PARAMETER');
     const form = await context.request({ method: 'POST', url: '/v1/payment_pages?livemode=false', apiKey: merchant.apiKey, body: 'amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assert.equal(form.statusCode, 415);
   });

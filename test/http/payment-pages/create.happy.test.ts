@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, openPaymentPageSuite, pageRequest, type PageBody } from '../../helpers/payment-pages.ts';
+import { createPage, openPaymentPageSuite, pageCalls, pageRequest, type PageBody } from '../../helpers/payment-pages.ts';
 
 describe('POST /v1/payment_pages: pages created, customers found or created, replays', () => {
   let context: TestContext;
@@ -10,9 +10,7 @@ describe('POST /v1/payment_pages: pages created, customers found or created, rep
   before(async () => ({ context, merchant } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  async function create(body: unknown, apiKey = merchant.apiKey, query = '?livemode=false') {
-    return context.request({ method: 'POST', url: `/v1/payment_pages${query}`, apiKey, body });
-  }
+  const { create } = pageCalls(() => ({ context, merchant }));
 
   test('required fields only: CREATED, url, default expiry of 24 h, customer created, no optional fields', async () => {
     const now = context.clock.now().getTime();

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, openPaymentPageSuite, type PageBody } from '../../helpers/payment-pages.ts';
-
-type Failure = { status: string; errorCode: string; errorMessage: string };
+import { createPage, openPaymentPageSuite, pageCalls } from '../../helpers/payment-pages.ts';
+import type { ErrorBody } from '../../helpers/assertions.ts';
 
 describe('POST /v1/payment_pages/:pageId/expire: ownership and modes', () => {
   let context: TestContext;
@@ -14,20 +13,14 @@ describe('POST /v1/payment_pages/:pageId/expire: ownership and modes', () => {
   before(async () => ({ context, merchant, other, live } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  function expire(pageId: string, options: { apiKey?: string; query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-    return context.request({ method: 'POST', url: `/v1/payment_pages/${pageId}/expire${options.query ?? ''}`, apiKey: options.apiKey ?? merchant.apiKey, body: options.body, headers: options.headers });
-  }
-
-  async function read(pageId: string): Promise<PageBody> {
-    return json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${pageId}`, apiKey: merchant.apiKey })).data;
-  }
+  const { expire, read } = pageCalls(() => ({ context, merchant }));
 
   test('scoping: another merchant → 404; livemode mismatch → 404; livemode=true without live access → 403', async () => {
     const page = await createPage(context, merchant);
     assert.equal((await expire(page.id, { apiKey: other.apiKey })).statusCode, 404);
     const noLive = await expire(page.id, { query: '?livemode=true' });
     assert.equal(noLive.statusCode, 403);
-    assert.equal(json<Failure>(noLive).errorCode, 'LIVE_MODE_NOT_ENABLED');
+    assert.equal(json<ErrorBody>(noLive).errorCode, 'LIVE_MODE_NOT_ENABLED');
     const sandboxPage = await createPage(context, live);
     assert.equal((await expire(sandboxPage.id, { apiKey: live.apiKey, query: '?livemode=true' })).statusCode, 404);
     assert.equal((await read(page.id)).status, 'CREATED');

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, eventsOf, openPaymentPageSuite, payPage, testCards, type PageBody } from '../../helpers/payment-pages.ts';
+import { createPage, eventsOf, openPaymentPageSuite, pageCalls, payPage, testCards } from '../../helpers/payment-pages.ts';
+import type { ErrorBody } from '../../helpers/assertions.ts';
 import { paymentPages, payments } from '../../../src/db/schema/index.ts';
-
-type Failure = { status: string; errorCode: string; errorMessage: string };
 
 describe('POST /v1/payment_pages/:pageId/expire racing payments', () => {
   let context: TestContext;
@@ -14,13 +13,7 @@ describe('POST /v1/payment_pages/:pageId/expire racing payments', () => {
   before(async () => ({ context, merchant } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  function expire(pageId: string, options: { apiKey?: string; query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-    return context.request({ method: 'POST', url: `/v1/payment_pages/${pageId}/expire${options.query ?? ''}`, apiKey: options.apiKey ?? merchant.apiKey, body: options.body, headers: options.headers });
-  }
-
-  async function read(pageId: string): Promise<PageBody> {
-    return json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${pageId}`, apiKey: merchant.apiKey })).data;
-  }
+  const { expire, read } = pageCalls(() => ({ context, merchant }));
 
   // At least 20 rounds, and on until both outcomes happened (like the ledger model's coverage
   // check), at most 200: a race that one side always wins proves nothing about the other.
@@ -62,7 +55,7 @@ describe('POST /v1/payment_pages/:pageId/expire racing payments', () => {
       if (paidWon) {
         outcomes.paid += 1;
         assert.equal(expireResponse.statusCode, 400);
-        assert.equal(json<Failure>(expireResponse).errorCode, 'WRONG_PARAMETER');
+        assert.equal(json<ErrorBody>(expireResponse).errorCode, 'WRONG_PARAMETER');
         assert.equal(final.status, 'PAID');
         assert.equal(succeededEvents.length, 1);
         assert.equal(expiredEvents.length, 0);
@@ -74,7 +67,7 @@ describe('POST /v1/payment_pages/:pageId/expire racing payments', () => {
       } else {
         outcomes.expired += 1;
         assert.equal(payResponse.statusCode, 409);
-        assert.equal(json<Failure>(payResponse).errorCode, 'INVALID_STATE');
+        assert.equal(json<ErrorBody>(payResponse).errorCode, 'INVALID_STATE');
         assert.equal(final.status, 'EXPIRED');
         assert.equal(succeededEvents.length, 0);
         assert.equal(expiredEvents.length, 1);

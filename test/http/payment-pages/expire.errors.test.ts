@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, eventsOf, openPaymentPageSuite, payPage, testCards, type PageBody } from '../../helpers/payment-pages.ts';
+import { createPage, eventsOf, openPaymentPageSuite, pageCalls, payPage, testCards, type PageBody } from '../../helpers/payment-pages.ts';
+import type { ErrorBody } from '../../helpers/assertions.ts';
 import { payments } from '../../../src/db/schema/index.ts';
-
-type Failure = { status: string; errorCode: string; errorMessage: string };
 
 describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt: refusals', () => {
   let context: TestContext;
@@ -14,20 +13,14 @@ describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt: refusal
   before(async () => ({ context, merchant } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  function expire(pageId: string, options: { apiKey?: string; query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-    return context.request({ method: 'POST', url: `/v1/payment_pages/${pageId}/expire${options.query ?? ''}`, apiKey: options.apiKey ?? merchant.apiKey, body: options.body, headers: options.headers });
-  }
-
-  async function read(pageId: string): Promise<PageBody> {
-    return json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${pageId}`, apiKey: merchant.apiKey })).data;
-  }
+  const { expire, read } = pageCalls(() => ({ context, merchant }));
 
   test('PAID → 400 WRONG_PARAMETER; nothing changes and no event is recorded', async () => {
     const page = await createPage(context, merchant);
     const paid = json<{ data: PageBody }>(await payPage(context, merchant, page.id, testCards.visaCredit)).data;
     const response = await expire(page.id);
     assert.equal(response.statusCode, 400);
-    const failure = json<Failure>(response);
+    const failure = json<ErrorBody>(response);
     assert.equal(failure.errorCode, 'WRONG_PARAMETER');
     assert.match(failure.errorMessage, /already PAID/);
     assert.deepEqual(await read(page.id), paid);
@@ -39,7 +32,7 @@ describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt: refusal
     await expire(page.id);
     const response = await payPage(context, merchant, page.id, testCards.visaCredit);
     assert.equal(response.statusCode, 409);
-    assert.equal(json<Failure>(response).errorCode, 'INVALID_STATE');
+    assert.equal(json<ErrorBody>(response).errorCode, 'INVALID_STATE');
     assert.equal((await context.database.db.select().from(payments).where(eq(payments.pageId, page.id))).length, 0);
   });
 
@@ -48,7 +41,7 @@ describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt: refusal
     context.clock.advance(1_000);
     const response = await payPage(context, merchant, page.id, testCards.visaCredit);
     assert.equal(response.statusCode, 409);
-    assert.match(json<Failure>(response).errorMessage, /EXPIRED/);
+    assert.match(json<ErrorBody>(response).errorMessage, /EXPIRED/);
     assert.equal((await read(page.id)).status, 'EXPIRED');
     await context.drainJobs();
     assert.equal((await eventsOf(context, 'PAYMENT_EXPIRED', page.id)).length, 1);

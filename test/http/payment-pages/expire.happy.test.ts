@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, eventsOf, openPaymentPageSuite, payPage, testCards, type PageBody } from '../../helpers/payment-pages.ts';
+import { createPage, eventsOf, openPaymentPageSuite, pageCalls, payPage, testCards, type PageBody } from '../../helpers/payment-pages.ts';
 import { paymentPages } from '../../../src/db/schema/index.ts';
 
 describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt: pages that expire', () => {
@@ -12,13 +12,7 @@ describe('POST /v1/payment_pages/:pageId/expire and expiry at expiresAt: pages t
   before(async () => ({ context, merchant } = await openPaymentPageSuite()));
   after(async () => context.close());
 
-  function expire(pageId: string, options: { apiKey?: string; query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-    return context.request({ method: 'POST', url: `/v1/payment_pages/${pageId}/expire${options.query ?? ''}`, apiKey: options.apiKey ?? merchant.apiKey, body: options.body, headers: options.headers });
-  }
-
-  async function read(pageId: string): Promise<PageBody> {
-    return json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${pageId}`, apiKey: merchant.apiKey })).data;
-  }
+  const { expire, read } = pageCalls(() => ({ context, merchant }));
 
   test('CREATED → EXPIRED with exactly one PAYMENT_EXPIRED {pageId, clientReferenceId}; expiring again answers the same body, no new event', async () => {
     const page = await createPage(context, merchant);

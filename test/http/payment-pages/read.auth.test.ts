@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { createPage, openPaymentPageSuite } from '../../helpers/payment-pages.ts';
-
-type Failure = { status: string; errorCode: string; errorMessage: string; requestId: string };
+import type { ErrorBody } from '../../helpers/assertions.ts';
 
 describe('GET /v1/payment_pages/:pageId: ownership and modes', () => {
   let context: TestContext;
@@ -18,10 +17,10 @@ describe('GET /v1/payment_pages/:pageId: ownership and modes', () => {
     const page = await createPage(context, merchant);
     const asOther = await context.request({ method: 'GET', url: `/v1/payment_pages/${page.id}`, apiKey: other.apiKey });
     assert.equal(asOther.statusCode, 404);
-    assert.equal(json<Failure>(asOther).errorCode, 'NOT_FOUND');
+    assert.equal(json<ErrorBody>(asOther).errorCode, 'NOT_FOUND');
     const liveQuery = await context.request({ method: 'GET', url: `/v1/payment_pages/${page.id}?livemode=true`, apiKey: merchant.apiKey });
     assert.equal(liveQuery.statusCode, 403);
-    assert.equal(json<Failure>(liveQuery).errorCode, 'LIVE_MODE_NOT_ENABLED');
+    assert.equal(json<ErrorBody>(liveQuery).errorCode, 'LIVE_MODE_NOT_ENABLED');
     const sandboxPageOfLive = await createPage(context, live);
     const mismatch = await context.request({ method: 'GET', url: `/v1/payment_pages/${sandboxPageOfLive.id}?livemode=true`, apiKey: live.apiKey });
     assert.equal(mismatch.statusCode, 404);
@@ -29,6 +28,6 @@ describe('GET /v1/payment_pages/:pageId: ownership and modes', () => {
     assert.equal(matching.statusCode, 200);
     const unknown = await context.request({ method: 'GET', url: '/v1/payment_pages/page_doesnotexist', apiKey: merchant.apiKey });
     assert.equal(unknown.statusCode, 404);
-    assert.equal(json<Failure>(unknown).errorCode, 'NOT_FOUND');
+    assert.equal(json<ErrorBody>(unknown).errorCode, 'NOT_FOUND');
   });
 });
