@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { createTestContext, type TestContext } from '../helpers/context.ts';
+import type { Browser } from 'playwright-core';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { staticPageContentSecurityPolicy } from '../../src/web/security.ts';
 
@@ -22,19 +21,10 @@ describe('API reference under the pages’ CSP', { timeout: 120_000, skip: onEmb
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    ({ context, browser, base } = await startBrowserTest(artifacts));
   });
   after(async () => {
-    await browser?.close();
-    await context?.close();
+    await closeBrowserTest({ browser, context });
   });
 
   test('every response of /docs/reference carries the CSP, frame-ancestors none and X-Frame-Options DENY', async () => {

@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoSeriousAxeViolations } from '../helpers/axe.ts';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { payoutAwaitingRelease } from '../http/dashboard/fixtures.ts';
 
 const artifacts = path.resolve('test-artifacts', 'dashboard-confirm');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * Issue 16 item 8 in a real browser (Debian chromium through playwright-core): releasing a payout
@@ -26,16 +23,11 @@ describe('dashboard confirmation dialog and page in chromium', { timeout: 300_00
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Sails' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   });
   after(async () => {
-    await browser?.close();
-    await context?.close();
+    await closeBrowserTest({ browser, context });
   });
 
   /** The payout page's status and sub-status as the API answers them. */
@@ -53,27 +45,16 @@ describe('dashboard confirmation dialog and page in chromium', { timeout: 300_00
   async function check(page: Page, name: string, served?: string): Promise<void> {
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: false });
     if (served === undefined) {
-      await runAxe(page, name);
+      await assertNoSeriousAxeViolations(page, name);
       return;
     }
     const probe = await browser.newPage({ viewport: page.viewportSize() ?? { width: 1440, height: 900 } });
     try {
       await probe.setContent(served);
-      await runAxe(probe, name);
+      await assertNoSeriousAxeViolations(probe, name);
     } finally {
       await probe.close();
     }
-  }
-
-  async function runAxe(page: Page, name: string): Promise<void> {
-    await page.evaluate(axeSource);
-    const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-    const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    assert.deepEqual(
-      blocking.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-      [],
-      `accessibility of ${name}`,
-    );
   }
 
   async function signIn(page: Page): Promise<void> {

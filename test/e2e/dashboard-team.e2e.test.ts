@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoAxeViolations } from '../helpers/axe.ts';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { latestInvitePath, memberPassword } from '../http/dashboard/team-helpers.ts';
 
 const artifacts = path.resolve('test-artifacts', 'dashboard-team');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * The Team screen and the accept-invitation page in a real browser (Debian chromium through
@@ -26,16 +23,11 @@ describe('dashboard Team screen and accept page in chromium', { timeout: 300_000
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Sails' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   });
   after(async () => {
-    await browser?.close();
-    await context?.close();
+    await closeBrowserTest({ browser, context });
   });
 
   /** Screenshot (the whole page, or the viewport while a modal dialog is open), then axe-core. */
@@ -43,13 +35,7 @@ describe('dashboard Team screen and accept page in chromium', { timeout: 300_000
     // Nothing wider than the screen: wide tables scroll inside their own region.
     assert.equal(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'), true, `${name} fits the width`);
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage });
-    await page.evaluate(axeSource);
-    const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-    assert.deepEqual(
-      results.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-      [],
-      `accessibility of ${name}`,
-    );
+    await assertNoAxeViolations(page, name);
   }
 
   for (const [device, viewport] of [

@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
 import { Secret, TOTP } from 'otpauth';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, type TestContext } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoSeriousAxeViolations } from '../helpers/axe.ts';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 
 const artifacts = path.resolve('test-artifacts', 'dashboard-two-factor');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * Two-factor sign-in in a real browser (Debian chromium through playwright-core), on a desktop and a
@@ -25,29 +22,17 @@ describe('dashboard two-factor sign-in in chromium', { timeout: 300_000, skip: o
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    ({ context, browser, base } = await startBrowserTest(artifacts));
   });
   after(async () => {
-    await browser?.close();
-    await context?.close();
+    await closeBrowserTest({ browser, context });
   });
 
   /** Screenshot, then axe-core in the page (through the DevTools protocol, which the CSP does not govern). */
   async function check(page: Page, name: string): Promise<void> {
     // A dialog covers the viewport only: its shot is of the viewport.
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: !name.endsWith('dialog') });
-    await page.evaluate(axeSource);
-    const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-    const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    assert.deepEqual(
-      blocking.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-      [],
-      `accessibility of ${name}`,
-    );
+    await assertNoSeriousAxeViolations(page, name);
   }
 
   const codeFor = (secret: string) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: context.clock.now().getTime() });

@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { assertNoAxeViolations } from '../helpers/axe.ts';
+import { startBrowserTest } from '../helpers/chromium.ts';
 import { Webhook } from 'standardwebhooks';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { bankAccount, futureCard, identity } from '../http/dashboard/fixtures.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 
 const artifacts = path.resolve('test-artifacts', 'dashboard');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const timezoneId = 'America/New_York';
 /**
  * axe-core rules allowed to report, by id, each with the reason it cannot apply. Every other
@@ -47,17 +44,9 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
   const detailUrls: Record<'endpoint' | 'payout' | 'inbox' | 'event', string> = { endpoint: '', payout: '', inbox: '', event: '' };
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Sails' });
     receiver = await WebhookReceiver.start();
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     desktop = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId, locale: 'en-US' });
     page = await desktop.newPage();
   });
@@ -74,14 +63,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
     await target.screenshot({ path: path.join(artifacts, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
     // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected
     // <script> would be refused: every script needs the response's nonce).
-    await target.evaluate(axeSource);
-    const results = (await target.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-    const blocking = results.violations.filter((violation) => !allowedAxeRules.has(violation.id));
-    assert.deepEqual(
-      blocking.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-      [],
-      `accessibility of ${name}`,
-    );
+    await assertNoAxeViolations(target, name, allowedAxeRules);
     checkedScreens.push(name);
   }
 

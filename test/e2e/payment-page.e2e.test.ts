@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { closeBrowserTest, startBrowserTest, startShop } from '../helpers/chromium.ts';
+import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { createPage, type PageBody } from '../helpers/payment-pages.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 
@@ -16,33 +14,20 @@ describe('hosted payment page in a real browser (chromium)', { skip: onEmbeddedR
   let merchant: TestMerchant;
   let browser: Browser;
   let baseUrl: string;
-  let shop: http.Server;
+  let shop: { url: string; close(): Promise<void> };
   let shopUrl: string;
   const consoleErrors: string[] = [];
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base: baseUrl } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Northwind Books' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
     // The merchant's own site, where the customer returns.
-    shop = http.createServer((request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(`<!doctype html><title>Shop</title><h1 id="shop">Back at the shop: ${request.url ?? ''}</h1>`);
-    });
-    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    shop = await startShop();
+    shopUrl = shop.url;
   });
   after(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => shop.close(() => resolve()));
-    await context.close();
+    await shop?.close();
+    await closeBrowserTest({ browser, context });
   });
 
   async function open(pageId: string, options: { javaScript?: boolean; width?: number } = {}): Promise<Page> {

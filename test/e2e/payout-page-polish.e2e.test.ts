@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { assertNoSeriousAxeViolations } from '../helpers/axe.ts';
 import { advanceAndDrain, confirmPage, createPage, fullKyc, latestCode, uniqueReference, walletMethod } from '../helpers/payout-pages.ts';
@@ -27,16 +26,11 @@ describe('hosted payout page polish in chromium', { timeout: 300_000, skip: onEm
   const cspViolations: string[] = [];
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Payouts' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   });
   after(async () => {
-    await browser?.close();
-    await context?.close();
+    await closeBrowserTest({ browser, context });
     assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violations');
   });
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, startBrowserTest } from '../helpers/chromium.ts';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
@@ -22,14 +23,6 @@ function freePort(): Promise<number> {
       const { port } = server.address() as AddressInfo;
       server.close(() => resolve(port));
     });
-  });
-}
-
-async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
 
@@ -96,7 +89,7 @@ describe('document step-up on the hosted payout page in chromium (Onfido web SDK
     });
     merchant = await context.createMerchant({ name: 'Acme Payouts' });
     await context.app.listen({ port, host: '127.0.0.1' });
-    browser = await launch();
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -218,13 +211,8 @@ describe('document step-up with the sandbox test documents in chromium, JavaScri
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Payouts' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = context.app.server.address() as AddressInfo;
-    base = `http://127.0.0.1:${address.port}`;
-    browser = await launch();
   });
   after(async () => {
     await browser?.close();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { assertLedgerInvariants } from '../helpers/ledger.ts';
 import { advanceAndDrain, createPage, getPage, latestCode, pageAction, uniqueReference, type PayoutPageData, assertOneEventPerChange } from '../helpers/payout-pages.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
@@ -25,20 +25,10 @@ describe('hosted payout page in chromium', { skip: onEmbeddedRunOnly }, () => {
   const cspViolations: string[] = [];
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Payouts' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = context.app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
     // A second origin for the return URLs, so the CSP form-action allowance is exercised.
-    otherOrigin = `http://localhost:${address.port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    otherOrigin = base.replace('127.0.0.1', 'localhost');
   });
 
   after(async () => {

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoAxeViolations } from '../helpers/axe.ts';
+import { closeBrowserTest, elementsWiderThanViewport, startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { paidPage, readPage, settleSandboxRefunds } from '../helpers/refunds.ts';
 
 const artifacts = path.resolve('test-artifacts', 'refunds');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const wideElementsScript = `[...document.querySelectorAll('body *')]
-  .filter((element) => !element.closest('.table-wrap, pre') && element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-  .map((element) => element.tagName.toLowerCase() + (element.id ? '#' + element.id : ''))`;
 
 /** The refund form of the dashboard in a real browser, desktop and phone: screenshots, axe-core, no sideways scrolling. */
 describe('dashboard refunds in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly }, () => {
@@ -24,24 +18,17 @@ describe('dashboard refunds in chromium', { timeout: 300_000, skip: onEmbeddedRu
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Sails' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   });
   after(async () => {
-    await browser?.close();
-    await context?.close();
+    await closeBrowserTest({ browser, context });
   });
 
   async function check(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
-    await page.evaluate(axeSource);
-    const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-    assert.deepEqual(results.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), [], `accessibility of ${name}`);
-    assert.deepEqual(await page.evaluate(wideElementsScript), [], `${name}: nothing wider than the viewport`);
+    await assertNoAxeViolations(page, name);
+    assert.deepEqual(await elementsWiderThanViewport(page), [], `${name}: nothing wider than the viewport`);
   }
 
   async function signIn(page: Page): Promise<void> {

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { closeBrowserTest, startBrowserTest, startShop } from '../helpers/chromium.ts';
 import { queryRows } from '../../src/db/client.ts';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { createPage, type PageBody } from '../helpers/payment-pages.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { startStripeReplica, type StripeReplica } from '../providers/stripe/replica.ts';
@@ -28,38 +26,25 @@ describe('live hosted checkout with Stripe in a real browser (chromium, Stripe.j
   let merchant: TestMerchant;
   let browser: Browser;
   let baseUrl: string;
-  let shop: http.Server;
+  let shop: { url: string; close(): Promise<void> };
   let shopUrl: string;
   const consoleErrors: string[] = [];
   /** Every request the browser sent Paysail (URL and body): the card fields' data must never be among them. */
   const sentToPaysail: string[] = [];
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
     replica = await startStripeReplica({ secretKey });
-    context = await createTestContext({
+    ({ context, browser, base: baseUrl } = await startBrowserTest(artifacts, {
       env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica_checkout', STRIPE_WEBHOOK_SECRET: 'whsec_replica_checkout', STRIPE_API_URL: replica.url, STRIPE_JS_URL: replica.browser.jsUrl },
-    });
+    }));
     merchant = await context.createMerchant({ live: true, name: 'Northwind Books' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    shop = http.createServer((request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(`<!doctype html><title>Shop</title><h1 id="shop">Back at the shop: ${request.url ?? ''}</h1>`);
-    });
-    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    shop = await startShop();
+    shopUrl = shop.url;
   });
   after(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => shop.close(() => resolve()));
-    await context.close();
-    await replica.close();
+    await shop?.close();
+    await closeBrowserTest({ browser, context });
+    await replica?.close();
   });
 
   async function open(pageId: string, options: { javaScript?: boolean; width?: number; height?: number } = {}): Promise<Page> {

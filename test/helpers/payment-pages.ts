@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 
 export interface PageBody {
   id: string;
@@ -62,4 +62,30 @@ export async function payPage(context: TestContext, merchant: TestMerchant, page
 
 export async function eventsOf(context: TestContext, type: string, pageId: string): Promise<Array<{ id: string; data: Record<string, unknown> }>> {
   return queryRows(context.database.db, sql`select id, data from events where type = ${type} and data->>'pageId' = ${pageId} order by created_at, id`);
+}
+
+/** A payment-page suite's `before`: a test context with a sandbox merchant, another merchant (scoping) and a live-enabled one. */
+export async function openPaymentPageSuite(): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; live: TestMerchant }> {
+  const context = await createTestContext();
+  return { context, merchant: await context.createMerchant(), other: await context.createMerchant(), live: await context.createMerchant({ live: true }) };
+}
+
+/**
+ * The API calls of payment-page tests, made as the suite's merchant (by default): `current` is read
+ * at each call, since the suite's context and merchant are set in `before`.
+ */
+export function pageCalls(current: () => { context: TestContext; merchant: TestMerchant }) {
+  return {
+    create(body: unknown, apiKey = current().merchant.apiKey, query = '?livemode=false') {
+      return current().context.request({ method: 'POST', url: `/v1/payment_pages${query}`, apiKey, body });
+    },
+    expire(pageId: string, options: { apiKey?: string; query?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+      const { context, merchant } = current();
+      return context.request({ method: 'POST', url: `/v1/payment_pages/${pageId}/expire${options.query ?? ''}`, apiKey: options.apiKey ?? merchant.apiKey, body: options.body, headers: options.headers });
+    },
+    async read(pageId: string): Promise<PageBody> {
+      const { context, merchant } = current();
+      return json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${pageId}`, apiKey: merchant.apiKey })).data;
+    },
+  };
 }

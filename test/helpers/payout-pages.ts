@@ -4,7 +4,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { customers, emails, events, payoutAttempts, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
 import type { PayoutMethodInput } from '../../src/modules/payout-pages/destinations.ts';
 import { openEmailContent } from '../../src/modules/email/sealing.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { createTestContext, json, type TestContext, type TestContextOptions, type TestMerchant } from './context.ts';
+import { assertLedgerInvariants } from './ledger.ts';
 import { FormClient } from './browser.ts';
 import { maxWrongCodes } from '../../src/modules/payout-pages/lock.ts';
 
@@ -193,5 +194,25 @@ export async function lockByWrongCodes(context: TestContext, pageId: string): Pr
     const code = await latestCode(context, pageId);
     const answer = await client.post(`/payout-page/${pageId}/verify`, { code: String((Number(code) + 1) % 1_000_000).padStart(6, '0') });
     assert.equal(answer.statusCode, guess === maxWrongCodes - 1 ? 303 : 400, `guess ${guess + 1}`);
+  }
+}
+
+/** A payout-page suite's `before`: a test context (`options` as createTestContext's) with one merchant, Acme Payouts. */
+export async function openPayoutPageSuite(options: TestContextOptions = {}): Promise<{ context: TestContext; merchant: TestMerchant }> {
+  const context = await createTestContext(options);
+  return { context, merchant: await context.createMerchant({ name: 'Acme Payouts' }) };
+}
+
+/**
+ * A payout-page suite's `after`: the ledger balances, every status change has its one event, then the
+ * context closes; with `quietLogs`, nothing was logged at warning level or above either.
+ */
+export async function closePayoutPageSuite(context: TestContext, options: { quietLogs?: boolean } = {}): Promise<void> {
+  await assertLedgerInvariants(context.database);
+  await assertOneEventPerChange(context);
+  const problems = context.logs.filter((line) => /"level":(40|50|60)/.test(line));
+  await context.close();
+  if (options.quietLogs) {
+    assert.deepEqual(problems, [], 'no warnings or errors were logged');
   }
 }

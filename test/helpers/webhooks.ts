@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { recordEvent, type EventType, type RecordedEvent } from '../../src/modules/events/record.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 
 export interface CreatedEndpoint {
   id: string;
@@ -57,4 +57,19 @@ export async function onlyDelivery(context: TestContext, merchant: TestMerchant,
   const [delivery] = deliveries;
   assert.ok(delivery);
   return delivery;
+}
+
+/** A webhook-endpoint suite's `before`: a test context with a sandbox-only merchant and a live-enabled one. */
+export async function openWebhookEndpointSuite(): Promise<{ context: TestContext; sandboxOnly: TestMerchant; live: TestMerchant }> {
+  const context = await createTestContext();
+  return { context, sandboxOnly: await context.createMerchant(), live: await context.createMerchant({ live: true }) };
+}
+
+/** POST and GET as a merchant, for webhook-endpoint tests: `current` is read at each call (the context is set in `before`). */
+export function merchantCalls(current: () => TestContext) {
+  return {
+    post: (merchant: TestMerchant, url: string, body?: unknown, headers?: Record<string, string>) =>
+      current().request({ method: 'POST', url, apiKey: merchant.apiKey, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) }),
+    get: (merchant: TestMerchant, url: string) => current().request({ method: 'GET', url, apiKey: merchant.apiKey }),
+  };
 }

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { FormClient, hiddenFields, visibleText } from '../helpers/browser.ts';
-import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { assertOneEventPerChange, createPage, getPage, latestCode, uniqueReference, type PayoutPageData } from '../helpers/payout-pages.ts';
+import { closePayoutPageSuite, createPage, getPage, latestCode, openPayoutPageSuite, uniqueReference, type PayoutPageData } from '../helpers/payout-pages.ts';
 import { countryOptions, usStateOptions } from '../../src/web/pages/payout-page/address-options.ts';
 import { validateAddress } from '../../src/modules/customers/rules.ts';
 
@@ -27,17 +26,8 @@ describe('hosted payout page polish: steps, double entry, country and state sele
   let context: TestContext;
   let merchant: TestMerchant;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Acme Payouts' });
-  });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await assertOneEventPerChange(context);
-    const problems = context.logs.filter((line) => /"level":(40|50|60)/.test(line));
-    await context.close();
-    assert.deepEqual(problems, [], 'no warnings or errors were logged');
-  });
+  before(async () => ({ context, merchant } = await openPayoutPageSuite()));
+  after(() => closePayoutPageSuite(context, { quietLogs: true }));
 
   /** A customer with a first and last name only (so the KYC form asks for the address). */
   async function partialPage(): Promise<PayoutPageData> {

@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { FormClient, hiddenFields, visibleText } from '../helpers/browser.ts';
-import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { advanceAndDrain, assertOneEventPerChange, bankMethod, confirmPage, createPage, fullKyc, getPage, latestCode, rejectedBankMethod, type PayoutPageData } from '../helpers/payout-pages.ts';
+import { advanceAndDrain, bankMethod, closePayoutPageSuite, confirmPage, createPage, fullKyc, getPage, latestCode, openPayoutPageSuite, rejectedBankMethod, type PayoutPageData } from '../helpers/payout-pages.ts';
 import { payoutAttempts } from '../../src/db/schema/index.ts';
 
 describe('hosted payout page: other details after a rejected or returned payout', () => {
   let context: TestContext;
   let merchant: TestMerchant;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Acme Payouts' });
-  });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await assertOneEventPerChange(context);
-    const problems = context.logs.filter((line) => /"level":(40|50|60)/.test(line));
-    await context.close();
-    assert.deepEqual(problems, [], 'no warnings or errors were logged');
-  });
+  before(async () => ({ context, merchant } = await openPayoutPageSuite()));
+  after(() => closePayoutPageSuite(context, { quietLogs: true }));
 
   async function failedPage(accountNumber: string, expected: string): Promise<PayoutPageData> {
     const page = await createPage(context, merchant, { amount: 2_500 });

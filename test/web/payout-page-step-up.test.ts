@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { FormClient, visibleText } from '../helpers/browser.ts';
-import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { advanceAndDrain, assertOneEventPerChange, bankMethod, confirmPage, createPage, fullKyc, getPage, latestCode, uniqueReference, type PayoutPageData } from '../helpers/payout-pages.ts';
+import { advanceAndDrain, bankMethod, closePayoutPageSuite, confirmPage, createPage, fullKyc, getPage, latestCode, openPayoutPageSuite, uniqueReference, type PayoutPageData } from '../helpers/payout-pages.ts';
 import { startOnfidoReplica, type OnfidoReplica } from '../providers/onfido/replica.ts';
 
 async function verifiedClient(context: TestContext, page: PayoutPageData): Promise<FormClient> {
@@ -24,15 +23,8 @@ describe('hosted payout page: document step-up (sandbox test documents)', () => 
   let context: TestContext;
   let merchant: TestMerchant;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Acme Payouts' });
-  });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await assertOneEventPerChange(context);
-    await context.close();
-  });
+  before(async () => ({ context, merchant } = await openPayoutPageSuite()));
+  after(() => closePayoutPageSuite(context));
 
   /** A sandbox customer whose data check asks for documents (lastName "Documents"), with a confirmed page waiting on it. */
   async function pageWaitingForDocuments(releaseMethod: 'MANUAL' | 'AUTOMATIC'): Promise<PayoutPageData> {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { FormClient, visibleText } from '../helpers/browser.ts';
-import { assertLedgerInvariants } from '../helpers/ledger.ts';
-import { advanceAndDrain, createPage, getPage, latestCode, pageEmails, payoutEvents, uniqueReference, type PayoutPageData, assertOneEventPerChange } from '../helpers/payout-pages.ts';
+import { advanceAndDrain, closePayoutPageSuite, createPage, getPage, latestCode, openPayoutPageSuite, pageEmails, payoutEvents, uniqueReference, type PayoutPageData } from '../helpers/payout-pages.ts';
 
 const canary = '<script>window.__pwned=1</script>';
 
@@ -11,17 +10,8 @@ describe('hosted payout page /payout-page/<id> (server-rendered forms through in
   let context: TestContext;
   let merchant: TestMerchant;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Acme Payouts' });
-  });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await assertOneEventPerChange(context);
-    const problems = context.logs.filter((line) => /"level":(40|50|60)/.test(line));
-    await context.close();
-    assert.deepEqual(problems, [], 'no warnings or errors were logged');
-  });
+  before(async () => ({ context, merchant } = await openPayoutPageSuite()));
+  after(() => closePayoutPageSuite(context, { quietLogs: true }));
 
   /** A customer with partial KYC data (first name is the script canary) and a page for them. */
   async function partialCustomerPage(overrides: Record<string, unknown> = {}): Promise<PayoutPageData> {

@@ -20,5 +20,6 @@ export {
   setPendingKycReason,
 } from './rows.ts';
 export { createEmailLookupBackfill } from './sealing.ts';
+export { customerReferenceIdOf } from './reads.ts';
 export { createCustomersService, type CustomersService } from './service.ts';
 export type { CustomerKyc, KycStartPlan, KycSubject } from './kyc-port.ts';

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import type { EnqueueOptions } from '../../jobs/queue.ts';
 import type { KycData } from './rules.ts';
@@ -14,6 +15,11 @@ export interface KycSubject {
 export interface KycStartPlan {
   verification: { id: string; merchantId: string; livemode: boolean; customerId: string; provider: string; status: 'PENDING'; reason: string | null; createdAt: Date };
   job: { queue: string; payload: { verificationId: string }; options: EnqueueOptions } | null;
+  /**
+   * The verification's INSERT for a statement that inserts the customer in a CTE named `cte` (the
+   * customer id is selected from it): the kyc module writes its own table, in the customer's statement.
+   */
+  insertSelectingCustomerFrom(cte: string): SQL;
 }
 
 /**

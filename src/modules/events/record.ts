@@ -1,3 +1,4 @@
+import { and, eq } from 'drizzle-orm';
 import { events } from '../../db/schema/index.ts';
 import type { Executor } from '../../db/client.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -30,4 +31,27 @@ export async function recordEvent(
   await tx.insert(events).values({ id, merchantId: event.merchantId, livemode: event.livemode, type: event.type, data: event.data, createdAt: now });
   await enqueueJob(tx, now, eventFanoutQueue, { eventId: id }, { dedupeKey: `${eventFanoutQueue}:${id}`, maxAttempts: 25 });
   return { id, type: event.type, createdAt: now };
+}
+
+export type EventRow = typeof events.$inferSelect;
+
+/** One event of a merchant (in `livemode` when given); null when there is none. */
+export async function findEvent(executor: Executor, target: { merchantId: string; livemode: boolean | undefined; eventId: string }): Promise<EventRow | null> {
+  const [row] = await executor
+    .select()
+    .from(events)
+    .where(and(eq(events.merchantId, target.merchantId), eq(events.id, target.eventId), ...(target.livemode === undefined ? [] : [eq(events.livemode, target.livemode)])));
+  return row ?? null;
+}
+
+/**
+ * Records a test event (webhooks' `sendTestEvent`) with the id it was given: no fan-out job, since it
+ * goes to one endpoint only, whose delivery the caller writes in the same transaction.
+ */
+export async function recordTestEvent(tx: Executor, event: { id: string; merchantId: string; livemode: boolean; type: EventType; data: Record<string, unknown>; createdAt: Date }): Promise<EventRow> {
+  const [row] = await tx.insert(events).values(event).returning();
+  if (!row) {
+    throw new Error('test event insert returned nothing');
+  }
+  return row;
 }

@@ -8,11 +8,11 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
 import type { Merchant } from '../merchants/index.ts';
-import type { EventType } from './record.ts';
+import type { EventRow, EventType } from './record.ts';
 import type { EventListInput, EventView } from './schemas.ts';
 import { createCursorCodec, olderThan, pageOf, type PagePosition } from '../../http/paging.ts';
 
-export type EventRow = typeof events.$inferSelect;
+export type { EventRow };
 
 /** Events are kept 30 days; their deliveries and delivery attempts go with them. */
 export const eventRetentionMs = 30 * 24 * 60 * 60 * 1000;

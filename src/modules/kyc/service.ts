@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
@@ -60,16 +60,22 @@ export function createKycService(deps: {
     }
     const provider = providerFor(customer.livemode);
     const id = newId('kycVerification', now.getTime());
+    const verification = {
+      id,
+      merchantId: customer.merchantId,
+      livemode: customer.livemode,
+      customerId: customer.id,
+      provider: provider?.name ?? 'none',
+      status: 'PENDING' as const,
+      reason: provider ? null : noLiveProviderReason,
+      createdAt: now,
+    };
     return {
-      verification: {
-        id,
-        merchantId: customer.merchantId,
-        livemode: customer.livemode,
-        customerId: customer.id,
-        provider: provider?.name ?? 'none',
-        status: 'PENDING',
-        reason: provider ? null : noLiveProviderReason,
-        createdAt: now,
+      verification,
+      insertSelectingCustomerFrom: (cte: string) => {
+        const customerRows = sql.identifier(cte);
+        return sql`insert into kyc_verifications (id, merchant_id, livemode, customer_id, provider, status, reason, created_at)
+          select ${id}, ${verification.merchantId}, ${verification.livemode}::boolean, ${customerRows}.id, ${verification.provider}, 'PENDING', ${verification.reason}::text, ${now.toISOString()}::timestamptz from ${customerRows}`;
       },
       job: provider ? { queue: kycVerifyQueue, payload: { verificationId: id }, options: { dedupeKey: `kyc.verify:${id}`, maxAttempts: 20 } } : null,
     };

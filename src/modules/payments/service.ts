@@ -1,58 +1,26 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/client.ts';
 import { payments } from '../../db/schema/index.ts';
-import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, sealFields } from '../../crypto/pii.ts';
 import type { ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError, notFound } from '../../http/errors.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { CustomersService } from '../customers/index.ts';
 import type { LedgerService } from '../ledger/index.ts';
-import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardDetails, type ChargeResult, type PaymentLookup, type PaymentSession, type ProcessorsByMode, type RefundState } from '../card-processor/index.ts';
-import { payinDetailsOf, type ValidatedCard } from './card.ts';
-import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
+import { cardNumbersRefusedMessage, type CardDetails, type ChargeResult, type PaymentSession, type ProcessorsByMode, type RefundState } from '../card-processor/index.ts';
+import { createAttemptRecovery, finalOf, processorTimeoutMs, recheckAt, withTimeout } from './attempts.ts';
+import type { ValidatedCard } from './card.ts';
+import { createResolveAttemptJob } from './jobs.ts';
+import { createRenewalCharges } from './renewals.ts';
 import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type FraudCriteria, type PageReference, type PaymentRow } from './repository.ts';
 import { createSettlement, type PaymentSettledHook } from './settle.ts';
-import type { PayinDetailsResponse } from './schemas.ts';
 
 export type { PaymentSettledHook } from './settle.ts';
 
 /** The customer e-mail a checkout payment was made under (its page's), for fraud reports. */
 export type CheckoutContact = (executor: Executor, pageId: string) => Promise<string>;
-
-/** The processor call is abandoned after this long… */
-const processorTimeoutMs = 30_000;
-/** …so an attempt still unsettled after this long has either reached the processor or never will. */
-const attemptRecoveryDelayMs = 2 * 60_000;
-/** An open session (the customer may still be paying) or an unknown outcome is looked at again after its age, within these bounds. */
-const recheckMinMs = 2 * 60_000;
-const recheckMaxMs = 60 * 60_000;
-
-function recheckAt(payment: PaymentRow, now: Date): Date {
-  const age = now.getTime() - payment.createdAt.getTime();
-  return new Date(now.getTime() + Math.min(Math.max(age, recheckMinMs), recheckMaxMs));
-}
-
-/** A lookup or cancel answer that settles the payment now (SUCCEEDED or DECLINED), else null. */
-function finalOf(state: Exclude<PaymentLookup, null>): ChargeResult | null {
-  return state.status === 'SUCCEEDED' || state.status === 'DECLINED' ? state : null;
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`card processor did not answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Card payments: one row per attempt (`CHECKOUT` for a payment page, `RENEWAL` on a saved card),
@@ -80,87 +48,7 @@ export function createPaymentsService(deps: {
   let checkoutContact: CheckoutContact | null = null;
 
   const settle = createSettlement({ database, clock, settledHooks, ledger });
-
-  /**
-   * A checkout payment the customer confirms in the browser with the processor's own fields (any
-   * mode whose processor has no Paysail card form): its session stays open while the page lives.
-   */
-  function isSession(payment: PaymentRow): boolean {
-    return payment.kind === 'CHECKOUT' && cardProcessor.cardForm(payment.livemode) === null;
-  }
-
-  /**
-   * Asks the processor where an attempt that is not a session stands and makes it final: never
-   * received (the processor says so for certain) → DECLINED (processing_error); still waiting →
-   * canceled at the processor, which answers the final state (a confirmation that got there first
-   * wins). Null while nothing authoritative is known (a lagging search, a cancel refused while the
-   * payment is processing): look again later, never guess.
-   */
-  async function recoverResult(paymentId: string, livemode: boolean, processorReference: string | null = null): Promise<ChargeResult | null> {
-    const state = await cardProcessor.retrievePayment({ paymentId, livemode, processorReference });
-    if (state === null) {
-      return { status: 'DECLINED', declineReason: 'processing_error', card: null };
-    }
-    if (state.status !== 'PENDING') {
-      return state.status === 'UNKNOWN' ? null : state;
-    }
-    return finalOf(await cardProcessor.cancelPayment({ paymentId, livemode, processorReference: processorReference ?? state.processorReference }));
-  }
-
-  /**
-   * The processor's id of a session, learned again (the create is idempotent on our payment id)
-   * when its first answer was lost, and stored: lookups by it are direct and authoritative.
-   */
-  async function sessionReference(payment: PaymentRow): Promise<string> {
-    if (payment.processorReference) {
-      return payment.processorReference;
-    }
-    const session = await withTimeout(cardProcessor.createPayment({ paymentId: payment.id, livemode: payment.livemode, amount: payment.amount, currency: payment.currency, saveCard: payment.saveCard }), processorTimeoutMs);
-    await storeReference(payment.id, session.processorReference);
-    return session.processorReference;
-  }
-
-  async function storeReference(paymentId: string, processorReference: string): Promise<void> {
-    await database.db
-      .update(payments)
-      .set({ processorReference })
-      .where(and(eq(payments.id, paymentId), eq(payments.status, 'PROCESSING'), isNull(payments.processorReference)));
-  }
-
-  function scheduleResolve(tx: Executor, paymentId: string, now: Date): Promise<string | null> {
-    return enqueueJob(tx, now, paymentAttemptResolveQueue, { paymentId }, { runAt: new Date(now.getTime() + attemptRecoveryDelayMs), dedupeKey: `${paymentAttemptResolveQueue}:${paymentId}` });
-  }
-
-  async function settledPayment(paymentId: string): Promise<PaymentRow> {
-    const payment = await findPayment(database.db, paymentId);
-    if (!payment) {
-      throw new Error(`payment ${paymentId} vanished`);
-    }
-    return payment;
-  }
-
-  /**
-   * Settles an attempt from the processor's record when it is final (the browser came back, a
-   * provider webhook said something changed); a payment still open (or not found for certain)
-   * is left PROCESSING, with the decline of the customer's last try when there was one.
-   */
-  async function reconcileSession(paymentId: string): Promise<{ payment: PaymentRow | null; declineReason: string | null }> {
-    const payment = await findPayment(database.db, paymentId);
-    if (!payment || payment.status !== 'PROCESSING') {
-      return { payment, declineReason: null };
-    }
-    const state = await cardProcessor.retrievePayment({ paymentId, livemode: payment.livemode, processorReference: payment.processorReference });
-    if (state === null || state.status === 'UNKNOWN') {
-      return { payment, declineReason: null };
-    }
-    if (state.status === 'PENDING') {
-      if (!payment.processorReference) {
-        await storeReference(paymentId, state.processorReference);
-      }
-      return { payment, declineReason: state.declineReason ?? null };
-    }
-    return { payment: (await settle(paymentId, state)) ?? (await settledPayment(paymentId)), declineReason: null };
-  }
+  const { isSession, recoverResult, sessionReference, storeReference, scheduleResolve, settledPayment, reconcileSession } = createAttemptRecovery({ database, cardProcessor, settle });
 
   return {
     /** Registers a hook called inside each settlement transaction (see PaymentSettledHook). */
@@ -293,17 +181,17 @@ export function createPaymentsService(deps: {
       return (await reconcileSession(paymentId)).payment;
     },
 
+    /** Every job queue of this module, registered by platform.ts in one loop. */
+    jobs(): JobDefinition[] {
+      return [this.resolveAttemptJob()];
+    },
+
     /**
      * The resolve-attempt job: settles a PROCESSING attempt from the processor's own record. A
      * session stays open while its page lives (the customer may still be paying; the page's expiry
      * closes it): the job only settles what is final, and looks again later. Other attempts are
      * canceled at the processor, which answers the final state. Nothing unknown is guessed.
      */
-    /** Every job queue of this module, registered by platform.ts in one loop. */
-    jobs(): JobDefinition[] {
-      return [this.resolveAttemptJob()];
-    },
-
     resolveAttemptJob() {
       return createResolveAttemptJob({
         find: (paymentId) => findPayment(database.db, paymentId),
@@ -329,69 +217,7 @@ export function createPaymentsService(deps: {
     },
 
     findCardToken,
-
-    /**
-     * Charges a saved card (subscription renewals) and records the payment (kind RENEWAL). Pass a
-     * `paymentId` you generated and kept to make a retry safe: the processor and this record are
-     * both idempotent by it. Runs its own transactions (the processor call sits between them).
-     */
-    async chargeSavedCard(input: { merchantId: string; livemode: boolean; cardTokenId: string; amount: number; currency: string; pageId?: string | null; paymentId?: string }): Promise<{ paymentId: string; status: 'SUCCEEDED' | 'DECLINED'; declineReason: string | null; payinDetails: PayinDetailsResponse | null }> {
-      const now = clock.now();
-      const token = await findCardToken(database.db, input.cardTokenId);
-      if (!token || token.merchantId !== input.merchantId || token.livemode !== input.livemode) {
-        throw notFound('card token', input.cardTokenId);
-      }
-      if (!cardProcessor.isAvailable(input.livemode)) {
-        throw new AppError('FORBIDDEN', liveProcessorMissingMessage);
-      }
-      const paymentId = input.paymentId ?? newId('payment', now.getTime());
-      await database.transaction(async (tx) => {
-        const inserted = await tx
-          .insert(payments)
-          .values({
-            id: paymentId,
-            merchantId: token.merchantId,
-            livemode: token.livemode,
-            kind: 'RENEWAL',
-            pageId: input.pageId ?? null,
-            customerId: token.customerId,
-            amount: input.amount,
-            currency: input.currency,
-            status: 'PROCESSING',
-            processor: token.processor,
-            bin: token.bin,
-            last4: token.last4,
-            scheme: token.scheme,
-            cardType: token.cardType,
-            issuer: token.issuer,
-            expMonth: token.expMonth,
-            expYear: token.expYear,
-            cardTokenId: token.id,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .onConflictDoNothing()
-          .returning({ id: payments.id });
-        if (inserted.length === 1) {
-          await scheduleResolve(tx, paymentId, now);
-        }
-      });
-      const existing = await findPayment(database.db, paymentId);
-      if (existing && existing.status === 'PROCESSING') {
-        const result = await withTimeout(cardProcessor.chargeSaved({ paymentId, livemode: token.livemode, amount: input.amount, currency: input.currency, token: token.processorToken }), processorTimeoutMs);
-        await settle(paymentId, result);
-      }
-      const payment = await findPayment(database.db, paymentId);
-      if (!payment || payment.status === 'PROCESSING') {
-        throw new AppError('SERVICE_UNAVAILABLE', 'The renewal charge could not be confirmed; retry with the same paymentId', {}, { 'Retry-After': '5' });
-      }
-      return {
-        paymentId,
-        status: payment.status,
-        declineReason: payment.declineReason,
-        payinDetails: payment.status === 'SUCCEEDED' ? payinDetailsOf(payment) : null,
-      };
-    },
+    ...createRenewalCharges({ database, clock, cardProcessor, settle, scheduleResolve }),
 
     /**
      * Refunds (part of) a successful payment at its processor, once per `refundId` (the processor's

@@ -73,6 +73,9 @@ export function createSettlement(deps: { database: Database; clock: Clock; settl
           .where(and(eq(payments.id, paymentId), eq(payments.status, 'PROCESSING')))
           .returning();
       } else {
+        const { bin, last4, scheme, cardType, issuer, expMonth, expYear } = result.card;
+        // What the processor reports of the card: stored on the payment and on its saved card alike.
+        const cardDescription = { bin, last4, scheme, cardType, issuer, expMonth, expYear };
         let cardTokenId = payment.cardTokenId;
         if (result.token && !renewal) {
           cardTokenId = newId('cardToken', now.getTime());
@@ -84,13 +87,7 @@ export function createSettlement(deps: { database: Database; clock: Clock; settl
             processor: payment.processor,
             processorToken: result.token,
             paymentId,
-            bin: result.card.bin,
-            last4: result.card.last4,
-            scheme: result.card.scheme,
-            cardType: result.card.cardType,
-            issuer: result.card.issuer,
-            expMonth: result.card.expMonth,
-            expYear: result.card.expYear,
+            ...cardDescription,
             createdAt: now,
           });
         }
@@ -100,13 +97,7 @@ export function createSettlement(deps: { database: Database; clock: Clock; settl
             status: 'SUCCEEDED',
             processorReference: result.processorReference,
             networkTransactionId: result.networkTransactionId,
-            bin: result.card.bin,
-            last4: result.card.last4,
-            scheme: result.card.scheme,
-            cardType: result.card.cardType,
-            issuer: result.card.issuer,
-            expMonth: result.card.expMonth,
-            expYear: result.card.expYear,
+            ...cardDescription,
             cardTokenId,
             decidedAt: now,
             updatedAt: now,

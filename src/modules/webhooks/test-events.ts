@@ -51,6 +51,22 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
   const now = context.now.getTime();
   const ids = testObjectIds;
   const customer = { id: ids.customer, referenceId: testCustomerReferenceId };
+  const payoutPage = (status: string, subStatus: string) => ({
+    id: ids.payoutPage,
+    status,
+    'sub-status': subStatus,
+    amount: 12_345,
+    fundingCurrency: 'USDC',
+    clientReferenceId: testClientReferenceId,
+    releaseMethod: 'MANUAL',
+    customer,
+    merchant: { id: context.merchantId, livemode: context.livemode },
+    url: `${context.publicUrl}/payout-page/${ids.payoutPage}`,
+    metadata: {},
+    expiresAt: now + 7 * dayMs,
+    createdAt: now - 60_000,
+    updatedAt: now,
+  });
   switch (type) {
     case 'PAYMENT_SUCCEEDED':
       return {
@@ -100,20 +116,7 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
       };
     case 'PAYOUT_PAGE_UPDATED':
       return {
-        id: ids.payoutPage,
-        status: 'PENDING',
-        'sub-status': 'AWAITING_RELEASE',
-        amount: 12_345,
-        fundingCurrency: 'USDC',
-        clientReferenceId: testClientReferenceId,
-        releaseMethod: 'MANUAL',
-        customer,
-        merchant: { id: context.merchantId, livemode: context.livemode },
-        url: `${context.publicUrl}/payout-page/${ids.payoutPage}`,
-        metadata: {},
-        expiresAt: now + 7 * dayMs,
-        createdAt: now - 60_000,
-        updatedAt: now,
+        ...payoutPage('PENDING', 'AWAITING_RELEASE'),
         customerConfirmedAt: now,
         payoutMethod: { type: 'BANK_TRANSFER', last4: '6789', routingNumber: '021000021' },
         previousStatus: 'CREATED',
@@ -122,20 +125,7 @@ export function exampleEventData(type: EventType, context: { merchantId: string;
     case 'PAYOUT_PAGE_LOCKED':
     case 'PAYOUT_PAGE_REISSUED':
       return {
-        id: ids.payoutPage,
-        status: 'CREATED',
-        'sub-status': 'AWAITING_CUSTOMER',
-        amount: 12_345,
-        fundingCurrency: 'USDC',
-        clientReferenceId: testClientReferenceId,
-        releaseMethod: 'MANUAL',
-        customer,
-        merchant: { id: context.merchantId, livemode: context.livemode },
-        url: `${context.publicUrl}/payout-page/${ids.payoutPage}`,
-        metadata: {},
-        expiresAt: now + 7 * dayMs,
-        createdAt: now - 60_000,
-        updatedAt: now,
+        ...payoutPage('CREATED', 'AWAITING_CUSTOMER'),
         ...(type === 'PAYOUT_PAGE_LOCKED' ? { lockedAt: now } : {}),
       };
     case 'CUSTOMER_ERASED':

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { balanceOf } from '../../helpers/ledger.ts';
 import {
   advanceAndDrain,
   bankMethod,
+  closePayoutPageSuite,
   confirmPage,
   createPage,
   fullKyc,
   getPage,
+  openPayoutPageSuite,
   pageAction,
   pageEmails,
   payoutEvents,
@@ -16,7 +18,6 @@ import {
   uniqueReference,
   walletMethod,
   type PayoutPageData,
-  assertOneEventPerChange,
 } from '../../helpers/payout-pages.ts';
 
 const opening = 100_000_000;
@@ -25,15 +26,8 @@ describe('payout pages: the sandbox lifecycle end to end', () => {
   let context: TestContext;
   let merchant: TestMerchant;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Acme Payouts' });
-  });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await assertOneEventPerChange(context);
-    await context.close();
-  });
+  before(async () => ({ context, merchant } = await openPayoutPageSuite()));
+  after(() => closePayoutPageSuite(context));
 
   test('AUTOMATIC: create → confirm with KYC (helper) → KYC approved → PROCESSING → PROCESSED, balances settled', async () => {
     const page = await createPage(context, merchant, { amount: 250_000, releaseMethod: 'AUTOMATIC', metadata: { order: 'A-1' } });
