@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AxeResults } from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from '../helpers/axe.ts';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { lockByWrongCodes } from '../helpers/payout-pages.ts';
 import { createCustomer, createPayoutPage } from '../http/dashboard/fixtures.ts';
 
 const artifacts = path.resolve('test-artifacts', 'dashboard-reissue-erase');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * Issue 16 item 8 for Reissue (a payout page locked after too many wrong codes) and Erase customer,
@@ -28,38 +25,17 @@ describe('dashboard Reissue and Erase customer through the confirmation dialog i
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Sails' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   });
-  after(async () => {
-    await browser?.close();
-    await context?.close();
-  });
+  after(() => closeBrowserTest({ browser, context }));
 
   async function check(page: Page, name: string, served?: string): Promise<void> {
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: false });
-    const target = served === undefined ? page : await browser.newPage({ viewport: page.viewportSize() ?? { width: 1440, height: 900 } });
-    try {
-      if (served !== undefined) {
-        // A page shown without JavaScript cannot run axe: its HTML as served is checked in a page that can.
-        await target.setContent(served);
-      }
-      await target.evaluate(axeSource);
-      const results = (await target.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
-      const blocking = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-      assert.deepEqual(
-        blocking.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
-        [],
-        `accessibility of ${name}`,
-      );
-    } finally {
-      if (served !== undefined) {
-        await target.close();
-      }
+    if (served === undefined) {
+      await assertNoSeriousAxeViolations(page, name);
+    } else {
+      await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
     }
   }
 

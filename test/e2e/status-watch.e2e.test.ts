@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { paymentPages } from '../../src/db/schema/index.ts';
-import { assertNoSeriousAxeViolations } from '../helpers/axe.ts';
+import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from '../helpers/axe.ts';
 import { FormClient } from '../helpers/browser.ts';
-import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
+import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { advanceAndDrain, bankMethod, confirmPage, createPage, fullKyc, getPage, latestCode, uniqueReference } from '../helpers/payout-pages.ts';
 import { createPaymentPage } from '../http/dashboard/fixtures.ts';
@@ -29,17 +28,10 @@ describe('hosted pages that wait: Check again and a live update, no timed refres
   let base: string;
 
   before(async () => {
-    fs.mkdirSync(artifacts, { recursive: true });
-    context = await createTestContext();
+    ({ context, browser, base } = await startBrowserTest(artifacts));
     merchant = await context.createMerchant({ name: 'Acme Sails' });
-    await context.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(context.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   });
-  after(async () => {
-    await browser?.close();
-    await context?.close();
-  });
+  after(() => closeBrowserTest({ browser, context }));
 
   /** Screenshot and axe; a page shown without JavaScript is checked as served, in a page that can run axe. */
   async function check(page: Page, name: string, served?: string): Promise<void> {
@@ -50,13 +42,7 @@ describe('hosted pages that wait: Check again and a live update, no timed refres
       return;
     }
     assert.doesNotMatch(served, /http-equiv="refresh"/i, `${name}: no timed refresh without JavaScript either`);
-    const probe = await browser.newPage({ viewport: page.viewportSize() ?? { width: 1440, height: 900 } });
-    try {
-      await probe.setContent(served);
-      await assertNoSeriousAxeViolations(probe, name);
-    } finally {
-      await probe.close();
-    }
+    await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
   }
 
   /** A payment page whose card payment is being processed (the claim is held, as while a processor answers). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults, Result } from 'axe-core';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -25,4 +25,18 @@ export async function assertNoAxeViolations(page: Page, name: string, allowed: R
 /** Fails on any serious or critical axe-core violation, naming the rule and the elements. */
 export async function assertNoSeriousAxeViolations(page: Page, name: string): Promise<void> {
   assert.deepEqual(await axeViolations(page, (violation) => violation.impact === 'serious' || violation.impact === 'critical'), [], `accessibility of ${name}`);
+}
+
+/**
+ * The same for a page as served without JavaScript (axe cannot run there): its HTML is checked in a
+ * new page of `browser` with `page`'s viewport, which can.
+ */
+export async function assertServedHtmlHasNoSeriousAxeViolations(browser: Browser, page: Page, served: string, name: string): Promise<void> {
+  const probe = await browser.newPage({ viewport: page.viewportSize() ?? { width: 1440, height: 900 } });
+  try {
+    await probe.setContent(served);
+    await assertNoSeriousAxeViolations(probe, name);
+  } finally {
+    await probe.close();
+  }
 }
