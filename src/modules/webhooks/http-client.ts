@@ -50,13 +50,23 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   };
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
 
+  // Sockets whose connected address passed the check, by the policy it passed under. A socket's
+  // remote address never changes, and each policy has its own agents (a socket is only reused by
+  // requests of the policy it was opened for), so a kept-alive socket is checked once, on connect.
+  const verified = new WeakMap<Socket, TargetPolicy>();
+
   function checkSocket(socket: Socket, policy: TargetPolicy, fail: (error: Error) => void): void {
+    if (verified.get(socket) === policy) {
+      return;
+    }
     const verify = () => {
       const remote = socket.remoteAddress;
       const reason = remote ? refusalUnder(policy, remote) : 'unknown';
       if (reason !== null) {
         fail(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`));
+        return;
       }
+      verified.set(socket, policy);
     };
     if (socket.connecting) {
       socket.once('connect', verify);
