@@ -102,12 +102,20 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       });
       // The limit covers waiting for a free connection too (at most maxSockets per origin are open):
       // one attempt never outlasts WEBHOOK_TIMEOUT_MS, which the job lease is sized for.
+      // The deadline is declared after one more look at the sockets (setImmediate runs after the
+      // event loop's poll phase, timers before it): when this process's own loop was blocked past the
+      // deadline (a long synchronous stretch, PGlite's queries), an answer that arrived meanwhile is
+      // read first, not counted as the receiver's timeout (which would open its circuit).
       let gotSocket = false;
       const timer = setTimeout(
         () =>
-          request.destroy(
-            new AttemptTimeoutError(gotSocket ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`),
-          ),
+          setImmediate(() => {
+            if (!settled) {
+              request.destroy(
+                new AttemptTimeoutError(gotSocket ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`),
+              );
+            }
+          }),
         timeoutMs,
       );
       request.on('socket', (socket: Socket) => {
