@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
-import { webhookDeliveries, type events, type webhookEndpoints } from '../../db/schema/index.ts';
+import { webhookDeliveries, type webhookEndpoints } from '../../db/schema/index.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
 import type { AttemptResult } from './http-client.ts';
@@ -28,7 +28,15 @@ export interface DeliverPayload {
 }
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
-export type EventRow = typeof events.$inferSelect;
+/** What an attempt uses of its event (a row of the events module's table, read by the fan-out). */
+export interface EventRow {
+  id: string;
+  merchantId: string;
+  livemode: boolean;
+  type: string;
+  createdAt: Date;
+  data: unknown;
+}
 
 /** One attempt to make: which delivery (and generation), to which endpoint, of which event. */
 export interface AttemptTarget {
