@@ -5,6 +5,7 @@
 //   DATABASE_URL=postgres://… npx tsx bench/webhooks.ts
 //   BENCH_BACKENDS=pglite npx tsx bench/webhooks.ts
 //   BENCH_WEBHOOK_EVENTS=4000 npx tsx bench/webhooks.ts   backlog size on PostgreSQL (PGlite: a quarter)
+//   BENCH_WEBHOOK_WARMUP=2000 npx tsx bench/webhooks.ts   events delivered before the drain (default 50)
 //
 // 1. Throughput: N events are recorded with the worker stopped, then the worker starts and drains
 //    them: deliveries per second from "worker started" to "every delivery SUCCEEDED" (this counts
@@ -137,12 +138,14 @@ async function runBackend(backend: string, database: Database, options: { throug
     const data = { pageId: 'page_bench', clientReferenceId: 'order-1', amount: 1250, currency: 'USD' };
     const record = () => database.transaction((tx) => recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data }));
 
-    // Warm-up: JIT, pools, the receiver's keep-alive connections.
+    // Warm-up: JIT, pools, the receiver's keep-alive connections. BENCH_WEBHOOK_WARMUP events
+    // (default 50) are delivered first; with a few thousand, the drain measures a warm process.
     await platform.worker.start();
-    for (let index = 0; index < 50; index += 1) {
+    const warmup = warmupEvents();
+    for (let index = 0; index < warmup; index += 1) {
       await record();
     }
-    await waitFor('warm-up', async () => (await succeeded(database, merchant.id)) >= 50, 60_000);
+    await waitFor('warm-up', async () => (await succeeded(database, merchant.id)) >= warmup, 120_000);
     await platform.worker.stop();
 
     // 1. Throughput: a backlog of N events, then the worker drains it. Progress is watched through
@@ -221,6 +224,15 @@ async function runBackend(backend: string, database: Database, options: { throug
 }
 
 const defaultEvents = 4000;
+
+function warmupEvents(): number {
+  const raw = process.env.BENCH_WEBHOOK_WARMUP;
+  const value = raw === undefined || raw === '' ? 50 : Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 100_000) {
+    throw new Error(`BENCH_WEBHOOK_WARMUP must be an integer between 1 and 100000, got "${raw}"`);
+  }
+  return value;
+}
 
 function backlogSize(): number {
   const raw = process.env.BENCH_WEBHOOK_EVENTS;

@@ -3,7 +3,7 @@ import { queryRows, type Executor } from '../../db/client.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { jobInsertStatement, noPendingJob, notifyInsertedJobs } from '../../jobs/queue.ts';
 import type { AttemptResult } from './http-client.ts';
-import { circuitOpenMs, circuitThreshold, isTimeout } from './fairness.ts';
+import { circuitBaseOpenMs, circuitMaxOpenMs, circuitOpenMs, circuitThreshold, isTimeout } from './fairness.ts';
 
 /**
  * The database side of fair delivery (decision 0027, rules in fairness.ts): deliveries parked
@@ -99,16 +99,28 @@ export async function updateCircuit(tx: Executor, endpoint: { id: string; consec
     }
     return;
   }
-  const [counted] = await tx
-    .update(webhookEndpoints)
-    .set({ consecutiveTimeouts: sql`${webhookEndpoints.consecutiveTimeouts} + 1` })
-    .where(eq(webhookEndpoints.id, endpoint.id))
-    .returning({ consecutiveTimeouts: webhookEndpoints.consecutiveTimeouts });
+  // Once the circuit is open, a timeout counts (and lengthens the back-off) only for an attempt sent
+  // after the current open period began: the probe. Attempts that were in flight together when the
+  // receiver stalled time out together; they opened the circuit once, not once each (31 of them had
+  // taken it straight to 10 minutes). The period began at `circuit_open_until` minus its length
+  // (a probe's claim moves `circuit_open_until` only to the probe's own deadline, which is shorter).
+  const startedAt = new Date(now.getTime() - Math.max(0, result.latencyMs)).toISOString();
+  const [counted] = await queryRows<{ consecutiveTimeouts: number }>(
+    tx,
+    sql`update webhook_endpoints set consecutive_timeouts = consecutive_timeouts + 1
+        where id = ${endpoint.id}
+          and not (consecutive_timeouts >= ${circuitThreshold}::integer and circuit_open_until is not null
+                   and ${startedAt}::timestamptz < circuit_open_until - ${openPeriodSql} * interval '1 millisecond')
+        returning consecutive_timeouts as "consecutiveTimeouts"`,
+  );
   const openMs = counted ? circuitOpenMs(counted.consecutiveTimeouts) : null;
   if (openMs !== null) {
     await tx.update(webhookEndpoints).set({ circuitOpenUntil: new Date(now.getTime() + openMs) }).where(eq(webhookEndpoints.id, endpoint.id));
   }
 }
+
+/** `circuitOpenMs(consecutive_timeouts)` in SQL (the column's current value; at or above the threshold). */
+const openPeriodSql = sql`least(${circuitMaxOpenMs}::bigint, ${circuitBaseOpenMs}::bigint * power(2, least(consecutive_timeouts - ${circuitThreshold}::integer, 10))::bigint)`;
 
 /**
  * The half-open probe: the one worker whose conditional UPDATE moves `circuit_open_until` past the

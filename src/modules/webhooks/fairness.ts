@@ -94,11 +94,23 @@ export interface Slot {
   release(): void;
 }
 
-/** The in-flight caps of one process (see the file comment). */
+/** An attempt waiting for a slot. */
+interface Waiter {
+  endpointId: string;
+  merchantId: string;
+  resolve: (slot: Slot | null) => void;
+}
+
+/**
+ * The in-flight caps of one process (see the file comment). Waiting attempts queue per merchant
+ * (every cap that can hold one back is its merchant's or one of its endpoints'), oldest first; a
+ * release hands its slot straight to the first of that merchant's waiting attempts that fits, and
+ * an attempt turning slow answers the waiting attempts it isolates with null.
+ */
 export class DeliveryGate {
   private readonly endpoints = new Map<string, Counts>();
   private readonly merchants = new Map<string, Counts>();
-  private waiters: Array<() => void> = [];
+  private readonly waiting = new Map<string, Waiter[]>();
 
   constructor(private readonly limits: FairnessLimits = defaultFairnessLimits) {}
 
@@ -118,11 +130,39 @@ export class DeliveryGate {
     }
   }
 
-  private wakeAll(): void {
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const wake of waiting) {
-      wake();
+  private hasRoom(endpointId: string, merchantId: string): boolean {
+    return (this.endpoints.get(endpointId)?.inFlight ?? 0) < this.limits.perEndpoint && (this.merchants.get(merchantId)?.inFlight ?? 0) < this.limits.perMerchant;
+  }
+
+  /**
+   * Gives the merchant's waiting attempts what they can have now, oldest first: a slot, or null
+   * once isolated. `all` looks at every one (after an attempt turned slow); otherwise the look stops
+   * when the merchant's cap is reached, as no later one could get a slot then (nor be isolated: only
+   * an attempt turning slow isolates, and that looks at all of them).
+   */
+  private pump(merchantId: string, all: boolean): void {
+    const queue = this.waiting.get(merchantId);
+    if (!queue) {
+      return;
+    }
+    const kept: Waiter[] = [];
+    for (const [index, waiter] of queue.entries()) {
+      if (!all && (this.merchants.get(merchantId)?.inFlight ?? 0) >= this.limits.perMerchant) {
+        kept.push(...queue.slice(index));
+        break;
+      }
+      if (this.isolated(waiter.endpointId, waiter.merchantId)) {
+        waiter.resolve(null);
+      } else if (this.hasRoom(waiter.endpointId, waiter.merchantId)) {
+        waiter.resolve(this.take(waiter.endpointId, waiter.merchantId));
+      } else {
+        kept.push(waiter);
+      }
+    }
+    if (kept.length > 0) {
+      this.waiting.set(merchantId, kept);
+    } else {
+      this.waiting.delete(merchantId);
     }
   }
 
@@ -132,21 +172,28 @@ export class DeliveryGate {
   }
 
   /** A slot for one attempt, waiting while the caps are reached; null when the attempt must be deferred instead. */
-  async acquire(endpointId: string, merchantId: string): Promise<Slot | null> {
-    for (;;) {
-      if (this.isolated(endpointId, merchantId)) {
-        return null;
-      }
-      const endpoint = this.counts(this.endpoints, endpointId);
-      const merchant = this.counts(this.merchants, merchantId);
-      if (endpoint.inFlight < this.limits.perEndpoint && merchant.inFlight < this.limits.perMerchant) {
-        return this.take(endpointId, merchantId, endpoint, merchant);
-      }
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
+  acquire(endpointId: string, merchantId: string): Promise<Slot | null> {
+    if (this.isolated(endpointId, merchantId)) {
+      return Promise.resolve(null);
     }
+    // Behind attempts of the same merchant already waiting: first come, first served.
+    if (!this.waiting.has(merchantId) && this.hasRoom(endpointId, merchantId)) {
+      return Promise.resolve(this.take(endpointId, merchantId));
+    }
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(merchantId);
+      if (queue) {
+        queue.push({ endpointId, merchantId, resolve });
+      } else {
+        this.waiting.set(merchantId, [{ endpointId, merchantId, resolve }]);
+      }
+      this.pump(merchantId, false);
+    });
   }
 
-  private take(endpointId: string, merchantId: string, endpoint: Counts, merchant: Counts): Slot {
+  private take(endpointId: string, merchantId: string): Slot {
+    const endpoint = this.counts(this.endpoints, endpointId);
+    const merchant = this.counts(this.merchants, merchantId);
     endpoint.inFlight += 1;
     merchant.inFlight += 1;
     let slow = false;
@@ -155,7 +202,7 @@ export class DeliveryGate {
       slow = true;
       endpoint.slow += 1;
       merchant.slow += 1;
-      this.wakeAll(); // waiting attempts of this endpoint or merchant now defer
+      this.pump(merchantId, true); // waiting attempts of this endpoint or merchant now defer
     }, this.limits.slowAfterMs);
     timer.unref();
     return {
@@ -173,7 +220,7 @@ export class DeliveryGate {
         }
         this.drop(this.endpoints, endpointId);
         this.drop(this.merchants, merchantId);
-        this.wakeAll();
+        this.pump(merchantId, false);
       },
     };
   }

@@ -50,13 +50,23 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   };
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
 
+  // Sockets whose connected address passed the check, by the policy it passed under. A socket's
+  // remote address never changes, and each policy has its own agents (a socket is only reused by
+  // requests of the policy it was opened for), so a kept-alive socket is checked once, on connect.
+  const verified = new WeakMap<Socket, TargetPolicy>();
+
   function checkSocket(socket: Socket, policy: TargetPolicy, fail: (error: Error) => void): void {
+    if (verified.get(socket) === policy) {
+      return;
+    }
     const verify = () => {
       const remote = socket.remoteAddress;
       const reason = remote ? refusalUnder(policy, remote) : 'unknown';
       if (reason !== null) {
         fail(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`));
+        return;
       }
+      verified.set(socket, policy);
     };
     if (socket.connecting) {
       socket.once('connect', verify);
@@ -92,12 +102,20 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       });
       // The limit covers waiting for a free connection too (at most maxSockets per origin are open):
       // one attempt never outlasts WEBHOOK_TIMEOUT_MS, which the job lease is sized for.
+      // The deadline is declared after one more look at the sockets (setImmediate runs after the
+      // event loop's poll phase, timers before it): when this process's own loop was blocked past the
+      // deadline (a long synchronous stretch, PGlite's queries), an answer that arrived meanwhile is
+      // read first, not counted as the receiver's timeout (which would open its circuit).
       let gotSocket = false;
       const timer = setTimeout(
         () =>
-          request.destroy(
-            new AttemptTimeoutError(gotSocket ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`),
-          ),
+          setImmediate(() => {
+            if (!settled) {
+              request.destroy(
+                new AttemptTimeoutError(gotSocket ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`),
+              );
+            }
+          }),
         timeoutMs,
       );
       request.on('socket', (socket: Socket) => {

@@ -86,8 +86,29 @@ const alwaysBlocked: readonly Range[] = [
  */
 export type TargetPolicy = 'public' | 'private';
 
+/**
+ * Answers of `refusalUnder` by policy and address (a pure function; BlockList checks cost a few
+ * microseconds each, and every delivery checks its URL's address). Bounded: emptied when full.
+ */
+const refusals: Record<TargetPolicy, Map<string, string | null>> = { public: new Map(), private: new Map() };
+const refusalCacheSize = 1_024;
+
 /** Why `address` may not be reached under `policy`, or null when it may. */
 export function refusalUnder(policy: TargetPolicy, address: string): string | null {
+  const cache = refusals[policy];
+  const known = cache.get(address);
+  if (known !== undefined) {
+    return known;
+  }
+  const reason = computeRefusal(policy, address);
+  if (cache.size >= refusalCacheSize) {
+    cache.clear();
+  }
+  cache.set(address, reason);
+  return reason;
+}
+
+function computeRefusal(policy: TargetPolicy, address: string): string | null {
   if (policy === 'public') {
     return blockedAddressReason(address);
   }

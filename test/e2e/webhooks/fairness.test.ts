@@ -7,7 +7,8 @@ import { webhookDeliveries, webhookEndpoints } from '../../../src/db/schema/inde
 import { Worker } from '../../../src/jobs/worker.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { circuitThreshold, defaultFairnessLimits } from '../../../src/modules/webhooks/fairness.ts';
+import { circuitBaseOpenMs, circuitThreshold, defaultFairnessLimits } from '../../../src/modules/webhooks/fairness.ts';
+import { claimProbe, updateCircuit } from '../../../src/modules/webhooks/deferral.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { TestClock } from '../../helpers/clock.ts';
 import { WebhookReceiver } from '../../helpers/webhook-receiver.ts';
@@ -185,5 +186,32 @@ describe('circuit breaker: an endpoint that keeps timing out stops being tried u
     assert.equal(delivered?.parkedAt, null);
     const all = await context.database.db.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id));
     assert.deepEqual(all.map((row) => row.status), all.map(() => 'SUCCEEDED'));
+  });
+
+  test('attempts in flight together that time out together open the circuit once; only a probe sent after it opened lengthens the back-off', async () => {
+    const endpoint = await createEndpoint(context, merchant, { url: `${receiver.url}?burst=1` });
+    const timedOut = { ok: false, statusCode: null, latencyMs: 5_000, responseBody: null, error: 'timeout: no complete answer within 5000 ms', retryAfter: undefined };
+    const state = async () => (await context.database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id)))[0];
+    const start = context.clock.now().getTime();
+    // Ten attempts sent together (a receiver stalled with all of them in flight) are recorded one after another.
+    for (let index = 0; index < 10; index += 1) {
+      const row = await state();
+      assert.ok(row);
+      await context.database.transaction((tx) => updateCircuit(tx, row, timedOut, new Date(start + 5_000 + index * 10)));
+    }
+    const opened = await state();
+    assert.equal(opened?.consecutiveTimeouts, circuitThreshold, 'counted up to the threshold, not once per attempt');
+    const openedAt = start + 5_000 + (circuitThreshold - 1) * 10;
+    assert.equal(opened?.circuitOpenUntil?.getTime(), openedAt + circuitBaseOpenMs, 'open for the first period');
+
+    // After the period: the probe is sent, and its timeout doubles the next one.
+    const probeAt = openedAt + circuitBaseOpenMs + 1_000;
+    assert.ok(await claimProbe(context.database.db, endpoint.id, new Date(probeAt), 10_000), 'the probe is claimed');
+    const probing = await state();
+    assert.ok(probing);
+    await context.database.transaction((tx) => updateCircuit(tx, probing, timedOut, new Date(probeAt + 5_000)));
+    const lengthened = await state();
+    assert.equal(lengthened?.consecutiveTimeouts, circuitThreshold + 1);
+    assert.equal(lengthened?.circuitOpenUntil?.getTime(), probeAt + 5_000 + 2 * circuitBaseOpenMs);
   });
 });
