@@ -152,7 +152,13 @@ export async function postAtomicallyInOrder<R extends object>(executor: Executor
   if (input.members.length === 0) {
     return [];
   }
-  const rows = await queryNamedRows<AtomicBatchRow & R>(executor, `ledger_batch_${input.name}`, batchStatement(input));
+  // bigint columns arrive as text from node-postgres' prepared statements, as numbers from PGlite.
+  const numberOrNull = (value: number | string | null) => (value === null ? null : Number(value));
+  const rows = (await queryNamedRows<AtomicBatchRow & R>(executor, `ledger_batch_${input.name}`, batchStatement(input))).map((row) => ({
+    ...row,
+    take: numberOrNull(row.take),
+    left_before: numberOrNull(row.left_before),
+  }));
   if (rows.length !== input.members.length) {
     throw new Error(`batched posting ${input.name}: ${rows.length} answer rows for ${input.members.length} members`);
   }
