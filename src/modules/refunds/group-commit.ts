@@ -19,6 +19,8 @@ export interface RefundRequest {
   reason: string | null;
   createdAt: Date;
   guard: CommitGuard | undefined;
+  /** Makes it alone (decision 0039's statement), in the request's own async context (bound with `AsyncResource.bind`). */
+  alone: () => Promise<RefundRow>;
 }
 
 /** What became of a request: written, refused (the error it answers), or to be made on its own (`alone`: nothing of it was written). */
@@ -56,7 +58,8 @@ export function amountRefused(pageId: string, asked: number | undefined, take: n
  * all: one lock, one commit. The statement (`ledger.postAtomicallyInOrder`) judges each refund in
  * arrival order against what the ones before it left, exactly as separate statements would have, so
  * correctness comes from the database (other processes' refunds queue on the same row lock); the
- * batching is only fewer commits. The first request of an idle page is written at once, alone.
+ * batching is only fewer commits. The first request of an idle page is written at once, alone
+ * (decision 0039's statement, as is any batch of one).
  */
 export function createRefundGroupCommit(deps: {
   database: Database;
@@ -188,10 +191,16 @@ export function createRefundGroupCommit(deps: {
     while (queue.length > 0) {
       const batch = queue.splice(0, largestBatch);
       let decisions: RefundDecision[];
-      try {
-        decisions = await write(batch.map((waiting) => waiting.request));
-      } catch (error) {
-        decisions = batch.map(() => ({ error }));
+      const [only] = batch;
+      if (batch.length === 1 && only) {
+        // Nobody to share the commit with: decision 0039's statement, as before batching.
+        decisions = [await only.request.alone().then((refund): RefundDecision => ({ refund }), (error: unknown): RefundDecision => ({ error }))];
+      } else {
+        try {
+          decisions = await write(batch.map((waiting) => waiting.request));
+        } catch (error) {
+          decisions = batch.map(() => ({ error }));
+        }
       }
       for (const [index, waiting] of batch.entries()) {
         waiting.settle(decisions[index] ?? { error: new Error('refund batch: no decision') });

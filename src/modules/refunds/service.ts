@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { currentCommitGuard } from '../../db/commit-guard.ts';
@@ -298,7 +299,8 @@ export function createRefundsService(deps: RefundsDeps) {
         }
         return second;
       };
-      const alone = async (): Promise<RefundRow> => {
+      // Bound to this request's async context (its commit guard), wherever the batch queue calls it.
+      const alone = AsyncResource.bind(async (): Promise<RefundRow> => {
         if (currentCommitGuard()) {
           // An Idempotency-Key is marked used in the same transaction as the refund.
           return database.transaction(async (tx) => {
@@ -309,11 +311,11 @@ export function createRefundsService(deps: RefundsDeps) {
         // One statement, committing on its own (decision 0039).
         const first = await attempt(database.db);
         return 'missing' in first ? database.transaction((tx) => openThenAttempt(tx, first.missing)) : first;
-      };
+      });
       let refund: RefundRow;
       try {
         // Written with the other refunds of this page that arrive meanwhile: one statement, one commit (decision 0055).
-        const decision = requestKey === null ? await groupCommit.submit({ id, merchantId: merchant.id, livemode, pageId: input.paymentPageId, amount: input.amount, reason: input.reason ?? null, createdAt: now, guard: currentCommitGuard() }) : undefined;
+        const decision = requestKey === null ? await groupCommit.submit({ id, merchantId: merchant.id, livemode, pageId: input.paymentPageId, amount: input.amount, reason: input.reason ?? null, createdAt: now, guard: currentCommitGuard(), alone }) : undefined;
         if (decision && 'error' in decision) {
           throw decision.error;
         }
