@@ -10,8 +10,12 @@ import tseslint from 'typescript-eslint';
  */
 const boundaryMessage = "Import another module through its index.ts (docs/ARCHITECTURE.md, 'Module boundaries').";
 const intoModuleFolder = String.raw`(^|/)modules/[^/]+/(?!index\.ts$)`;
+// Package entry points that cost every start far more than what we use of them (issue 19).
+const heavyEntries = [
+  { name: 'i18n-iso-countries', message: "Import 'i18n-iso-countries/index.js' and register the languages you need: the main entry parses about 80 languages' names at every start." },
+];
 const moduleBoundaries = (regexes) => ({
-  'no-restricted-imports': ['error', { patterns: regexes.map((regex) => ({ regex, message: boundaryMessage })) }],
+  'no-restricted-imports': ['error', { paths: heavyEntries, patterns: regexes.map((regex) => ({ regex, message: boundaryMessage })) }],
 });
 const moduleDepths = [0, 1, 2, 3, 4].map((depth) => ({
   files: [`src/modules/*/${'*/'.repeat(depth)}*.{ts,tsx}`],

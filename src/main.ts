@@ -76,9 +76,13 @@ export async function main(options: { env?: Record<string, string | undefined>; 
   if (platform.adminKey.generated) {
     banner.push(`Admin API key (generated; set ADMIN_API_KEY to choose your own): ${platform.adminKey.generated}`);
   }
-  banner.push(...(await createDemoMerchantOnce(platform)));
-
+  // The demo merchant (on a first start) is made while the app is built: hashing its password
+  // (argon2, in libuv's thread pool) and its first inserts take about as long as building the app.
+  // Both are done before the server listens.
+  const demoCreation = createDemoMerchantOnce(platform);
+  demoCreation.catch(() => undefined); // awaited below, once the app is built
   const app = config.role === 'worker' ? null : await buildApp(platform);
+  banner.push(...(await demoCreation));
   if (app) {
     await app.listen({ port: config.port, host: config.host });
   }

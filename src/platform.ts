@@ -23,7 +23,7 @@ import { createEmailService, type EmailService } from './modules/email/index.ts'
 import { createRetentionService, scheduleRetention, type RetentionService } from './modules/retention/index.ts';
 import { createAuditLog, type AuditLog } from './modules/audit/index.ts';
 import { createProcessorsByMode, createSandboxCardProcessor, createStripeCardProcessor, createStripeClient, sandboxCardProcessorName, type ProcessorsByMode } from './modules/card-processor/index.ts';
-import { createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/index.ts';
+import { clientReferenceIdOfPage, createPaymentPagesService, type PaymentPagesService } from './modules/payment-pages/index.ts';
 import {
   createPaymentCreditBackfill,
   createPaymentsService,
@@ -202,7 +202,7 @@ export async function createPlatform(options: { config: Config; database: Databa
   const stripe = stripeOf('live');
   const stripeTest = stripeOf('test');
   const cardProcessor = createProcessorsByMode({ sandbox: stripeTest ? createStripeCardProcessor(stripeTest) : sandboxCardProcessor, live: stripe ? createStripeCardProcessor(stripe) : null });
-  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, ledger, logger: logger.child({ component: 'payments' }) });
+  const payments = createPaymentsService({ database, clock, keyRing, customers, cardProcessor, ledger, logger: logger.child({ component: 'payments' }), clientReferenceIdOfPage });
   const paymentPages = createPaymentPagesService({ database, clock, keyRing, publicUrl: config.publicUrl, customers, payments });
   const fraudReports = createFraudReportsService({ database, clock, keyRing, payments });
   sandboxCardProcessor.onFraudSignal((tx, signal, now) => fraudReports.recordNetworkSignal(tx, signal, now));

@@ -43,6 +43,15 @@ export function jobRowsInsertStatement(queue: string, source: SQL): SQL {
     on conflict do nothing returning id, queue`;
 }
 
+/**
+ * True while a job of `queue` is pending to run at or before `runAt` with `payload->>field = value`:
+ * the `onlyIf` of a `jobInsertStatement` that shares one pending job among many callers (no dedupe
+ * key, so a finished job does not stop the next one).
+ */
+export function noPendingJob(queue: string, runAt: Date, field: string, value: string): SQL {
+  return sql`not exists (select 1 from jobs where queue = ${queue} and status = 'pending' and run_at <= ${runAt.toISOString()}::timestamptz and payload->>${field}::text = ${value})`;
+}
+
 /** `select pg_notify(…)` over the rows of a `jobInsertStatement` CTE: wakes idle workers on commit. */
 export function notifyInsertedJobs(cteName: string): SQL {
   return sql`select id, pg_notify(${jobsChannel}, queue) from ${sql.identifier(cteName)}`;

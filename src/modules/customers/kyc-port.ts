@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/client.ts';
-import type { kycVerifications } from '../../db/schema/index.ts';
 import type { EnqueueOptions } from '../../jobs/queue.ts';
 import type { KycData } from './rules.ts';
 
@@ -13,7 +12,7 @@ export interface KycSubject {
 
 /** A verification about to start: its row, and the job that submits it (none without a provider). */
 export interface KycStartPlan {
-  verification: typeof kycVerifications.$inferInsert & { id: string; status: 'PENDING'; createdAt: Date };
+  verification: { id: string; merchantId: string; livemode: boolean; customerId: string; provider: string; status: 'PENDING'; reason: string | null; createdAt: Date };
   job: { queue: string; payload: { verificationId: string }; options: EnqueueOptions } | null;
 }
 

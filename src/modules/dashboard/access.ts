@@ -106,6 +106,7 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'POST /:mode/subscriptions/:subscriptionId/cancel': support,
   'POST /:mode/subscriptions/:subscriptionId/renew': support,
   'GET /:mode/entitlements': sees('entitlements'),
+  'GET /:mode/entitlements/export.csv': sees('entitlements'),
 
   'GET /:mode/fraud-reports': sees('fraud-reports'),
   'GET /:mode/fraud-reports/export.csv': sees('fraud-reports'),
@@ -115,6 +116,8 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
 
   'GET /:mode/developers': sees('api-keys'),
   'GET /:mode/developers/api-keys': sees('api-keys'),
+  // Names, last four characters and dates, as the list shows them: never a key.
+  'GET /:mode/developers/api-keys/export.csv': sees('api-keys'),
   'POST /:mode/developers/api-keys': developers,
   'POST /:mode/developers/api-keys/:keyId/revoke': developers,
   'GET /:mode/developers/pii-key': sees('pii-key'),
@@ -123,8 +126,11 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'POST /:mode/developers/pii-key/rotate': owners,
 
   'GET /:mode/developers/webhooks': sees('webhooks'),
+  // Addresses, event types, status and dates: never a signing secret.
+  'GET /:mode/developers/webhooks/export.csv': sees('webhooks'),
   'POST /:mode/developers/webhooks': developers,
   'GET /:mode/developers/webhooks/:endpointId': sees('webhooks'),
+  'GET /:mode/developers/webhooks/:endpointId/export.csv': sees('webhooks'),
   'POST /:mode/developers/webhooks/:endpointId/test': developers,
   'POST /:mode/developers/webhooks/:endpointId/reveal': developers,
   'POST /:mode/developers/webhooks/:endpointId/rotate': developers,
@@ -132,10 +138,13 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'POST /:mode/developers/webhooks/:endpointId/events': developers,
   'POST /:mode/developers/webhooks/:endpointId/delete': developers,
   'GET /:mode/developers/events': sees('events'),
+  'GET /:mode/developers/events/export.csv': sees('events'),
   'GET /:mode/developers/events/:eventId': sees('events'),
   'POST /:mode/developers/events/:eventId/redeliver': developers,
 
   'GET /:mode/inbox': sees('inbox'),
+  // The CSV carries the recipients' e-mail addresses: personal data, the roles that export customers.
+  'GET /:mode/inbox/export.csv': support,
   'GET /:mode/inbox/:emailId': sees('inbox'),
   'GET /:mode/inbox/:emailId/html': sees('inbox'),
 

@@ -8,7 +8,7 @@ import { stringify } from 'csv-stringify';
  * so an export of any size holds one batch in memory. An error after the first byte ends the
  * download early and is logged; the partial file lacks the rows after it.
  */
-export function sendCsv<T extends object>(request: FastifyRequest, reply: FastifyReply, input: { filename: string; columns: ReadonlyArray<keyof T & string>; rows: AsyncIterable<T> }): FastifyReply {
+export function sendCsv<T extends object>(request: FastifyRequest, reply: FastifyReply, input: { filename: string; columns: ReadonlyArray<keyof T & string>; rows: AsyncIterable<T> | Iterable<T> }): FastifyReply {
   const csv = stringify({ header: true, columns: [...input.columns], escape_formulas: true, cast: { date: (value) => value.toISOString(), boolean: (value) => (value ? 'true' : 'false') } });
   pipeline(Readable.from(input.rows), csv, (error) => {
     if (error) {

@@ -103,6 +103,9 @@ export interface ListPeriod {
   createdBefore?: Date | undefined;
 }
 
+/** No period: every row of the list. */
+export const anyTime: ListPeriod = { from: '', to: '' };
+
 /** `from` and `to` of a list's query (either may be empty); a bad day or `to` before `from` is 400 naming it. */
 export function parseListPeriod(query: unknown): ListPeriod {
   const from = field(query, 'from', 20);

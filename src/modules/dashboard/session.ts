@@ -1,12 +1,13 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import { and, desc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { dashboardSessions, dashboardTwoFactor, dashboardUsers, merchants, type DashboardRole } from '../../db/schema/index.ts';
+import { dashboardSessions, type DashboardRole } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import { AppError, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
-import { passwordHashOptions, type Merchant } from '../merchants/index.ts';
+import { findDashboardUser, findDashboardUserByEmail, passwordHashOptions, setDashboardUserPassword, type Merchant } from '../merchants/index.ts';
+import { sessionViewer } from './presenters/logins.ts';
 import type { TwoFactor } from './two-factor.ts';
 
 /** A session lasts 12 hours from sign-in, whatever the activity (then the user signs in again). */
@@ -73,7 +74,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
   }
 
   async function openSession(userId: string, client: SessionClient): Promise<{ token: string; expiresAt: Date }> {
-    const [user] = await database.db.select({ id: dashboardUsers.id, merchantId: dashboardUsers.merchantId }).from(dashboardUsers).where(eq(dashboardUsers.id, userId));
+    const user = await findDashboardUser(database.db, userId);
     if (!user) {
       throw new AppError('UNAUTHORIZED', 'Sign in to use the dashboard');
     }
@@ -109,7 +110,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
      */
     async signIn(email: string, password: string, client: SessionClient): Promise<SignInOutcome | null> {
       const normalized = email.trim().toLowerCase();
-      const [user] = normalized === '' ? [] : await database.db.select().from(dashboardUsers).where(eq(dashboardUsers.email, normalized));
+      const user = normalized === '' ? null : await findDashboardUserByEmail(database.db, normalized);
       const valid = await verifyPassword(user?.passwordHash ?? (await hashForUnknownUser()), password.slice(0, maximumPasswordLength));
       if (!user || !valid) {
         return null;
@@ -125,13 +126,13 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
 
     /** Whether `password` is the user's password (disabling two-factor sign-in accepts it instead of a code). */
     async checkPassword(userId: string, password: string): Promise<boolean> {
-      const [user] = await database.db.select({ passwordHash: dashboardUsers.passwordHash }).from(dashboardUsers).where(eq(dashboardUsers.id, userId));
+      const user = await findDashboardUser(database.db, userId);
       return verifyPassword(user?.passwordHash ?? (await hashForUnknownUser()), password.slice(0, maximumPasswordLength));
     },
 
     /** The e-mail of a user (the second step of sign-in names the account it is for). */
     async emailOf(userId: string): Promise<string | null> {
-      const [user] = await database.db.select({ email: dashboardUsers.email }).from(dashboardUsers).where(eq(dashboardUsers.id, userId));
+      const user = await findDashboardUser(database.db, userId);
       return user?.email ?? null;
     },
 
@@ -140,13 +141,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
       if (!token || !tokenPattern.test(token)) {
         return null;
       }
-      const [row] = await database.db
-        .select({ session: dashboardSessions, email: dashboardUsers.email, role: dashboardUsers.role, merchant: merchants, twoFactorEnabledAt: dashboardTwoFactor.enabledAt })
-        .from(dashboardSessions)
-        .innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId))
-        .innerJoin(merchants, eq(merchants.id, dashboardSessions.merchantId))
-        .leftJoin(dashboardTwoFactor, eq(dashboardTwoFactor.userId, dashboardSessions.userId))
-        .where(eq(dashboardSessions.tokenHash, sha256Hex(token)));
+      const row = await sessionViewer(database.db, sha256Hex(token));
       const now = clock.now();
       if (!row || row.session.expiresAt.getTime() <= now.getTime()) {
         return null;
@@ -216,7 +211,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
       if (input.newPassword !== input.confirmation) {
         throw wrongParameter('The confirmation', 'must repeat the new password exactly');
       }
-      const [user] = await database.db.select().from(dashboardUsers).where(eq(dashboardUsers.id, session.userId));
+      const user = await findDashboardUser(database.db, session.userId);
       if (!user || !(await verifyPassword(user.passwordHash, input.currentPassword.slice(0, maximumPasswordLength)))) {
         throw new AppError('WRONG_PARAMETER', 'The current password is not correct', { field: 'currentPassword' });
       }
@@ -228,7 +223,7 @@ export function createDashboardSessions(deps: { database: Database; clock: Clock
       const token = randomToken(32);
       const expiresAt = session.expiresAt;
       await database.transaction(async (tx) => {
-        await tx.update(dashboardUsers).set({ passwordHash, updatedAt: now }).where(eq(dashboardUsers.id, user.id));
+        await setDashboardUserPassword(tx, user.id, passwordHash, now);
         await tx.delete(dashboardSessions).where(eq(dashboardSessions.userId, user.id));
         await tx.insert(dashboardSessions).values(sessionRow(user, token, now, expiresAt, client));
       });

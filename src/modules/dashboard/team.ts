@@ -1,15 +1,26 @@
 import { hash as argonHash } from '@node-rs/argon2';
-import { and, asc, desc, eq, gt, isNull, lte, max, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { dashboardInvites, dashboardSessions, dashboardUsers, merchants } from '../../db/schema/index.ts';
+import { dashboardInvites } from '../../db/schema/index.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
 import { enqueueEmail, renderEmail } from '../email/index.ts';
-import { passwordHashOptions } from '../merchants/index.ts';
+import {
+  countOwners,
+  deleteDashboardUser,
+  findDashboardUserByEmail,
+  findTeamMember,
+  insertDashboardUser,
+  lockOwners,
+  merchantNameOf,
+  passwordHashOptions,
+  setDashboardUserRole,
+} from '../merchants/index.ts';
 import { isRole, mayManageOwners, roles, roleWords, type Role } from './access.ts';
+import { teamMembers } from './presenters/logins.ts';
 import { endSessionsOfUser, maximumPasswordLength, minimumPasswordLength, openSession } from './session.ts';
 
 /** An invitation link works for 7 days (Stripe's team invitations expire likewise); resending starts a new 7 days. */
@@ -92,10 +103,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
   const { database, clock, keyRing, publicUrl } = deps;
 
   async function requireMember(executor: Executor, merchantId: string, userId: string) {
-    const [user] = await executor
-      .select()
-      .from(dashboardUsers)
-      .where(and(eq(dashboardUsers.id, userId), eq(dashboardUsers.merchantId, merchantId)));
+    const user = await findTeamMember(executor, merchantId, userId);
     if (!user) {
       throw new AppError('NOT_FOUND', 'No team member with this id exists in your account. They may have been removed meanwhile.');
     }
@@ -104,13 +112,8 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
 
   /** Refuses when `userId` is the merchant's only owner (the owner rows are locked first). */
   async function keepAnotherOwner(tx: Executor, merchantId: string, userId: string): Promise<void> {
-    const owners = await tx
-      .select({ id: dashboardUsers.id })
-      .from(dashboardUsers)
-      .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.role, 'owner')))
-      .orderBy(asc(dashboardUsers.id))
-      .for('update');
-    if (!owners.some((owner) => owner.id !== userId)) {
+    const owners = await lockOwners(tx, merchantId);
+    if (!owners.some((owner) => owner !== userId)) {
       throw new AppError('INVALID_STATE', 'Your account needs at least one owner. Make another member an owner first.', { notice: 'last-owner' });
     }
   }
@@ -149,13 +152,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
 
   return {
     async listMembers(merchantId: string): Promise<TeamMemberView[]> {
-      const rows = await database.db
-        .select({ id: dashboardUsers.id, email: dashboardUsers.email, role: dashboardUsers.role, createdAt: dashboardUsers.createdAt, lastSignInAt: max(dashboardSessions.createdAt) })
-        .from(dashboardUsers)
-        .leftJoin(dashboardSessions, eq(dashboardSessions.userId, dashboardUsers.id))
-        .where(eq(dashboardUsers.merchantId, merchantId))
-        .groupBy(dashboardUsers.id)
-        .orderBy(asc(dashboardUsers.createdAt), asc(dashboardUsers.id));
+      const rows = await teamMembers(database.db, merchantId);
       // Owners first, then by role, then the longest-standing member first.
       return rows
         .map((row) => ({ ...row, lastSignInAt: row.lastSignInAt === null ? null : new Date(row.lastSignInAt) }))
@@ -184,7 +181,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
       const id = newId('dashboardInvite', now.getTime());
       const expiresAt = new Date(now.getTime() + inviteLifetimeMs);
       return database.transaction(async (tx) => {
-        const [existing] = await tx.select({ merchantId: dashboardUsers.merchantId }).from(dashboardUsers).where(eq(dashboardUsers.email, email));
+        const existing = await findDashboardUserByEmail(tx, email);
         if (existing) {
           throw wrongParameter(
             'email',
@@ -254,10 +251,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
         if (member.role === 'owner') {
           await keepAnotherOwner(tx, actor.merchant.id, member.id);
         }
-        await tx
-          .update(dashboardUsers)
-          .set({ role, updatedAt: clock.now() })
-          .where(and(eq(dashboardUsers.id, member.id), eq(dashboardUsers.merchantId, actor.merchant.id)));
+        await setDashboardUserRole(tx, actor.merchant.id, member.id, role, clock.now());
       });
     },
 
@@ -270,7 +264,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
           await keepAnotherOwner(tx, actor.merchant.id, member.id);
         }
         await endSessionsOfUser(tx, member.id);
-        await tx.delete(dashboardUsers).where(and(eq(dashboardUsers.id, member.id), eq(dashboardUsers.merchantId, actor.merchant.id)));
+        await deleteDashboardUser(tx, actor.merchant.id, member.id);
       });
     },
 
@@ -290,9 +284,8 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
         return { state: 'unknown' };
       }
       const [row] = await database.db
-        .select({ invite: dashboardInvites, merchantName: merchants.name })
+        .select({ invite: dashboardInvites, merchantName: merchantNameOf(dashboardInvites.merchantId) })
         .from(dashboardInvites)
-        .innerJoin(merchants, eq(merchants.id, dashboardInvites.merchantId))
         .where(eq(dashboardInvites.tokenHash, sha256Hex(token)));
       if (!row) {
         return { state: 'unknown' };
@@ -329,12 +322,8 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
           throw new AppError('NOT_FOUND', 'This invitation link no longer works: it was used, revoked or has expired. Ask the team for a new invitation.');
         }
         const userId = newId('dashboardUser', now.getTime());
-        const created = await tx
-          .insert(dashboardUsers)
-          .values({ id: userId, merchantId: invite.merchantId, email: invite.email, passwordHash, role: invite.role, createdAt: now, updatedAt: now })
-          .onConflictDoNothing()
-          .returning({ id: dashboardUsers.id });
-        if (created.length === 0) {
+        const created = await insertDashboardUser(tx, { id: userId, merchantId: invite.merchantId, email: invite.email, passwordHash, role: invite.role }, now);
+        if (!created) {
           throw wrongParameter('email', 'already has a Paysail dashboard login: sign in with it instead');
         }
         const session = await openSession(tx, { id: userId, merchantId: invite.merchantId }, now);
@@ -344,11 +333,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
 
     /** How many owners a merchant has (tests and the lead's "owners require 2FA" wiring). */
     async countOwners(merchantId: string): Promise<number> {
-      const [row] = await database.db
-        .select({ count: sql<number>`count(*)::int` })
-        .from(dashboardUsers)
-        .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.role, 'owner')));
-      return Number(row?.count ?? 0);
+      return countOwners(database.db, merchantId);
     },
   };
 }

@@ -1,15 +1,15 @@
 import { randomInt } from 'node:crypto';
 import { and, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import type { Database, Executor } from '../../db/client.ts';
-import { dashboardRecoveryCodes, dashboardSessions, dashboardSignInChallenges, dashboardTwoFactor, dashboardUsers, merchants } from '../../db/schema/index.ts';
+import { dashboardRecoveryCodes, dashboardSessions, dashboardSignInChallenges, dashboardTwoFactor } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { newId, randomToken } from '../../crypto/ids.ts';
 import { sha256Hex } from '../../crypto/hashing.ts';
 import { resealInBatches, resealValue, type ReencryptOptions } from '../../crypto/rotation.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
+import { findDashboardUserByEmail, setRequireTwoFactor } from '../merchants/index.ts';
 
 /** The pending second step of a sign-in lasts five minutes: long enough to find the phone, short enough that a left-open tab does not keep a half sign-in. */
 export const challengeLifetimeMs = 5 * 60 * 1000;
@@ -130,6 +130,8 @@ export function createTwoFactor(deps: { database: Database; clock: Clock; keyRin
       }
       const secret = keyRing.decrypt(row.secretCiphertext, secretAssociatedData(userId));
       const uri = totpOf(secret, email).toString();
+      // qrcode (and the PNG encoder it brings) loads on the first enrolment, not at every start.
+      const { default: QRCode } = await import('qrcode');
       const qrSvg = await QRCode.toString(uri, { type: 'svg', margin: 0, errorCorrectionLevel: 'M' });
       return { secret, uri, qrSvg };
     },
@@ -246,10 +248,7 @@ export function createTwoFactor(deps: { database: Database; clock: Clock; keyRin
     async resetForUser(merchantId: string, email: string): Promise<boolean> {
       const normalized = email.trim().toLowerCase();
       return database.transaction(async (tx) => {
-        const [user] = await tx
-          .select({ id: dashboardUsers.id })
-          .from(dashboardUsers)
-          .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.email, normalized)));
+        const user = await findDashboardUserByEmail(tx, normalized, merchantId);
         if (!user) {
           return false;
         }
@@ -262,7 +261,7 @@ export function createTwoFactor(deps: { database: Database; clock: Clock; keyRin
     },
 
     async setRequired(merchantId: string, required: boolean): Promise<void> {
-      await database.db.update(merchants).set({ requireTwoFactor: required, updatedAt: clock.now() }).where(eq(merchants.id, merchantId));
+      await setRequireTwoFactor(database.db, merchantId, required, clock.now());
     },
   };
   return service;

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { customers, kycReviews, kycVerifications } from '../../db/schema/index.ts';
+import { kycReviews, kycVerifications } from '../../db/schema/index.ts';
+import { customerReferenceId, lockScopedCustomer } from '../customers/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
@@ -44,9 +45,8 @@ export function createKycReviews(deps: { database: Database; clock: Clock; hooks
         conditions.push(eq(kycVerifications.livemode, livemode));
       }
       const rows = await database.db
-        .select({ verification: kycVerifications, referenceId: customers.referenceId })
+        .select({ verification: kycVerifications, referenceId: customerReferenceId(kycVerifications.customerId) })
         .from(kycVerifications)
-        .innerJoin(customers, eq(customers.id, kycVerifications.customerId))
         .where(and(...conditions))
         .orderBy(...latestVerificationFirst)
         .limit(options.limit ?? 100);
@@ -82,13 +82,8 @@ export function createKycReviews(deps: { database: Database; clock: Clock; hooks
       }
       await database.transaction(async (tx) => {
         const now = clock.now();
-        const scope = [eq(customers.id, customerId), eq(customers.merchantId, merchantId)];
-        if (livemode !== undefined) {
-          scope.push(eq(customers.livemode, livemode));
-        }
         // The customer row lock orders this decision with a concurrent one (and with updates).
-        const [customer] = await tx.select({ id: customers.id }).from(customers).where(and(...scope)).for('update');
-        if (!customer) {
+        if (!(await lockScopedCustomer(tx, merchantId, livemode, customerId))) {
           throw notFound('customer', customerId);
         }
         const [verification] = await tx

@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { customers, kycVerifications } from '../../db/schema/index.ts';
+import { kycVerifications } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { CapturedDocuments, KycProvider, StepUpCapture } from './providers/types.ts';
-import { missingKycFields, type KycData, type KycStartPlan, type KycSubject } from '../customers/index.ts';
+import { missingKycFields, moveKycStatus, setPendingKycReason, type KycData, type KycStartPlan, type KycSubject } from '../customers/index.ts';
 import { createVerificationDriver, kycVerifyQueue, latestVerificationFirst, type KycDecisionHook } from './verify.ts';
 import { createKycReviews } from './review.ts';
 import { createKycErasure } from './erasure.ts';
@@ -81,10 +81,7 @@ export function createKycService(deps: {
       return null;
     }
     await tx.insert(kycVerifications).values(plan.verification);
-    await tx
-      .update(customers)
-      .set({ kycStatus: 'PENDING', kycReason: null, updatedAt: now })
-      .where(and(eq(customers.id, customer.id), eq(customers.kycStatus, options.again ? 'APPROVED' : 'NOT_STARTED')));
+    await moveKycStatus(tx, customer.id, { from: options.again ? 'APPROVED' : 'NOT_STARTED', to: 'PENDING', reason: null }, now);
     if (plan.job) {
       await enqueueJob(tx, now, plan.job.queue, plan.job.payload, plan.job.options);
     }
@@ -183,7 +180,7 @@ export function createKycService(deps: {
         if (!moved[0]) {
           return false;
         }
-        await tx.update(customers).set({ kycReason: 'identity documents are being checked', updatedAt: now }).where(and(eq(customers.id, moved[0].customerId), eq(customers.kycStatus, 'PENDING')));
+        await setPendingKycReason(tx, moved[0].customerId, 'identity documents are being checked', now);
         await enqueueJob(tx, now, kycVerifyQueue, { verificationId }, { dedupeKey: `kyc.verify:${verificationId}:documents`, maxAttempts: 20 });
         return true;
       });

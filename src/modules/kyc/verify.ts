@@ -1,9 +1,9 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { customers, kycVerifications } from '../../db/schema/index.ts';
+import { kycVerifications } from '../../db/schema/index.ts';
 import type { JobDefinition, JobOutcome } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
-import type { KycData } from '../customers/index.ts';
+import { moveKycStatus, setPendingKycReason, type KycData } from '../customers/index.ts';
 import type { KycOutcome, KycProvider } from './providers/types.ts';
 
 export const kycVerifyQueue = 'kyc.verify';
@@ -52,10 +52,7 @@ export async function recordDecision(
   if (decided.length === 0) {
     return false;
   }
-  await tx
-    .update(customers)
-    .set({ kycStatus: decision.status, kycReason: decision.status === 'REJECTED' ? (decision.reason ?? 'rejected') : null, updatedAt: now })
-    .where(and(eq(customers.id, verification.customerId), eq(customers.kycStatus, 'PENDING')));
+  await moveKycStatus(tx, verification.customerId, { from: 'PENDING', to: decision.status, reason: decision.status === 'REJECTED' ? (decision.reason ?? 'rejected') : null }, now);
   for (const hook of hooks) {
     await hook(tx, { customerId: verification.customerId, merchantId: verification.merchantId, livemode: verification.livemode, status: decision.status }, now);
   }
@@ -99,7 +96,7 @@ export function createVerificationDriver(deps: {
           .where(and(eq(kycVerifications.id, verification.id), eq(kycVerifications.status, 'PENDING'), eq(kycVerifications.providerReference, checkId)))
           .returning({ id: kycVerifications.id });
         if (moved.length > 0) {
-          await tx.update(customers).set({ kycReason: outcome.reason, updatedAt: now }).where(and(eq(customers.id, verification.customerId), eq(customers.kycStatus, 'PENDING')));
+          await setPendingKycReason(tx, verification.customerId, outcome.reason, now);
         }
       });
       return;

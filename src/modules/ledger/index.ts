@@ -4,6 +4,7 @@
  */
 export { disputeDebit, type DisputeMovement, disputeReturn } from './disputes.ts';
 export { checkLedger, type LedgerCheck } from './invariants.ts';
+export { postedUnder } from './posted.ts';
 export { fundingCurrencies, type FundingCurrency, isLedgerCurrency, type LedgerCurrency, maxPostingAmount } from './postings.ts';
 export { registerLedgerAdminRoutes, registerLedgerRoutes } from './routes.ts';
 export { type Balance, BalanceLimitError, createLedgerService, InsufficientFundsError, type LedgerService } from './service.ts';

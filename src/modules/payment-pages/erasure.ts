@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { paymentPages } from '../../db/schema/index.ts';
 
@@ -10,4 +10,9 @@ export async function erasePaymentPageData(tx: Executor, merchantId: string, cus
     .where(and(eq(paymentPages.merchantId, merchantId), eq(paymentPages.customerId, customerId)))
     .returning({ id: paymentPages.id });
   return erased.map((row) => row.id);
+}
+
+/** True while the customer (`customerId`, SQL) has a payment page changed since `since` (retention of KYC details, kyc/retention.ts). */
+export function paymentPageActivity(customerId: SQL, since: SQL): SQL {
+  return sql`exists (select 1 from payment_pages p where p.customer_id = ${customerId} and p.updated_at >= ${since})`;
 }

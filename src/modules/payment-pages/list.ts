@@ -1,10 +1,12 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { customers, paymentPages, payments as paymentRecords } from '../../db/schema/index.ts';
+import { paymentPages } from '../../db/schema/index.ts';
 import { isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan } from '../../http/paging.ts';
+import { customerReferenceId } from '../customers/index.ts';
 import type { Merchant } from '../merchants/index.ts';
+import { findPayments } from '../payments/index.ts';
 import type { PaymentPageListInput, PaymentPageListView } from './schemas.ts';
 import { pageResponse } from './view.ts';
 
@@ -35,15 +37,15 @@ export function createPaymentPageList(deps: { database: Database; keyRing: KeyRi
           return row ?? null;
         },
         fetch: async (after, count) => {
-          const views = await database.db
-            .select({ page: paymentPages, customerReferenceId: customers.referenceId, payment: paymentRecords })
+          const rows = await database.db
+            .select({ page: paymentPages, customerReferenceId: customerReferenceId(paymentPages.customerId) })
             .from(paymentPages)
-            .innerJoin(customers, eq(customers.id, paymentPages.customerId))
-            .leftJoin(paymentRecords, eq(paymentRecords.id, paymentPages.paymentId))
             .where(and(...conditions, ...(after ? [olderThan(paymentPages.createdAt, paymentPages.id, after)] : [])))
             .orderBy(desc(paymentPages.createdAt), desc(paymentPages.id))
             .limit(count);
-          return views.map((view) => ({ ...view, createdAt: view.page.createdAt, id: view.page.id }));
+          // The paid pages' payments, from their owner (none asked for when no page of this page of the list is paid).
+          const paid = new Map((await findPayments(database.db, rows.flatMap(({ page }) => (page.paymentId ? [page.paymentId] : [])))).map((payment) => [payment.id, payment]));
+          return rows.map((row) => ({ ...row, payment: (row.page.paymentId && paid.get(row.page.paymentId)) || null, createdAt: row.page.createdAt, id: row.page.id }));
         },
       });
       return {

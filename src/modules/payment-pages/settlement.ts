@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { customers, paymentPages } from '../../db/schema/index.ts';
+import { paymentPages } from '../../db/schema/index.ts';
+import { referenceIdOf } from '../customers/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { payinDetailsOf, type PaymentRow, type PaymentSettledHook } from '../payments/index.ts';
 
@@ -54,7 +55,6 @@ export function createPageSettlement(paidHooks: readonly PaymentPaidHook[]): Pay
     if (!paid) {
       throw new Error(`payment ${payment.id} settled without holding its page`);
     }
-    const [customer] = await tx.select({ referenceId: customers.referenceId }).from(customers).where(eq(customers.id, paid.customerId));
     await recordEvent(tx, now, {
       merchantId: paid.merchantId,
       livemode: paid.livemode,
@@ -66,7 +66,7 @@ export function createPageSettlement(paidHooks: readonly PaymentPaidHook[]): Pay
         amount: paid.amount,
         currency: paid.currency,
         // No e-mail: events are stored and sent to webhooks, and carry no PII (read the page for it).
-        customer: { id: paid.customerId, referenceId: customer?.referenceId ?? '' },
+        customer: { id: paid.customerId, referenceId: await referenceIdOf(tx, paid.customerId) },
         payinDetails: payinDetailsOf(payment),
       },
     });

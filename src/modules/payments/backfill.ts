@@ -1,9 +1,9 @@
-import { and, asc, eq, gt, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, not, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { ledgerTransactions, payments } from '../../db/schema/index.ts';
+import { payments } from '../../db/schema/index.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
-import type { LedgerService } from '../ledger/index.ts';
+import { postedUnder, type LedgerService } from '../ledger/index.ts';
 import { creditMerchant } from './settle.ts';
 
 /** The queue of the one-time backfill job (migration 0016 enqueues it on databases that hold payments). */
@@ -38,7 +38,7 @@ export function createPaymentCreditBackfill(deps: { database: Database; clock: C
           and(
             eq(payments.status, 'SUCCEEDED'),
             gt(payments.id, after),
-            notExists(database.db.select({ one: sql`1` }).from(ledgerTransactions).where(eq(ledgerTransactions.idempotencyKey, sql`${payments.id} || ':payment'`))),
+            not(postedUnder(sql`${payments.id} || ':payment'`)),
           ),
         )
         .orderBy(asc(payments.id))

@@ -6,8 +6,8 @@ export { createPaymentsService, type CheckoutContact, type PaymentSettledHook, t
 export { cardLabel, cardProblems, cardSchemeNames, payinDetailsOf, validateCard, type CardProblem, type ValidatedCard } from './card.ts';
 export { paymentAttemptResolveQueue } from './jobs.ts';
 export { createPaymentCreditBackfill, paymentCreditBackfillQueue, type PaymentCreditBackfill, type PaymentCreditBackfillResult } from './backfill.ts';
-export type { CardTokenRow, FraudCandidate, FraudCriteria, PagePayment, PaymentRow } from './repository.ts';
-export { findPagePayment, findPayment, lockPayment, refundBatchGateCtes, refundGateCtes, returnRefundAmount, takeRefundAmountCte, takeRefundBatchCte } from './repository.ts';
+export type { CardTokenRow, FraudCandidate, FraudCriteria, PageReference, PaymentRow } from './repository.ts';
+export { findPayment, findPayments, lockPayment, refundBatchGateCtes, refundGateCtes, returnRefundAmount, takeRefundAmountCte, takeRefundBatchCte } from './repository.ts';
 export { CardPaymentBody, PayinDetails, type CardPaymentInput, type PayinDetailsResponse } from './schemas.ts';
 export {
   createStripeWebhooks,

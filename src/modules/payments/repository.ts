@@ -1,6 +1,6 @@
-import { and, eq, gte, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, type Column, eq, gte, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
-import { cardTokens, paymentPages, payments } from '../../db/schema/index.ts';
+import { cardTokens, payments } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { resealFields, type PiiLocation } from '../../crypto/pii.ts';
 import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
@@ -41,46 +41,27 @@ export async function findPayment(executor: Executor, paymentId: string): Promis
   return row ?? null;
 }
 
+/** The payments of these ids (any order; unknown ids are left out). */
+export async function findPayments(executor: Executor, paymentIds: readonly string[]): Promise<PaymentRow[]> {
+  return paymentIds.length === 0 ? [] : executor.select().from(payments).where(inArray(payments.id, [...paymentIds]));
+}
+
 /** The payment row locked for this transaction (settlements are serialized on it). */
 export async function lockPayment(tx: Executor, paymentId: string): Promise<PaymentRow | null> {
   const [row] = await tx.select().from(payments).where(eq(payments.id, paymentId)).for('update');
   return row ?? null;
 }
 
-/** A payment page as refunds see it: its state, and the successful payment that paid it (null until PAID). */
-export interface PagePayment {
-  page: { id: string; merchantId: string; livemode: boolean; status: string; clientReferenceId: string };
-  payment: PaymentRow | null;
-}
-
-/** The page (scoped to its merchant, and to `livemode` when given) with its successful payment; null when no such page. */
-export async function findPagePayment(executor: Executor, target: { merchantId: string; livemode: boolean | undefined; pageId: string }): Promise<PagePayment | null> {
-  const [row] = await executor
-    .select({
-      page: { id: paymentPages.id, merchantId: paymentPages.merchantId, livemode: paymentPages.livemode, status: paymentPages.status, clientReferenceId: paymentPages.clientReferenceId },
-      payment: payments,
-    })
-    .from(paymentPages)
-    .leftJoin(payments, and(eq(payments.id, paymentPages.paymentId), eq(payments.status, 'SUCCEEDED')))
-    .where(and(eq(paymentPages.id, target.pageId), eq(paymentPages.merchantId, target.merchantId), target.livemode === undefined ? undefined : eq(paymentPages.livemode, target.livemode)))
-    // Every refund reads it first: parsed once per connection (the text depends only on whether `livemode` is given).
-    .prepare(target.livemode === undefined ? 'payments_page_payment' : 'payments_page_payment_in_mode')
-    .execute();
-  return row ?? null;
-}
-
 /**
- * The gate of an atomic refund (`ledger.postAtomically`, decision 0039), as CTEs: `page` (the page of
- * this merchant, in `livemode` when given), `payment` (its successful payment, row locked: concurrent
+ * The gate of an atomic refund (`ledger.postAtomically`, decision 0039), as CTEs: `page` (`target.page`:
+ * the page of this merchant, in `livemode` when given, `refundPageSelect` of payment pages), `payment` (its successful payment, row locked: concurrent
  * refunds of it queue here, and read its latest `refunded_amount`), and `gate`: one row when `amount`
  * (null: all that is left) is at least 1, fits in what is left and the payment's mode is available.
  * `payment.take` is that amount; the answer's columns tell which check failed.
  */
-export function refundGateCtes(target: { merchantId: string; livemode: boolean | undefined; pageId: string; amount: number | undefined; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
-  const livemode = target.livemode ?? null;
+export function refundGateCtes(target: { page: SQL; amount: number | undefined; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
   return sql`page as materialized (
-      select id, status, payment_id from payment_pages
-      where id = ${target.pageId}::text and merchant_id = ${target.merchantId}::text and (${livemode}::boolean is null or livemode = ${livemode}::boolean)
+      ${target.page}
     ),
     payment as materialized (
       select id, merchant_id, livemode, currency, amount, refunded_amount, coalesce(${target.amount ?? null}::bigint, amount - refunded_amount) as take
@@ -97,15 +78,13 @@ export function refundGateCtes(target: { merchantId: string; livemode: boolean |
 
 /**
  * The gate of a batch of refunds of one page (`ledger.postAtomicallyInOrder`, decision 0055): `page`
- * and `payment` (row locked) as in `refundGateCtes`, and `gate`: one row when the payment is there
+ * (`target.page`, as in `refundGateCtes`) and `payment` (row locked), and `gate`: one row when the payment is there
  * and its mode available, with `capacity` = what is left to refund. Each refund's amount is judged
  * by the ledger's ordered fold against what the refunds before it left.
  */
-export function refundBatchGateCtes(target: { merchantId: string; livemode: boolean | undefined; pageId: string; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
-  const livemode = target.livemode ?? null;
+export function refundBatchGateCtes(target: { page: SQL; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
   return sql`page as materialized (
-      select id, status, payment_id from payment_pages
-      where id = ${target.pageId}::text and merchant_id = ${target.merchantId}::text and (${livemode}::boolean is null or livemode = ${livemode}::boolean)
+      ${target.page}
     ),
     payment as materialized (
       select id, merchant_id, livemode, currency, amount, refunded_amount
@@ -155,8 +134,15 @@ export async function findCardToken(executor: Executor, cardTokenId: string): Pr
   return row ?? null;
 }
 
+/**
+ * The `clientReferenceId` of the page a payment's `page_id` names, as a column of payments' query
+ * (null without a page): payment pages' `clientReferenceIdOfPage`, connected by platform.ts (payment
+ * pages use payments, so payments cannot import them).
+ */
+export type PageReference = (pageId: Column) => SQL<string | null>;
+
 /** Payments a fraud report may attach to (read-only; the page's clientReferenceId rides along). */
-export async function findPaymentsForFraud(executor: Executor, criteria: FraudCriteria): Promise<FraudCandidate[]> {
+export async function findPaymentsForFraud(executor: Executor, criteria: FraudCriteria, clientReferenceIdOfPage: PageReference): Promise<FraudCandidate[]> {
   const conditions: SQL[] = [];
   if ('paymentId' in criteria) {
     conditions.push(eq(payments.id, criteria.paymentId));
@@ -182,9 +168,8 @@ export async function findPaymentsForFraud(executor: Executor, criteria: FraudCr
     );
   }
   const rows = await executor
-    .select({ payment: payments, clientReferenceId: paymentPages.clientReferenceId })
+    .select({ payment: payments, clientReferenceId: clientReferenceIdOfPage(payments.pageId) })
     .from(payments)
-    .leftJoin(paymentPages, eq(paymentPages.id, payments.pageId))
     .where(and(...conditions))
     .limit(10);
   return rows.map(({ payment, clientReferenceId }) => ({

@@ -15,7 +15,7 @@ import type { LedgerService } from '../ledger/index.ts';
 import { cardNumbersRefusedMessage, liveProcessorMissingMessage, type CardDetails, type ChargeResult, type PaymentLookup, type PaymentSession, type ProcessorsByMode, type RefundState } from '../card-processor/index.ts';
 import { payinDetailsOf, type ValidatedCard } from './card.ts';
 import { createResolveAttemptJob, paymentAttemptResolveQueue } from './jobs.ts';
-import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type PaymentRow } from './repository.ts';
+import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type FraudCriteria, type PageReference, type PaymentRow } from './repository.ts';
 import { createSettlement, type PaymentSettledHook } from './settle.ts';
 import type { PayinDetailsResponse } from './schemas.ts';
 
@@ -64,8 +64,18 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * DECLINED, with the settled hooks in the same transaction. A lost answer (crash, timeout) is
  * settled by the resolve job from the processor's own record, never guessed.
  */
-export function createPaymentsService(deps: { database: Database; clock: Clock; keyRing: KeyRing; customers: CustomersService; cardProcessor: ProcessorsByMode; ledger: Pick<LedgerService, 'post'>; logger: Logger }) {
-  const { database, clock, keyRing, customers, cardProcessor, ledger, logger } = deps;
+export function createPaymentsService(deps: {
+  database: Database;
+  clock: Clock;
+  keyRing: KeyRing;
+  customers: CustomersService;
+  cardProcessor: ProcessorsByMode;
+  ledger: Pick<LedgerService, 'post'>;
+  logger: Logger;
+  /** Payment pages' `clientReferenceIdOfPage` (platform.ts): a fraud candidate's page reference, read in the same query. */
+  clientReferenceIdOfPage: PageReference;
+}) {
+  const { database, clock, keyRing, customers, cardProcessor, ledger, logger, clientReferenceIdOfPage } = deps;
   const settledHooks: PaymentSettledHook[] = [];
   let checkoutContact: CheckoutContact | null = null;
 
@@ -399,7 +409,7 @@ export function createPaymentsService(deps: { database: Database; clock: Clock; 
     },
 
     /** Payments the fraud reports module may attach a report to (read-only). */
-    findPaymentsForFraud,
+    findPaymentsForFraud: (executor: Executor, criteria: FraudCriteria) => findPaymentsForFraud(executor, criteria, clientReferenceIdOfPage),
 
     /** The cardholder name and the customer e-mail (the page's, else the customer's) in plaintext, for sealing into a fraud report. */
     async revealPaymentPii(executor: Executor, paymentId: string): Promise<{ cardholderName: string; customerEmail: string }> {

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { payoutPages } from '../../db/schema/index.ts';
 import { AppError } from '../../http/errors.ts';
@@ -29,4 +29,12 @@ export async function erasePayoutPageData(tx: Executor, merchantId: string, cust
     .where(and(eq(payoutPages.merchantId, merchantId), eq(payoutPages.customerId, customerId)))
     .returning({ id: payoutPages.id });
   return erased.map((row) => row.id);
+}
+
+/**
+ * True while the customer (`customerId`, SQL) has an open payout page or one changed since `since`:
+ * their KYC details are still needed (retention of KYC details, kyc/retention.ts).
+ */
+export function payoutPageActivity(customerId: SQL, since: SQL): SQL {
+  return sql`exists (select 1 from payout_pages p where p.customer_id = ${customerId} and (p.status in (${sql.join(openStatuses.map((status) => sql`${status}`), sql`, `)}) or p.updated_at >= ${since}))`;
 }

@@ -6,7 +6,7 @@ export { parseReportDate, registerPayoutAdminRoutes } from './admin-routes.ts';
 export { isRetryable } from './customer-flow.ts';
 export type { CryptoNetwork, PayoutDestination, PayoutMethodInput, PayoutMethodType } from './destinations.ts';
 export { formatAmount, formatDate, pageCreatedEmail, verificationCodeEmail } from './emails.ts';
-export { erasePayoutPageData } from './erasure.ts';
+export { erasePayoutPageData, payoutPageActivity } from './erasure.ts';
 export { createCirclePayouts } from './rails/circle/index.ts';
 export { explorerUrl, railReferenceUrl } from './rails/explorer.ts';
 export { createIncreasePayouts } from './rails/increase/index.ts';

@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, isNotNull, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { customers, merchants, payoutPageStatusHistory, payoutPages } from '../../db/schema/index.ts';
+import { payoutPageStatusHistory, payoutPages } from '../../db/schema/index.ts';
+import { lockKycState, payoutMethodsOf } from '../customers/index.ts';
+import { merchantContact, merchantName } from '../merchants/index.ts';
 import type { PayoutPageState } from './states.ts';
 
 export type PayoutPageRow = typeof payoutPages.$inferSelect;
@@ -104,37 +106,16 @@ export const payoutPagesRepository = {
   },
 
   /**
-   * Locks the customer row and reads what a confirmation depends on. The KYC decision updates the
-   * same row, so a confirmation and a decision serialize: either the confirmation sees the
-   * decision, or the decision's hook sees the confirmed page. (A read of the customers table; the
-   * customers service has no locking read to offer.)
+   * Locks the customer row and reads what a confirmation depends on (the customers module's
+   * `lockKycState`: a confirmation and a KYC decision serialize on that row).
    */
-  async lockCustomer(executor: Executor, customerId: string): Promise<{ kycStatus: 'NOT_STARTED' | 'PENDING' | 'APPROVED' | 'REJECTED'; supportedPayoutMethods: string[] | null } | null> {
-    const [row] = await executor
-      .select({ kycStatus: customers.kycStatus, supportedPayoutMethods: customers.supportedPayoutMethods })
-      .from(customers)
-      .where(eq(customers.id, customerId))
-      .for('update');
-    return row ?? null;
-  },
+  lockCustomer: lockKycState,
 
-  async customerPayoutMethods(executor: Executor, customerId: string): Promise<string[] | null> {
-    const [row] = await executor.select({ supportedPayoutMethods: customers.supportedPayoutMethods }).from(customers).where(eq(customers.id, customerId));
-    return row?.supportedPayoutMethods ?? null;
-  },
+  customerPayoutMethods: payoutMethodsOf,
 
   /** The merchant's display name and account address (where notices to the merchant go). */
-  async merchantContact(executor: Executor, merchantId: string): Promise<{ name: string; email: string }> {
-    const [row] = await executor.select({ name: merchants.name, email: merchants.email }).from(merchants).where(eq(merchants.id, merchantId));
-    if (!row) {
-      throw new Error(`merchant ${merchantId} not found`);
-    }
-    return row;
-  },
+  merchantContact,
 
   /** The merchant's display name, read inside the caller's transaction (e-mails, hosted page). */
-  async merchantName(executor: Executor, merchantId: string): Promise<string> {
-    const [row] = await executor.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));
-    return row?.name ?? 'The merchant';
-  },
+  merchantName,
 };

@@ -5,6 +5,7 @@ import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { jobRowsInsertStatement } from '../../jobs/queue.ts';
 import { BalanceLimitError, InsufficientFundsError, isLedgerCurrency, type AtomicBatchRow, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
+import { refundPageSelect } from '../payment-pages/index.ts';
 import { refundBatchGateCtes, takeRefundBatchCte, type PaymentsService } from '../payments/index.ts';
 import { refundProcessQueue } from './jobs.ts';
 import { refundBatchInsertCtes, type RefundRow } from './repository.ts';
@@ -136,9 +137,7 @@ export function createRefundGroupCommit(deps: {
       ledger.postAtomicallyInOrder<BatchReport>(executor, {
         name: 'refunds',
         before: refundBatchGateCtes({
-          merchantId: first.merchantId,
-          livemode: first.livemode,
-          pageId: first.pageId,
+          page: refundPageSelect({ merchantId: first.merchantId, livemode: first.livemode, pageId: first.pageId }),
           liveAvailable: payments.isAvailable(true),
           sandboxAvailable: payments.isAvailable(false),
         }),

@@ -14,8 +14,9 @@ import { createCursorCodec, pageOf, type CursorCodec, type PagePosition } from '
 import { recordEvent } from '../events/index.ts';
 import { fundingCurrencies, InsufficientFundsError, isLedgerCurrency, type AtomicPostResult, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
 import type { Merchant } from '../merchants/index.ts';
+import { pageClientReferenceId, refundPageSelect } from '../payment-pages/index.ts';
 import type { RefundState } from '../card-processor/index.ts';
-import { findPagePayment, findPayment, refundGateCtes, returnRefundAmount, takeRefundAmountCte, type PaymentRow, type PaymentsService } from '../payments/index.ts';
+import { findPayment, refundGateCtes, returnRefundAmount, takeRefundAmountCte, type PaymentRow, type PaymentsService } from '../payments/index.ts';
 import { createProcessRefundJob, refundProcessQueue } from './jobs.ts';
 import { findRefund, findRefundByRequestKey, findScopedRefund, finishRefund, listRefunds, recordProcessorReference, refundInsertCtes, refundView, type RefundRow, type RefundScope } from './repository.ts';
 import type { RefundCreateInput, RefundListInput, RefundListView, RefundView } from './schemas.ts';
@@ -112,8 +113,7 @@ export function createRefundsService(deps: RefundsDeps) {
     if (!finished) {
       return null;
     }
-    const found = await findPagePayment(tx, { merchantId: finished.merchantId, livemode: finished.livemode, pageId: finished.paymentPageId });
-    const clientReferenceId = found?.page.clientReferenceId ?? null;
+    const clientReferenceId = await pageClientReferenceId(tx, { merchantId: finished.merchantId, livemode: finished.livemode, pageId: finished.paymentPageId });
     if (finished.status === 'FAILED') {
       await returnRefundAmount(tx, finished.paymentId, finished.amount);
       await ledger.post(
@@ -258,9 +258,7 @@ export function createRefundsService(deps: RefundsDeps) {
           {
             name: 'refund',
             before: refundGateCtes({
-              merchantId: merchant.id,
-              livemode,
-              pageId: input.paymentPageId,
+              page: refundPageSelect({ merchantId: merchant.id, livemode, pageId: input.paymentPageId }),
               amount: input.amount,
               liveAvailable: payments.isAvailable(true),
               sandboxAvailable: payments.isAvailable(false),

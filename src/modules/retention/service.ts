@@ -9,6 +9,9 @@ import type { Clock } from '../../clock.ts';
 import { idempotencyRetention } from '../../http/idempotency-retention.ts';
 import { emailBodyRetention } from '../email/index.ts';
 import { createKycDetailsRetention } from '../kyc/index.ts';
+import { paymentPageActivity } from '../payment-pages/index.ts';
+import { payoutPageActivity } from '../payout-pages/index.ts';
+import { subscriptionActivity } from '../subscriptions/index.ts';
 import { webhookDeliveryLogRetention } from '../webhooks/index.ts';
 import type { RetentionPurge } from '../../db/retention-purge.ts';
 
@@ -52,7 +55,7 @@ export async function scheduleRetention(executor: Executor, now: Date): Promise<
 export function createRetentionService(deps: { database: Database; clock: Clock; keyRing: KeyRing; defaults: RetentionDefaults }) {
   const { database, clock, defaults } = deps;
   const purges: Record<RetentionCategory, RetentionPurge> = {
-    kycDetails: createKycDetailsRetention({ keyRing: deps.keyRing }),
+    kycDetails: createKycDetailsRetention({ keyRing: deps.keyRing, activity: [payoutPageActivity, paymentPageActivity, subscriptionActivity] }),
     emailBodies: emailBodyRetention,
     webhookDeliveryLogs: webhookDeliveryLogRetention,
     idempotencyRecords: idempotencyRetention,

@@ -1,7 +1,7 @@
 import { and, eq, gte, isNull, lte, or, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
-import { jobInsertStatement, notifyInsertedJobs } from '../../jobs/queue.ts';
+import { jobInsertStatement, noPendingJob, notifyInsertedJobs } from '../../jobs/queue.ts';
 import type { AttemptResult } from './http-client.ts';
 import { circuitOpenMs, circuitThreshold, isTimeout } from './fairness.ts';
 
@@ -32,8 +32,7 @@ export interface DeferredDelivery {
  * then finds nothing or hands back the rest, harmlessly.)
  */
 export async function ensureUnpark(tx: Executor, endpointId: string, at: Date, now: Date): Promise<void> {
-  const pendingAlready = sql`not exists (select 1 from jobs where queue = ${unparkQueue} and status = 'pending' and run_at <= ${at.toISOString()}::timestamptz and payload->>'endpointId' = ${endpointId})`;
-  await queryRows(tx, sql`with inserted as (${jobInsertStatement(now, unparkQueue, { endpointId }, { runAt: at }, pendingAlready)}) ${notifyInsertedJobs('inserted')}`);
+  await queryRows(tx, sql`with inserted as (${jobInsertStatement(now, unparkQueue, { endpointId }, { runAt: at }, noPendingJob(unparkQueue, at, 'endpointId', endpointId))}) ${notifyInsertedJobs('inserted')}`);
 }
 
 /**

@@ -374,7 +374,7 @@ describe('dashboard actions go through the same services as the API', () => {
       const queued = await client.get(location);
       assert.match(textOf(queued.body), new RegExp(`Test event ${eventId} was queued for delivery to this endpoint\\. See its delivery log`));
       assert.match(queued.body, new RegExp(`<a href="/dashboard/sandbox/developers/events/${eventId}">See its delivery log</a>`));
-      assert.match(textOf(queued.body), new RegExp(`Latest deliveries Pending Test PAYMENT_EXPIRED ${eventId} 0 attempts`));
+      assert.match(textOf(queued.body), new RegExp(`Latest deliveries Created from \\(UTC day\\) to \\(UTC day\\) Filter Export CSV Pending Test PAYMENT_EXPIRED ${eventId} 0 attempts`));
       const forgedNotice = await client.get(`${base}?notice=test-event-sent&event=evt_test_%3Cscript%3E`);
       assert.doesNotMatch(textOf(forgedNotice.body), /was queued/, 'only a test event id is announced');
 
@@ -393,7 +393,7 @@ describe('dashboard actions go through the same services as the API', () => {
       assert.match(log, /Deliveries Succeeded Test .*\/test-target Redeliver to this endpoint 1 attempt .*Succeeded 200/);
       assert.doesNotMatch(log, /Redeliver to all subscribed endpoints/);
       assert.doesNotMatch((await client.get('/dashboard/sandbox/developers/events')).body, new RegExp(eventId), 'not in the event log');
-      assert.match(textOf((await client.get(base)).body), new RegExp(`Latest deliveries Succeeded Test PAYMENT_EXPIRED ${eventId} 1 attempt`));
+      assert.match(textOf((await client.get(base)).body), new RegExp(`Latest deliveries Created from \\(UTC day\\) to \\(UTC day\\) Filter Export CSV Succeeded Test PAYMENT_EXPIRED ${eventId} 1 attempt`));
 
       const other = await context.createMerchant();
       const otherClient = await signedInClient(context, other);

@@ -7,6 +7,7 @@ import { createProcessorsByMode } from '../../../src/modules/card-processor/by-m
 import type { CardProcessor, ChargeResult } from '../../../src/modules/card-processor/types.ts';
 import type { Merchant } from '../../../src/modules/merchants/service.ts';
 import { createPaymentPagesService } from '../../../src/modules/payment-pages/service.ts';
+import { clientReferenceIdOfPage } from '../../../src/modules/payment-pages/references.ts';
 import { createPaymentsService } from '../../../src/modules/payments/index.ts';
 import { createSubscriptionsService, type SubscriptionsService } from '../../../src/modules/subscriptions/service.ts';
 import { TestClock } from '../../helpers/clock.ts';
@@ -105,6 +106,7 @@ describe('renewal recovery with a scripted card processor', () => {
       cardProcessor: createProcessorsByMode({ sandbox: processor, live: null }),
       ledger: context.platform.services.ledger,
       logger,
+      clientReferenceIdOfPage,
     });
     pages = createPaymentPagesService({ database, clock, keyRing: context.keyRing, publicUrl: context.config.publicUrl, customers: context.platform.services.customers, payments });
     subscriptions = createSubscriptionsService({ database, keyRing: context.keyRing, clock, entitlements: context.platform.services.entitlements, savedCards: payments });

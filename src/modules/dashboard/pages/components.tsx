@@ -176,6 +176,54 @@ export function Field(props: { label: string; children?: Child }) {
   );
 }
 
+/** A list's creation period: two UTC-day inputs named `from` and `to` (`idPrefix` keeps their ids apart from the form's other fields). */
+export function PeriodFields(props: { period: { from: string; to: string }; idPrefix?: string }) {
+  const prefix = props.idPrefix ?? '';
+  return (
+    <>
+      <div class="date">
+        <label for={`${prefix}from`}>Created from (UTC day)</label>
+        <input type="date" id={`${prefix}from`} name="from" value={props.period.from} />
+      </div>
+      <div class="date">
+        <label for={`${prefix}to`}>to (UTC day)</label>
+        <input type="date" id={`${prefix}to`} name="to" value={props.period.to} />
+      </div>
+    </>
+  );
+}
+
+/** A list's CSV download: its `export.csv` with the screen's filters (the same query string). */
+export function ExportLink(props: { path: string; query: Record<string, string | undefined> }) {
+  return (
+    <a class="button secondary" href={withQuery(props.path, props.query)} download="">
+      Export CSV
+    </a>
+  );
+}
+
+/**
+ * The filter of a list whose only filter is its creation period: the two days, Filter, Clear (when
+ * a period is set) and the CSV of what the period selects.
+ */
+export function PeriodFilter(props: { path: string; label: string; period: { from: string; to: string }; exportPath: string }) {
+  const filtered = Boolean(props.period.from || props.period.to);
+  return (
+    <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
+      <PeriodFields period={props.period} />
+      <div class="buttons">
+        <button type="submit">Filter</button>
+        <ExportLink path={props.exportPath} query={{ from: props.period.from, to: props.period.to }} />
+        {filtered ? (
+          <a class="button secondary" href={props.path}>
+            Clear
+          </a>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
 export interface FilterOption {
   value: string;
   label: string;
@@ -197,7 +245,7 @@ export function SelectFilter(props: {
   /** The CSV of every row the filters select (the same query string). */
   exportPath?: string | undefined;
 }) {
-  const exportQuery = { [props.name]: props.selected || undefined, from: props.period?.from || undefined, to: props.period?.to || undefined };
+  const exportQuery = { [props.name]: props.selected, from: props.period?.from, to: props.period?.to };
   return (
     <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
       <div>
@@ -214,25 +262,10 @@ export function SelectFilter(props: {
           })}
         </select>
       </div>
-      {props.period ? (
-        <>
-          <div class="date">
-            <label for={`${props.name}-from`}>Created from (UTC day)</label>
-            <input type="date" id={`${props.name}-from`} name="from" value={props.period.from} />
-          </div>
-          <div class="date">
-            <label for={`${props.name}-to`}>to (UTC day)</label>
-            <input type="date" id={`${props.name}-to`} name="to" value={props.period.to} />
-          </div>
-        </>
-      ) : null}
+      {props.period ? <PeriodFields period={props.period} idPrefix={`${props.name}-`} /> : null}
       <div class="buttons">
         <button type="submit">Filter</button>
-        {props.exportPath ? (
-          <a class="button secondary" href={withQuery(props.exportPath, exportQuery)} download="">
-            Export CSV
-          </a>
-        ) : null}
+        {props.exportPath ? <ExportLink path={props.exportPath} query={exportQuery} /> : null}
       </div>
     </form>
   );

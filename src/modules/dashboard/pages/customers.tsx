@@ -1,10 +1,10 @@
 import { kycStatuses } from '../../../db/schema/index.ts';
-import { modePath, withQuery } from '../paths.ts';
+import { modePath } from '../paths.ts';
 import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '../presenters/customers.ts';
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Pagination, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Pagination, PeriodFields, Time, CopyButton } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { ListPeriod } from '../date-range.ts';
@@ -46,19 +46,10 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; p
             ))}
           </select>
         </div>
-        <div class="date">
-          <label for="from">Created from (UTC day)</label>
-          <input type="date" id="from" name="from" value={props.period.from} />
-        </div>
-        <div class="date">
-          <label for="to">to (UTC day)</label>
-          <input type="date" id="to" name="to" value={props.period.to} />
-        </div>
+        <PeriodFields period={props.period} />
         <div class="buttons">
           <button type="submit">Search</button>
-          <a class="button secondary" href={withQuery(`${path}/export.csv`, { reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to })} download="">
-            Export CSV
-          </a>
+          <ExportLink path={`${path}/export.csv`} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to }} />
           {filtered ? (
             <a class="button secondary" href={path}>
               Clear

@@ -1,11 +1,12 @@
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { ApiKeyRowView, PiiKeyRowView } from '../presenters/developers.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, Time, CopyButton } from './components.tsx';
+import type { ListPeriod } from '../date-range.ts';
 import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
-export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
+export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; period: ListPeriod; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
   const { frame } = props;
   const base = modePath(frame.mode, '/developers/api-keys');
   return (
@@ -39,8 +40,9 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
           <button type="submit">Create key</button>
         </div>
       </form>
+      <PeriodFilter path={base} label="Filter API keys" period={props.period} exportPath={`${base}/export.csv`} />
       {props.keys.items.length === 0 ? (
-        <EmptyState title={props.keys.page > 1 ? 'No API keys on this page.' : 'No API keys.'}>
+        <EmptyState title={props.keys.page > 1 ? 'No API keys on this page.' : props.period.from || props.period.to ? 'No API key was created in this period.' : 'No API keys.'}>
           <p>Create one above to call the API.</p>
         </EmptyState>
       ) : (
@@ -69,7 +71,7 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
           ))}
         </DataTable>
       )}
-      <Pagination path={base} query={{}} page={props.keys.page} hasMore={props.keys.hasMore} />
+      <Pagination path={base} query={{ from: props.period.from, to: props.period.to }} page={props.keys.page} hasMore={props.keys.hasMore} />
     </DashboardPage>
   );
 }

@@ -1,11 +1,12 @@
 import { modePath } from '../paths.ts';
 import type { InboxMessageView, InboxRowView } from '../presenters/inbox.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { Badge, DataTable, EmptyState, Pagination, Time } from './components.tsx';
+import { Badge, DataTable, EmptyState, Pagination, PeriodFilter, Time } from './components.tsx';
+import type { ListPeriod } from '../date-range.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 
-export function InboxPage(props: { frame: Frame; result: PageOf<InboxRowView> | null }) {
-  const { frame, result } = props;
+export function InboxPage(props: { frame: Frame; period: ListPeriod; result: PageOf<InboxRowView> | null }) {
+  const { frame, result, period } = props;
   const path = modePath(frame.mode, '/inbox');
   return (
     <DashboardPage frame={frame} section="inbox" title="Inbox">
@@ -18,6 +19,11 @@ export function InboxPage(props: { frame: Frame; result: PageOf<InboxRowView> | 
         <EmptyState title="Live e-mails are delivered by SMTP.">
           <p>This installation sends live e-mails through its SMTP server, so they are not kept here. The sandbox inbox shows the sandbox ones.</p>
         </EmptyState>
+      ) : (
+        <PeriodFilter path={path} label="Filter e-mails" period={period} exportPath={`${path}/export.csv`} />
+      )}
+      {result === null ? null : result.items.length === 0 && (period.from || period.to) ? (
+        <EmptyState title="No e-mail was written in this period." />
       ) : result.items.length === 0 ? (
         <EmptyState title="No e-mails yet.">
           <p>Create a payout page{frame.mode === 'sandbox' ? ' with livemode=false' : ''}: its customer gets an e-mail with the page link, then one with a verification code.</p>
@@ -41,7 +47,7 @@ export function InboxPage(props: { frame: Frame; result: PageOf<InboxRowView> | 
           ))}
         </DataTable>
       )}
-      {result ? <Pagination path={path} query={{}} page={result.page} hasMore={result.hasMore} /> : null}
+      {result ? <Pagination path={path} query={{ from: period.from, to: period.to }} page={result.page} hasMore={result.hasMore} /> : null}
     </DashboardPage>
   );
 }

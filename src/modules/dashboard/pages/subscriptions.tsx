@@ -3,7 +3,7 @@ import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Money, Pagination, PeriodFields, StatusFilter, Time, CopyButton } from './components.tsx';
 import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -67,8 +67,7 @@ export function SubscriptionsPage(props: { frame: Frame; status: SubscriptionSta
   );
 }
 
-function EntitlementsTable(props: { frame: Frame; rows: EntitlementRowView[]; now: Date; showSubscription: boolean }) {
-  const isActive = (row: EntitlementRowView) => row.startPeriod.getTime() <= props.now.getTime() && props.now.getTime() < row.endPeriod.getTime();
+function EntitlementsTable(props: { frame: Frame; rows: EntitlementRowView[]; showSubscription: boolean }) {
   return (
     <DataTable label="Entitlements" headers={['Entitlement', 'Product', 'Customer', ...(props.showSubscription ? ['Subscription'] : []), 'From', 'Until', 'Active']}>
       {props.rows.map((row) => (
@@ -91,7 +90,7 @@ function EntitlementsTable(props: { frame: Frame; rows: EntitlementRowView[]; no
           <td>
             <Time value={row.endPeriod} />
           </td>
-          <td>{isActive(row) ? <Badge value="ACTIVE" /> : <span class="muted">no</span>}</td>
+          <td>{row.active ? <Badge value="ACTIVE" /> : <span class="muted">no</span>}</td>
         </tr>
       ))}
     </DataTable>
@@ -191,7 +190,7 @@ export function SubscriptionPage(props: {
       {props.entitlements.items.length === 0 ? (
         <EmptyState title={props.entitlements.page > 1 ? 'No entitlements on this page.' : 'No entitlement yet.'} />
       ) : (
-        <EntitlementsTable frame={frame} rows={props.entitlements.items} now={props.now} showSubscription={false} />
+        <EntitlementsTable frame={frame} rows={props.entitlements.items} showSubscription={false} />
       )}
       <Pagination path={base} query={{ invoicesPage: pageQuery(props.invoices.page) }} parameter="entitlementsPage" page={props.entitlements.page} hasMore={props.entitlements.hasMore} label="Entitlement pages" fragment="entitlements" />
     </DashboardPage>
@@ -203,11 +202,13 @@ function pageQuery(page: number): number | undefined {
   return page > 1 ? page : undefined;
 }
 
-export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilters; result: PageOf<EntitlementRowView>; now: Date }) {
+export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilters; period: ListPeriod; result: PageOf<EntitlementRowView> }) {
   const { frame, filters, result } = props;
   const path = modePath(frame.mode, '/entitlements');
-  const filtered = Boolean(filters.customerId || filters.subscriptionId || filters.isActive !== undefined);
+  const { period } = props;
+  const filtered = Boolean(filters.customerId || filters.subscriptionId || filters.isActive !== undefined || period.from || period.to);
   const activeValue = filters.isActive === undefined ? '' : String(filters.isActive);
+  const query = { customerId: filters.customerId, subscriptionId: filters.subscriptionId, active: activeValue, from: period.from, to: period.to };
   return (
     <DashboardPage frame={frame} section="entitlements" title="Entitlements">
       <h1>Entitlements</h1>
@@ -235,8 +236,10 @@ export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilt
             </option>
           </select>
         </div>
+        <PeriodFields period={period} />
         <div class="buttons">
           <button type="submit">Filter</button>
+          <ExportLink path={`${path}/export.csv`} query={query} />
           {filtered ? (
             <a class="button secondary" href={path}>
               Clear
@@ -257,9 +260,9 @@ export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilt
           </EmptyState>
         )
       ) : (
-        <EntitlementsTable frame={frame} rows={result.items} now={props.now} showSubscription={true} />
+        <EntitlementsTable frame={frame} rows={result.items} showSubscription={true} />
       )}
-      <Pagination path={path} query={{ customerId: filters.customerId, subscriptionId: filters.subscriptionId, active: activeValue }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={query} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

@@ -2,8 +2,9 @@ import { eventTypes, type EventView } from '../../events/index.ts';
 import { isTestEventId, type WebhookDeliveryView, type WebhookEndpointView } from '../../webhooks/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import type { EventRowView } from '../presenters/webhooks.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, SelectFilter, Time, CopyButton } from './components.tsx';
+import type { EndpointRowView, EventRowView } from '../presenters/webhooks.ts';
+import { anyTime, type ListPeriod } from '../date-range.ts';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, SelectFilter, Time, CopyButton } from './components.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -40,15 +41,16 @@ function SecretCard(props: { title: string; secret: string }) {
   );
 }
 
-export function WebhooksPage(props: { frame: Frame; endpoints: WebhookEndpointView[]; created?: { id: string; secret: string }; error?: string | undefined; notice?: string | undefined; form?: { url: string; description: string; enabledEvents: string[] } }) {
+export function WebhooksPage(props: { frame: Frame; endpoints: EndpointRowView[]; period: ListPeriod; created?: { id: string; secret: string }; error?: string | undefined; notice?: string | undefined; form?: { url: string; description: string; enabledEvents: string[] } }) {
   const { frame } = props;
   const base = modePath(frame.mode, '/developers/webhooks');
   return (
     <DashboardPage frame={frame} section="webhooks" title="Webhooks" notice={props.notice} error={props.error}>
       <h1>Webhook endpoints ({frame.mode})</h1>
       {props.created ? <SecretCard title="Endpoint added: its signing secret" secret={props.created.secret} /> : null}
+      <PeriodFilter path={base} label="Filter webhook endpoints" period={props.period} exportPath={`${base}/export.csv`} />
       {props.endpoints.length === 0 ? (
-        <EmptyState title={`No webhook endpoints in ${frame.mode}.`}>
+        <EmptyState title={props.period.from || props.period.to ? 'No endpoint was added in this period.' : `No webhook endpoints in ${frame.mode}.`}>
           <p>Add the address of your server below to receive events as they happen.</p>
         </EmptyState>
       ) : (
@@ -62,10 +64,10 @@ export function WebhooksPage(props: { frame: Frame; endpoints: WebhookEndpointVi
               <td>{endpoint.enabledEvents.includes('*') ? 'All events' : endpoint.enabledEvents.join(', ')}</td>
               <td>
                 <Badge value={endpoint.status === 'ENABLED' ? 'ACTIVE' : 'DISABLED'} />
-                {endpoint.failingSince ? <span class="muted"> failing since <Time value={at(endpoint.failingSince)} /></span> : null}
+                {endpoint.failingSince ? <span class="muted"> failing since <Time value={endpoint.failingSince} /></span> : null}
               </td>
               <td>
-                <Time value={at(endpoint.createdAt)} />
+                <Time value={endpoint.createdAt} />
               </td>
             </tr>
           ))}
@@ -186,6 +188,8 @@ export function WebhookEndpointPage(props: {
   frame: Frame;
   endpoint: WebhookEndpointView;
   deliveries: PageOf<WebhookDeliveryView>;
+  /** The creation period of the deliveries listed (none on the pages a form answers). */
+  period?: ListPeriod;
   /** The event types a test event may have: the endpoint's, without FRAUD_REPORTED unless enabled for the merchant. */
   testEventTypes: readonly string[];
   /** The test event just queued (post/redirect/get), announced with a link to its delivery log. */
@@ -197,6 +201,7 @@ export function WebhookEndpointPage(props: {
   error?: string | undefined;
 }) {
   const { frame, endpoint } = props;
+  const period = props.period ?? anyTime;
   const base = modePath(frame.mode, `/developers/webhooks/${endpoint.id}`);
   return (
     <DashboardPage frame={frame} section="webhooks" title="Webhook endpoint" notice={props.notice} error={props.error}>
@@ -259,8 +264,11 @@ export function WebhookEndpointPage(props: {
       </form>
       <TestEventForm frame={frame} endpoint={endpoint} action={`${base}/test`} eventTypes={props.testEventTypes} selected={props.testEventType} />
       <h2 id="deliveries">{props.deliveries.page > 1 ? 'Older deliveries' : 'Latest deliveries'}</h2>
+      <PeriodFilter path={base} label="Filter deliveries" period={period} exportPath={`${base}/export.csv`} />
       {props.deliveries.items.length === 0 ? (
-        props.deliveries.page > 1 ? (
+        period.from || period.to ? (
+          <EmptyState title="No delivery in this period." />
+        ) : props.deliveries.page > 1 ? (
           <EmptyState title="No deliveries on this page.">
             <p>
               <a href={`${base}#deliveries`}>Go to the latest deliveries</a>.
@@ -274,21 +282,22 @@ export function WebhookEndpointPage(props: {
       ) : (
         <DeliveriesTable frame={frame} deliveries={props.deliveries.items} showEvent={true} />
       )}
-      <Pagination path={base} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
+      <Pagination path={base} query={{ from: period.from, to: period.to }} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
     </DashboardPage>
   );
 }
 
-export function EventsPage(props: { frame: Frame; type: string | undefined; result: PageOf<EventRowView> }) {
-  const { frame, result } = props;
+export function EventsPage(props: { frame: Frame; type: string | undefined; period: ListPeriod; result: PageOf<EventRowView> }) {
+  const { frame, result, period } = props;
   const path = modePath(frame.mode, '/developers/events');
+  const narrowed = Boolean(period.from || period.to);
   return (
     <DashboardPage frame={frame} section="events" title="Events">
       <h1>Event log ({frame.mode})</h1>
       <p class="muted">Every event of the last 30 days, with its webhook deliveries.</p>
-      <SelectFilter path={path} label="Filter events" name="type" fieldLabel="Type" options={eventTypes} selected={props.type} />
+      <SelectFilter path={path} label="Filter events" name="type" fieldLabel="Type" options={eventTypes} selected={props.type} period={period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
-        <EmptyState title={props.type ? `No ${props.type} events.` : `No events in ${frame.mode} yet.`}>
+        <EmptyState title={narrowed ? 'No event in this period.' : props.type ? `No ${props.type} events.` : `No events in ${frame.mode} yet.`}>
           <p>Events are recorded when payout pages change status, payments succeed or expire, fraud is reported and entitlements are created.</p>
         </EmptyState>
       ) : (
@@ -311,7 +320,7 @@ export function EventsPage(props: { frame: Frame; type: string | undefined; resu
           ))}
         </DataTable>
       )}
-      <Pagination path={path} query={{ type: props.type }} page={result.page} hasMore={result.hasMore} />
+      <Pagination path={path} query={{ type: props.type, from: period.from, to: period.to }} page={result.page} hasMore={result.hasMore} />
     </DashboardPage>
   );
 }

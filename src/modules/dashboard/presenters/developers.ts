@@ -1,7 +1,7 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { apiKeys, merchantPiiKeys } from '../../../db/schema/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 
 export interface ApiKeyRowView {
   id: string;
@@ -24,18 +24,27 @@ export interface PiiKeyRowView {
  */
 export function createDevelopersPresenter(deps: { database: Database }) {
   const { database } = deps;
+
+  /** The columns the screen shows: the name and last four characters, never the secret (only its hash is stored). */
+  function apiKeyRows(merchantId: string, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<ApiKeyRowView[]> {
+    return database.db
+      .select({ id: apiKeys.id, name: apiKeys.name, last4: apiKeys.last4, createdAt: apiKeys.createdAt, lastUsedAt: apiKeys.lastUsedAt, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.merchantId, merchantId), ...createdWithin(apiKeys.createdAt, period), ...after))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
   return {
     /** Newest first: revoked keys accumulate, so the list is paged like every other. */
-    apiKeys(merchantId: string, page: number): Promise<PageOf<ApiKeyRowView>> {
-      return readPage(page, (limit, offset) =>
-        database.db
-          .select({ id: apiKeys.id, name: apiKeys.name, last4: apiKeys.last4, createdAt: apiKeys.createdAt, lastUsedAt: apiKeys.lastUsedAt, revokedAt: apiKeys.revokedAt })
-          .from(apiKeys)
-          .where(eq(apiKeys.merchantId, merchantId))
-          .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-          .limit(limit)
-          .offset(offset),
-      );
+    apiKeys(merchantId: string, page: number, period: CreatedRange = {}): Promise<PageOf<ApiKeyRowView>> {
+      return readPage(page, (limit, offset) => apiKeyRows(merchantId, period, [], limit, offset));
+    },
+
+    /** Every key the period selects, newest first (the CSV export). */
+    exportApiKeys(merchantId: string, period: CreatedRange): AsyncGenerator<ApiKeyRowView> {
+      return everyRow({ createdAt: apiKeys.createdAt, id: apiKeys.id }, (after, limit) => apiKeyRows(merchantId, period, after, limit, 0));
     },
 
     piiKeys(merchantId: string, page: number): Promise<PageOf<PiiKeyRowView>> {

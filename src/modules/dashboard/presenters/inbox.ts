@@ -1,9 +1,9 @@
-import { and, desc, eq, notInArray } from 'drizzle-orm';
+import { and, desc, eq, notInArray, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { emails } from '../../../db/schema/index.ts';
 import type { KeyRing } from '../../../crypto/keyring.ts';
 import { openEmailContentOrPlaceholder, openEmailField, unreadableEmailField, type SealedEmailField } from '../../email/index.ts';
-import { readPage, type PageOf } from './pagination.ts';
+import { createdWithin, everyRow, readPage, type CreatedRange, type PageOf } from './pagination.ts';
 
 export interface InboxRowView {
   id: string;
@@ -48,36 +48,49 @@ export function createInboxPresenter(deps: { database: Database; keyRing: KeyRin
     }
   }
 
+  /** `hiddenTemplates`: e-mails this reader may not see (team invitations carry a sign-up link: managers only). */
+  /** `withCodes`: open each body for its verification code (the screen shows it; the CSV does not, so it opens no body). */
+  async function rows(merchantId: string, livemode: boolean, hiddenTemplates: readonly string[], period: CreatedRange, withCodes: boolean, after: SQL[], limit: number, offset: number): Promise<InboxRowView[]> {
+    const found = await database.db
+      .select({
+        id: emails.id,
+        toCiphertext: emails.toCiphertext,
+        subject: emails.subject,
+        template: emails.template,
+        status: emails.status,
+        relatedId: emails.relatedId,
+        text: emails.text,
+        createdAt: emails.createdAt,
+      })
+      .from(emails)
+      .where(
+        and(
+          eq(emails.merchantId, merchantId),
+          eq(emails.livemode, livemode),
+          hiddenTemplates.length > 0 ? notInArray(emails.template, [...hiddenTemplates]) : undefined,
+          ...createdWithin(emails.createdAt, period),
+          ...after,
+        ),
+      )
+      .orderBy(desc(emails.createdAt), desc(emails.id))
+      .limit(limit)
+      .offset(offset);
+    return found.map(({ toCiphertext, subject, text, ...row }) => ({
+      ...row,
+      to: field(merchantId, row.id, 'to', toCiphertext),
+      subject: field(merchantId, row.id, 'subject', subject),
+      verificationCode: withCodes ? verificationCodeOf(row.template, field(merchantId, row.id, 'text', text)) : null,
+    }));
+  }
+
   return {
-    /** `hiddenTemplates`: e-mails this reader may not see (team invitations carry a sign-up link: managers only). */
-    async list(merchantId: string, livemode: boolean, page: number, hiddenTemplates: readonly string[] = []): Promise<PageOf<InboxRowView>> {
-      const result = await readPage(page, (limit, offset) =>
-        database.db
-          .select({
-            id: emails.id,
-            toCiphertext: emails.toCiphertext,
-            subject: emails.subject,
-            template: emails.template,
-            status: emails.status,
-            relatedId: emails.relatedId,
-            text: emails.text,
-            createdAt: emails.createdAt,
-          })
-          .from(emails)
-          .where(and(eq(emails.merchantId, merchantId), eq(emails.livemode, livemode), hiddenTemplates.length > 0 ? notInArray(emails.template, [...hiddenTemplates]) : undefined))
-          .orderBy(desc(emails.createdAt), desc(emails.id))
-          .limit(limit)
-          .offset(offset),
-      );
-      return {
-        ...result,
-        items: result.items.map(({ toCiphertext, subject, text, ...row }) => ({
-          ...row,
-          to: field(merchantId, row.id, 'to', toCiphertext),
-          subject: field(merchantId, row.id, 'subject', subject),
-          verificationCode: verificationCodeOf(row.template, field(merchantId, row.id, 'text', text)),
-        })),
-      };
+    list(merchantId: string, livemode: boolean, page: number, hiddenTemplates: readonly string[] = [], period: CreatedRange = {}): Promise<PageOf<InboxRowView>> {
+      return readPage(page, (limit, offset) => rows(merchantId, livemode, hiddenTemplates, period, true, [], limit, offset));
+    },
+
+    /** Every e-mail the period selects that this reader may see, newest first (the CSV export). */
+    exportRows(merchantId: string, livemode: boolean, hiddenTemplates: readonly string[], period: CreatedRange): AsyncGenerator<InboxRowView> {
+      return everyRow({ createdAt: emails.createdAt, id: emails.id }, (after, limit) => rows(merchantId, livemode, hiddenTemplates, period, false, after, limit, 0));
     },
 
     async message(merchantId: string, livemode: boolean, emailId: string, hiddenTemplates: readonly string[] = []): Promise<InboxMessageView | null> {

@@ -28,6 +28,8 @@ export interface EntitlementRowView {
   customerReferenceId: string | null;
   startPeriod: Date;
   endPeriod: Date;
+  /** Whether it grants access now: startPeriod ≤ now < endPeriod (docs/API.md §11). */
+  active: boolean;
   createdAt: Date;
 }
 
@@ -45,7 +47,13 @@ export function parseSubscriptionStatus(raw: unknown): SubscriptionStatus | unde
 export function createSubscriptionsPresenter(deps: { database: Database; subscriptions: SubscriptionsService }) {
   const { database } = deps;
 
-  function entitlementRows(conditions: SQL[], limit: number, offset: number) {
+  /** isActive at `now`: startPeriod ≤ now < endPeriod (docs/API.md §11). */
+  function activeAt(now: Date): SQL<boolean> {
+    const at = now.toISOString();
+    return sql<boolean>`(${entitlements.startPeriod} <= ${at}::timestamptz and ${entitlements.endPeriod} > ${at}::timestamptz)`;
+  }
+
+  function entitlementRows(conditions: SQL[], now: Date, limit: number, offset: number): Promise<EntitlementRowView[]> {
     return database.db
       .select({
         id: entitlements.id,
@@ -55,6 +63,7 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
         customerReferenceId: customers.referenceId,
         startPeriod: entitlements.startPeriod,
         endPeriod: entitlements.endPeriod,
+        active: activeAt(now),
         createdAt: entitlements.createdAt,
       })
       .from(entitlements)
@@ -63,6 +72,21 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
       .orderBy(desc(entitlements.createdAt), desc(entitlements.id))
       .limit(limit)
       .offset(offset);
+  }
+
+  /** The entitlements list's conditions: merchant, mode, the filters and the creation period. */
+  function entitlementConditions(merchantId: string, livemode: boolean, filters: EntitlementFilters, period: CreatedRange, now: Date): SQL[] {
+    const conditions: SQL[] = [eq(entitlements.merchantId, merchantId), eq(entitlements.livemode, livemode), ...createdWithin(entitlements.createdAt, period)];
+    if (filters.subscriptionId) {
+      conditions.push(eq(entitlements.subscriptionId, filters.subscriptionId));
+    }
+    if (filters.customerId) {
+      conditions.push(eq(entitlements.customerId, filters.customerId));
+    }
+    if (filters.isActive !== undefined) {
+      conditions.push(filters.isActive ? activeAt(now) : not(activeAt(now)));
+    }
+    return conditions;
   }
 
   function rows(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<SubscriptionRowView[]> {
@@ -123,28 +147,20 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
           .offset(offset),
       );
       const entitlementPage = await readPage(pages.entitlements, (limit, offset) =>
-        entitlementRows([eq(entitlements.merchantId, merchant.id), eq(entitlements.livemode, livemode), eq(entitlements.subscriptionId, subscription.id)], limit, offset),
+        entitlementRows([eq(entitlements.merchantId, merchant.id), eq(entitlements.livemode, livemode), eq(entitlements.subscriptionId, subscription.id)], now, limit, offset),
       );
       return { subscription, customerReferenceId: customer?.referenceId ?? null, invoices: invoicePage, entitlements: entitlementPage, now };
     },
 
-    async entitlements(merchantId: string, livemode: boolean, filters: EntitlementFilters, page: number, now: Date): Promise<PageOf<EntitlementRowView>> {
-      const conditions: SQL[] = [eq(entitlements.merchantId, merchantId), eq(entitlements.livemode, livemode)];
-      if (filters.subscriptionId) {
-        conditions.push(eq(entitlements.subscriptionId, filters.subscriptionId));
-      }
-      if (filters.customerId) {
-        conditions.push(eq(entitlements.customerId, filters.customerId));
-      }
-      // isActive: startPeriod ≤ now < endPeriod (docs/API.md §11).
-      const at = now.toISOString();
-      const active = sql`(${entitlements.startPeriod} <= ${at}::timestamptz and ${entitlements.endPeriod} > ${at}::timestamptz)`;
-      if (filters.isActive === true) {
-        conditions.push(active);
-      } else if (filters.isActive === false) {
-        conditions.push(not(active));
-      }
-      return readPage(page, (limit, offset) => entitlementRows(conditions, limit, offset));
+    entitlements(merchantId: string, livemode: boolean, filters: EntitlementFilters, page: number, now: Date, period: CreatedRange = {}): Promise<PageOf<EntitlementRowView>> {
+      const conditions = entitlementConditions(merchantId, livemode, filters, period, now);
+      return readPage(page, (limit, offset) => entitlementRows(conditions, now, limit, offset));
+    },
+
+    /** Every entitlement the filters select, newest first (the CSV export). */
+    exportEntitlements(merchantId: string, livemode: boolean, filters: EntitlementFilters, period: CreatedRange, now: Date): AsyncGenerator<EntitlementRowView> {
+      const conditions = entitlementConditions(merchantId, livemode, filters, period, now);
+      return everyRow({ createdAt: entitlements.createdAt, id: entitlements.id }, (after, limit) => entitlementRows([...conditions, ...after], now, limit, 0));
     },
   };
 }

@@ -7,6 +7,11 @@ import type { DevelopersPresenter } from '../presenters/developers.ts';
 import { ApiKeysPage, PiiKeyPage } from '../pages/developers.tsx';
 import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import { sendCsv } from '../csv.ts';
+import { anyTime, parseListPeriod } from '../date-range.ts';
+
+/** The API keys CSV: what the list shows (name, last four characters, dates), never the key. */
+export const apiKeyCsvColumns = ['id', 'name', 'last4', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
 
 /** API keys and the PII key: both belong to the merchant, not to a mode (the URL's mode is kept for navigation). */
 export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchants: MerchantsService; presenter: DevelopersPresenter }): void {
@@ -21,8 +26,15 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
     const view = screen(tools, request, reply);
     const flash = tools.flash.take(request, reply, view.session);
     const created = flash?.apiKey && flash.name ? { apiKey: flash.apiKey, name: flash.name } : undefined;
-    const keys = await presenter.apiKeys(view.session.merchant.id, parsePage(field(request.query, 'page', 5)));
-    return view.page((frame) => ApiKeysPage({ frame, keys, ...noticeOf(request), ...(created ? { created } : {}) }));
+    const period = parseListPeriod(request.query);
+    const keys = await presenter.apiKeys(view.session.merchant.id, parsePage(field(request.query, 'page', 5)), period);
+    return view.page((frame) => ApiKeysPage({ frame, keys, period, ...noticeOf(request), ...(created ? { created } : {}) }));
+  });
+
+  web.get('/:mode/developers/api-keys/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = presenter.exportApiKeys(view.session.merchant.id, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: 'api-keys.csv', columns: apiKeyCsvColumns, rows });
   });
 
   web.post('/:mode/developers/api-keys', async (request, reply) => {
@@ -30,7 +42,7 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
     const name = field(request.body, 'name', 200).trim();
     if (name === '' || name.length > 100) {
       const keys = await presenter.apiKeys(view.session.merchant.id, 1);
-      return view.page((frame) => ApiKeysPage({ frame, keys, error: 'Give the key a name of 1 to 100 characters, so you can tell it apart later.' }), { status: 400 });
+      return view.page((frame) => ApiKeysPage({ frame, keys, period: anyTime, error: 'Give the key a name of 1 to 100 characters, so you can tell it apart later.' }), { status: 400 });
     }
     const created = await merchants.createApiKey(view.session.merchant.id, name);
     // The key travels in the sealed flash cookie, never in a URL; the next page shows it once.

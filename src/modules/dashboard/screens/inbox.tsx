@@ -6,7 +6,16 @@ import { inviteEmailTemplate } from '../team.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import type { InboxPresenter } from '../presenters/inbox.ts';
+import { sendCsv } from '../csv.ts';
+import { parseListPeriod } from '../date-range.ts';
 import { InboxMessagePage, InboxPage } from '../pages/inbox.tsx';
+
+/**
+ * The inbox CSV: the list's columns, recipient and subject included (personal data: routes limit
+ * it to the roles that export customers). Never the bodies, which the list does not show, nor the
+ * verification codes, which are one-time secrets and have no place in a file.
+ */
+export const inboxCsvColumns = ['id', 'createdAt', 'template', 'status', 'to', 'subject', 'relatedId'] as const;
 
 /** A team invitation's link signs up a new member: only those who may invite see it in the inbox. */
 function hiddenFrom(view: ScreenRequest): readonly string[] {
@@ -40,8 +49,17 @@ export function registerInboxScreens(web: Api, tools: ScreenTools, deps: { prese
   web.get('/:mode/inbox', async (request, reply) => {
     const view = screen(tools, request, reply);
     const hidden = view.livemode && deps.smtpConfigured;
-    const result = hidden ? null : await presenter.list(view.session.merchant.id, view.livemode, parsePage(field(request.query, 'page', 5)), hiddenFrom(view));
-    return view.page((frame) => InboxPage({ frame, result }));
+    const period = parseListPeriod(request.query);
+    const result = hidden ? null : await presenter.list(view.session.merchant.id, view.livemode, parsePage(field(request.query, 'page', 5)), hiddenFrom(view), period);
+    return view.page((frame) => InboxPage({ frame, period, result }));
+  });
+
+  // With SMTP, live e-mails are not kept to list: the live CSV is then a header only, like the empty list.
+  web.get('/:mode/inbox/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const period = parseListPeriod(request.query);
+    const rows = view.livemode && deps.smtpConfigured ? [] : presenter.exportRows(view.session.merchant.id, view.livemode, hiddenFrom(view), period);
+    return sendCsv(request, reply, { filename: `inbox-${view.mode}.csv`, columns: inboxCsvColumns, rows });
   });
 
   web.get('/:mode/inbox/:emailId', async (request, reply) => {

@@ -14,6 +14,9 @@ import { parseListPeriod } from '../date-range.ts';
 /** The subscriptions CSV: the list's columns, amounts in minor units as the API gives them. */
 export const subscriptionCsvColumns = ['id', 'productId', 'customerId', 'customerReferenceId', 'status', 'cancelAtPeriodEnd', 'amount', 'currency', 'interval', 'intervalCount', 'currentPeriodEnd', 'createdAt'] as const;
 
+/** The entitlements CSV: the list's columns, `active` as of the download. */
+export const entitlementCsvColumns = ['id', 'productId', 'subscriptionId', 'customerId', 'customerReferenceId', 'startPeriod', 'endPeriod', 'active', 'createdAt'] as const;
+
 export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: { presenter: SubscriptionsPresenter; subscriptions: SubscriptionsService; clock: Clock }): void {
   const { presenter } = deps;
 
@@ -67,21 +70,33 @@ export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: 
 
   web.get('/:mode/entitlements', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const filters: EntitlementFilters = {};
-    const customerId = field(request.query, 'customerId', 100).trim();
-    const subscriptionId = field(request.query, 'subscriptionId', 100).trim();
-    const active = field(request.query, 'active', 5);
-    if (customerId) {
-      filters.customerId = customerId;
-    }
-    if (subscriptionId) {
-      filters.subscriptionId = subscriptionId;
-    }
-    if (active === 'true' || active === 'false') {
-      filters.isActive = active === 'true';
-    }
-    const now = deps.clock.now();
-    const result = await presenter.entitlements(view.session.merchant.id, view.livemode, filters, parsePage(field(request.query, 'page', 5)), now);
-    return view.page((frame) => EntitlementsPage({ frame, filters, result, now }));
+    const filters = entitlementFiltersOf(request.query);
+    const period = parseListPeriod(request.query);
+    const result = await presenter.entitlements(view.session.merchant.id, view.livemode, filters, parsePage(field(request.query, 'page', 5)), deps.clock.now(), period);
+    return view.page((frame) => EntitlementsPage({ frame, filters, period, result }));
   });
+
+  web.get('/:mode/entitlements/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = presenter.exportEntitlements(view.session.merchant.id, view.livemode, entitlementFiltersOf(request.query), parseListPeriod(request.query), deps.clock.now());
+    return sendCsv(request, reply, { filename: `entitlements-${view.mode}.csv`, columns: entitlementCsvColumns, rows });
+  });
+}
+
+/** The entitlements list's filters from its query (ids as typed, `active` true or false; anything else is no filter). */
+function entitlementFiltersOf(query: unknown): EntitlementFilters {
+  const filters: EntitlementFilters = {};
+  const customerId = field(query, 'customerId', 100).trim();
+  const subscriptionId = field(query, 'subscriptionId', 100).trim();
+  const active = field(query, 'active', 5);
+  if (customerId) {
+    filters.customerId = customerId;
+  }
+  if (subscriptionId) {
+    filters.subscriptionId = subscriptionId;
+  }
+  if (active === 'true' || active === 'false') {
+    filters.isActive = active === 'true';
+  }
+  return filters;
 }

@@ -9,6 +9,15 @@ import { parseEventType, type WebhooksPresenter } from '../presenters/webhooks.t
 import { EventPage, EventsPage, WebhookEndpointPage, WebhooksPage } from '../pages/webhooks.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
+import { sendCsv } from '../csv.ts';
+import { anyTime, parseListPeriod } from '../date-range.ts';
+
+/** The endpoints CSV: the list's columns (`enabledEvents` joined by spaces, `*` for every type); never the signing secret. */
+export const endpointCsvColumns = ['id', 'url', 'description', 'enabledEvents', 'status', 'failingSince', 'createdAt'] as const;
+/** An endpoint's deliveries CSV: what its page shows of each, without the attempts' answers. */
+export const deliveryCsvColumns = ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt'] as const;
+/** The event log CSV: the list's columns, its delivery summary as three counts. */
+export const eventCsvColumns = ['id', 'type', 'createdAt', 'deliveriesSucceeded', 'deliveriesPending', 'deliveriesFailed'] as const;
 
 /** What the redirect after "Send test event" may carry to the page (anything else is ignored). */
 const testEventIdPattern = /^evt_test_[0-9a-z]{36}$/;
@@ -26,10 +35,17 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.get('/:mode/developers/webhooks', async (request, reply) => {
     const view = screen(tools, request, reply);
+    const period = parseListPeriod(request.query);
     const flash = tools.flash.take(request, reply, view.session);
-    const endpoints = await presenter.endpoints(view.session.merchant, view.livemode);
+    const endpoints = await presenter.endpoints(view.session.merchant.id, view.livemode, period);
     const created = flash?.endpointId && flash.secret ? { id: flash.endpointId, secret: flash.secret } : undefined;
-    return view.page((frame) => WebhooksPage({ frame, endpoints, ...noticeOf(request), ...(created ? { created } : {}) }));
+    return view.page((frame) => WebhooksPage({ frame, endpoints, period, ...noticeOf(request), ...(created ? { created } : {}) }));
+  });
+
+  web.get('/:mode/developers/webhooks/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = presenter.exportEndpoints(view.session.merchant.id, view.livemode, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `webhook-endpoints-${view.mode}.csv`, columns: endpointCsvColumns, rows });
   });
 
   web.post('/:mode/developers/webhooks', async (request, reply) => {
@@ -47,8 +63,8 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
       return reply.redirect(withQuery(endpointsPath(view.mode), { notice: 'endpoint-created' }), 303);
     } catch (error) {
       if (error instanceof AppError && (error.code === 'WRONG_PARAMETER' || error.code === 'INVALID_STATE')) {
-        const endpoints = await presenter.endpoints(view.session.merchant, view.livemode);
-        return view.page((frame) => WebhooksPage({ frame, endpoints, error: `${error.message}.`, form: { url, description, enabledEvents: enabledEvents ?? [] } }), { status: error.statusCode });
+        const endpoints = await presenter.endpoints(view.session.merchant.id, view.livemode);
+        return view.page((frame) => WebhooksPage({ frame, endpoints, period: anyTime, error: `${error.message}.`, form: { url, description, enabledEvents: enabledEvents ?? [] } }), { status: error.statusCode });
       }
       throw error;
     }
@@ -56,13 +72,20 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
 
   web.get('/:mode/developers/webhooks/:endpointId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'), parsePage(field(request.query, 'page', 5)));
+    const period = parseListPeriod(request.query);
+    const detail = await presenter.endpoint(view.session.merchant, view.livemode, param(request, 'endpointId'), parsePage(field(request.query, 'page', 5)), period);
     const flash = tools.flash.take(request, reply, view.session);
     const rotated = flash?.endpointId === detail.endpoint.id && flash.secret ? { title: 'New signing secret', value: flash.secret } : undefined;
     const queued = field(request.query, 'notice', 40) === 'test-event-sent' ? field(request.query, 'event', 60) : '';
     return view.page((frame) =>
-      WebhookEndpointPage({ frame, ...detail, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}), ...(testEventIdPattern.test(queued) ? { queuedTestEventId: queued } : {}) }),
+      WebhookEndpointPage({ frame, ...detail, period, ...noticeOf(request), ...(rotated ? { secret: rotated } : {}), ...(testEventIdPattern.test(queued) ? { queuedTestEventId: queued } : {}) }),
     );
+  });
+
+  web.get('/:mode/developers/webhooks/:endpointId/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await presenter.exportDeliveries(view.session.merchant, view.livemode, param(request, 'endpointId'), parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `webhook-deliveries-${view.mode}.csv`, columns: deliveryCsvColumns, rows });
   });
 
   web.post('/:mode/developers/webhooks/:endpointId/test', async (request, reply) => {
@@ -145,8 +168,16 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
   web.get('/:mode/developers/events', async (request, reply) => {
     const view = screen(tools, request, reply);
     const type = parseEventType(field(request.query, 'type', 40));
-    const result = await presenter.events(view.session.merchant.id, view.livemode, type ? { type } : {}, parsePage(field(request.query, 'page', 5)));
-    return view.page((frame) => EventsPage({ frame, type, result }));
+    const period = parseListPeriod(request.query);
+    const result = await presenter.events(view.session.merchant.id, view.livemode, type ? { type } : {}, parsePage(field(request.query, 'page', 5)), period);
+    return view.page((frame) => EventsPage({ frame, type, period, result }));
+  });
+
+  web.get('/:mode/developers/events/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const type = parseEventType(field(request.query, 'type', 40));
+    const rows = presenter.exportEvents(view.session.merchant.id, view.livemode, type ? { type } : {}, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `events-${view.mode}.csv`, columns: eventCsvColumns, rows });
   });
 
   web.get('/:mode/developers/events/:eventId', async (request, reply) => {
