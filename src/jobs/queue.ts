@@ -33,6 +33,17 @@ export function jobInsertStatement(now: Date, queue: string, payload: unknown, o
 }
 
 /**
+ * The INSERT that enqueues one job per row of `source` (a select of `id text, payload jsonb,
+ * dedupe_key text, at timestamptz`), for a statement that writes several things at once (the
+ * batched refunds of decision 0055). Same columns and `on conflict do nothing` as `jobInsertStatement`.
+ */
+export function jobRowsInsertStatement(queue: string, source: SQL): SQL {
+  return sql`insert into jobs (id, queue, payload, status, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
+    select s.id, ${queue}::text, s.payload, 'pending', s.at, 0, 0, s.dedupe_key, s.at, s.at from (${source}) s
+    on conflict do nothing returning id, queue`;
+}
+
+/**
  * True while a job of `queue` is pending to run at or before `runAt` with `payload->>field = value`:
  * the `onlyIf` of a `jobInsertStatement` that shares one pending job among many callers (no dedupe
  * key, so a finished job does not stop the next one).

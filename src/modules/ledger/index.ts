@@ -7,5 +7,6 @@ export { checkLedger, type LedgerCheck } from './invariants.ts';
 export { postedUnder } from './posted.ts';
 export { fundingCurrencies, type FundingCurrency, isLedgerCurrency, type LedgerCurrency, maxPostingAmount } from './postings.ts';
 export { registerLedgerAdminRoutes, registerLedgerRoutes } from './routes.ts';
-export { type Balance, createLedgerService, InsufficientFundsError, type LedgerService } from './service.ts';
+export { type Balance, BalanceLimitError, createLedgerService, InsufficientFundsError, type LedgerService } from './service.ts';
+export type { AtomicBatchRow } from './atomic-batch.ts';
 export type { AtomicPostResult } from './atomic-post.ts';

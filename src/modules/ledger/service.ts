@@ -6,6 +6,7 @@ import { AppError } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
 import { postStatement, postStatementName, type PostCondition, type PostStatementInput, type PostStatementResult } from './post-statement.ts';
 import { atomicPostStatement, type AtomicPostResult } from './atomic-post.ts';
+import { postAtomicallyInOrder, type AtomicBatchInput, type AtomicBatchRow } from './atomic-batch.ts';
 import { entriesOf, fundingCurrencies, isLedgerCurrency, ledgerCurrencies, negativeAllowed, type LedgerCurrency, type Posting } from './postings.ts';
 
 export type { PostCondition } from './post-statement.ts';
@@ -287,6 +288,10 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
     post,
     postWhen,
     postAtomically,
+    /** Several postings decided in order and written by one statement (atomic-batch.ts, decision 0055). */
+    postAtomicallyInOrder<R extends object>(executor: Executor, input: Omit<AtomicBatchInput, 'largestBalance'>): Promise<Array<AtomicBatchRow & R>> {
+      return postAtomicallyInOrder<R>(executor, { ...input, largestBalance });
+    },
     openAccounts,
 
     /** merchants.onMerchantCreated: a new merchant's sandbox balance opens funded. */

@@ -7,7 +7,7 @@ export { cardLabel, cardProblems, cardSchemeNames, payinDetailsOf, validateCard,
 export { paymentAttemptResolveQueue } from './jobs.ts';
 export { createPaymentCreditBackfill, paymentCreditBackfillQueue, type PaymentCreditBackfill, type PaymentCreditBackfillResult } from './backfill.ts';
 export type { CardTokenRow, FraudCandidate, FraudCriteria, PageReference, PaymentRow } from './repository.ts';
-export { findPayment, findPayments, lockPayment, refundGateCtes, returnRefundAmount, takeRefundAmountCte } from './repository.ts';
+export { findPayment, findPayments, lockPayment, refundBatchGateCtes, refundGateCtes, returnRefundAmount, takeRefundAmountCte, takeRefundBatchCte } from './repository.ts';
 export { CardPaymentBody, PayinDetails, type CardPaymentInput, type PayinDetailsResponse } from './schemas.ts';
 export {
   createStripeWebhooks,

@@ -76,6 +76,37 @@ export function refundGateCtes(target: { page: SQL; amount: number | undefined; 
     )`;
 }
 
+/**
+ * The gate of a batch of refunds of one page (`ledger.postAtomicallyInOrder`, decision 0055): `page`
+ * (`target.page`, as in `refundGateCtes`) and `payment` (row locked), and `gate`: one row when the payment is there
+ * and its mode available, with `capacity` = what is left to refund. Each refund's amount is judged
+ * by the ledger's ordered fold against what the refunds before it left.
+ */
+export function refundBatchGateCtes(target: { page: SQL; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
+  return sql`page as materialized (
+      ${target.page}
+    ),
+    payment as materialized (
+      select id, merchant_id, livemode, currency, amount, refunded_amount
+      from payments
+      where id = (select payment_id from page where status = 'PAID') and status = 'SUCCEEDED'
+      for update
+    ),
+    gate as materialized (
+      select id as payment_id, livemode, currency, amount - refunded_amount as capacity from payment
+      where (case when livemode then ${target.liveAvailable}::boolean else ${target.sandboxAvailable}::boolean end)
+    )`;
+}
+
+/** A batch's write to the payment (a CTE `taken`): the sum of the accepted refunds added to `refunded_amount`, once. */
+export function takeRefundBatchCte(): SQL {
+  return sql`taken as (
+      update payments set refunded_amount = refunded_amount + (select sum(take) from accepted)
+      where id = (select payment_id from gate) and exists (select 1 from accepted)
+      returning refunded_amount
+    )`;
+}
+
 /** The atomic refund's write to the payment (a CTE `taken`): the gate's amount added to `refunded_amount`, only when the posting is written (`ok`). */
 export function takeRefundAmountCte(): SQL {
   return sql`taken as (

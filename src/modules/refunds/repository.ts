@@ -51,6 +51,26 @@ export function refundInsertCtes(refund: Pick<RefundRow, 'id' | 'merchantId' | '
     job as (${job(sql`exists (select 1 from refund)`)})`;
 }
 
+/**
+ * A batch's own writes (decision 0055), as CTEs after the ledger's `accepted (ord, take)`: one PENDING
+ * refund per accepted member with its amount and the gate's mode, currency and payment, and (`jobs`,
+ * a `jobRowsInsertStatement` over the rows it is given) one processing job each.
+ */
+export function refundBatchInsertCtes(batch: { queue: string; merchantId: string; paymentPageId: string; refunds: ReadonlyArray<{ id: string; reason: string | null; createdAt: Date; jobId: string }> }, jobs: (source: SQL) => SQL): SQL {
+  const rows = JSON.stringify(batch.refunds.map((refund, index) => ({ ord: index + 1, id: refund.id, reason: refund.reason, at: refund.createdAt.toISOString(), job_id: refund.jobId })));
+  return sql`refund_input as materialized (
+      select * from json_to_recordset(${rows}::json) as r(ord int, id text, reason text, at timestamptz, job_id text)
+    ),
+    refund as (
+      insert into refunds (id, merchant_id, livemode, payment_page_id, payment_id, amount, currency, reason, status, request_key, created_at, updated_at)
+      select r.id, ${batch.merchantId}::text, g.livemode, ${batch.paymentPageId}::text, g.payment_id, a.take::int, g.currency, r.reason, 'PENDING', null, r.at, r.at
+      from accepted a join refund_input r on r.ord = a.ord cross join gate g
+      returning id, livemode, payment_id, amount, currency
+    ),
+    job as (${jobs(sql`select r.job_id as id, json_build_object('refundId', r.id)::jsonb as payload, ${`${batch.queue}:`}::text || r.id as dedupe_key, r.at
+      from accepted a join refund_input r on r.ord = a.ord`)})`;
+}
+
 /** The refund a one-time request key made, in its merchant's mode. */
 export async function findRefundByRequestKey(executor: Executor, scope: { merchantId: string; livemode: boolean }, requestKey: string): Promise<RefundRow | null> {
   const [row] = await executor.select().from(refunds).where(and(eq(refunds.merchantId, scope.merchantId), eq(refunds.livemode, scope.livemode), eq(refunds.requestKey, requestKey)));

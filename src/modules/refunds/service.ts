@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { currentCommitGuard } from '../../db/commit-guard.ts';
@@ -5,6 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { newId, isId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
+import { amountRefused, createRefundGroupCommit } from './group-commit.ts';
 import { createCoalescedWakeup, jobInsertStatement } from '../../jobs/queue.ts';
 import type { Clock } from '../../clock.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
@@ -51,7 +53,7 @@ export interface RefundsDeps {
   database: Database;
   clock: Clock;
   keyRing: KeyRing;
-  ledger: Pick<LedgerService, 'post' | 'postAtomically' | 'openAccounts'>;
+  ledger: Pick<LedgerService, 'post' | 'postAtomically' | 'postAtomicallyInOrder' | 'openAccounts'>;
   payments: Pick<PaymentsService, 'refundAtProcessor' | 'retrieveRefundAtProcessor' | 'isAvailable'>;
   /** When a sandbox refund is looked up after it was made (the sandbox processor settles it after SANDBOX_PAYOUT_DELAY_MS). */
   sandboxDelayMs: number;
@@ -74,6 +76,7 @@ export function createRefundsService(deps: RefundsDeps) {
   // through each commit and its WAL flush, serialising the commits of all merchants' refunds: the
   // workers are woken after the commit instead (coalesced; a lost wake-up leaves the job to the poll).
   const processWakeup = createCoalescedWakeup(database, refundProcessQueue);
+  const groupCommit = createRefundGroupCommit({ database, ledger, payments });
 
   /** Cursors are bound to the list's filter: one made for another page's refunds is refused. */
   function cursorsFor(paymentPageId: string | undefined): CursorCodec {
@@ -196,12 +199,8 @@ export function createRefundsService(deps: RefundsDeps) {
     if (!payments.isAvailable(row.payment_livemode)) {
       throw new AppError('FORBIDDEN', 'Live refunds are not available: no live card processor is configured on this Paysail installation');
     }
-    const left = `what is left to refund on payment page ${pageId}`;
-    if (askedAmount === undefined && (row.take ?? 0) < 1) {
-      throw wrongParameter('amount', `must be at most ${left}, and nothing is left (${row.refunded_amount} of ${row.payment_amount} refunded or being refunded)`);
-    }
-    if (!row.condition_met) {
-      throw wrongParameter('amount', `must be at most ${left}: ${row.payment_amount - row.refunded_amount} ${row.payment_currency} minor units`);
+    if (!row.condition_met || (askedAmount === undefined && (row.take ?? 0) < 1)) {
+      throw amountRefused(pageId, askedAmount, row.take ?? 0, { amount: row.payment_amount, refunded: row.refunded_amount, currency: row.payment_currency });
     }
     const currency = currencyOf({ id: pageId, currency: row.payment_currency });
     if (!row.accounts_ready) {
@@ -298,19 +297,27 @@ export function createRefundsService(deps: RefundsDeps) {
         }
         return second;
       };
-      let refund: RefundRow;
-      try {
+      // Bound to this request's async context (its commit guard), wherever the batch queue calls it.
+      const alone = AsyncResource.bind(async (): Promise<RefundRow> => {
         if (currentCommitGuard()) {
           // An Idempotency-Key is marked used in the same transaction as the refund.
-          refund = await database.transaction(async (tx) => {
+          return database.transaction(async (tx) => {
             const first = await attempt(tx);
             return 'missing' in first ? openThenAttempt(tx, first.missing) : first;
           });
-        } else {
-          // One statement, committing on its own (decision 0039).
-          const first = await attempt(database.db);
-          refund = 'missing' in first ? await database.transaction((tx) => openThenAttempt(tx, first.missing)) : first;
         }
+        // One statement, committing on its own (decision 0039).
+        const first = await attempt(database.db);
+        return 'missing' in first ? database.transaction((tx) => openThenAttempt(tx, first.missing)) : first;
+      });
+      let refund: RefundRow;
+      try {
+        // Written with the other refunds of this page that arrive meanwhile: one statement, one commit (decision 0055).
+        const decision = requestKey === null ? await groupCommit.submit({ id, merchantId: merchant.id, livemode, pageId: input.paymentPageId, amount: input.amount, reason: input.reason ?? null, createdAt: now, guard: currentCommitGuard(), alone }) : undefined;
+        if (decision && 'error' in decision) {
+          throw decision.error;
+        }
+        refund = decision && 'refund' in decision ? decision.refund : await alone();
       } catch (error) {
         if (error instanceof InsufficientFundsError) {
           throw new AppError('INSUFFICIENT_FUNDS', `The available ${error.currency} balance cannot cover this refund${input.amount === undefined ? '' : ` of ${input.amount}`}`);
@@ -365,12 +372,12 @@ export function createRefundsService(deps: RefundsDeps) {
       return refundView(settled ?? (await findRefund(database.db, refundId)) ?? refund);
     },
 
-    /** The `refunds.process` job: asks the processor (once per refund id), then polls until it settles. */
     /** Every job queue of this module, registered by platform.ts in one loop. */
     jobs(): JobDefinition[] {
       return [this.processJob()];
     },
 
+    /** The `refunds.process` job: asks the processor (once per refund id), then polls until it settles. */
     processJob() {
       return createProcessRefundJob({
         find: (refundId) => findRefund(database.db, refundId),
