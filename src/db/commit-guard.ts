@@ -13,7 +13,7 @@ export interface CommitGuard {
   beforeCommit(tx: Executor): Promise<void>;
 }
 
-const guards = new AsyncLocalStorage<CommitGuard>();
+const guards = new AsyncLocalStorage<CommitGuard | undefined>();
 
 /** Runs `continuation` (and everything it starts) with `guard` in force. */
 export function runWithCommitGuard(guard: CommitGuard, continuation: () => void): void {
@@ -31,5 +31,8 @@ export function currentCommitGuard(): CommitGuard | undefined {
  * key free for a retry, which the reservation makes safe to run again.
  */
 export function withoutCommitGuard<T>(work: () => Promise<T>): Promise<T> {
-  return guards.exit(work);
+  // `run(undefined)`, not `exit`: on Node 20 `exit` disables the storage while `work` runs
+  // synchronously, so a function bound to a request's context (`AsyncResource.bind`) and called from
+  // there would see no guard either, and commit that request's effects without its key's mark.
+  return guards.run(undefined, work);
 }

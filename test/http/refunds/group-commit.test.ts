@@ -33,6 +33,31 @@ describe('refunds of one page written together (group commit, decision 0055)', (
     await context.close();
   });
 
+  test('a refund with an Idempotency-Key commits with its key\'s mark: a key taken over while it runs leaves nothing written, the first refund of an idle page included', async () => {
+    const merchant: TestMerchant = await context.createMerchant();
+    const page = await paidPage(context, merchant, { amount: 800, currency: 'EUR' });
+    // Inside the refund's statement, another "retry" takes the key over (a new lease): the mark must
+    // be refused and the refund roll back with it (decision 0004). A refund written without the
+    // request's guard would commit here, and a retry after a crash would refund twice.
+    await context.database.db.execute(sql`
+      create or replace function steal_refund_key() returns trigger language plpgsql as $$
+      begin
+        update idempotency_keys set locked_until = locked_until + interval '1 hour' where key = 'refund-stolen';
+        return new;
+      end $$`);
+    await context.database.db.execute(sql`create trigger steal_refund_key after insert on refunds for each row execute function steal_refund_key()`);
+    try {
+      const stolen = await postRefund(context, merchant, { paymentPageId: page.id, amount: 300 }, { headers: { 'idempotency-key': 'refund-stolen' } });
+      assert.equal(stolen.statusCode, 409, stolen.body);
+      assert.equal(json<{ errorCode: string }>(stolen).errorCode, 'IDEMPOTENCY_KEY_IN_USE');
+    } finally {
+      await context.database.db.execute(sql`drop trigger steal_refund_key on refunds`);
+    }
+    const written = await writtenFor(context, page.id);
+    assert.deepEqual({ refunds: written.refunds, transactions: written.transactions, jobs: written.jobs }, { refunds: 0, transactions: 0, jobs: 0 }, 'nothing of the refund survived the refused mark');
+    assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 0);
+  });
+
   test('44 refunds at once, amounts that overflow the payment, some omitted, half with an Idempotency-Key: the answers and totals agree exactly, and every key replays its answer', async () => {
     const merchant: TestMerchant = await context.createMerchant();
     const page = await paidPage(context, merchant, { amount: 5000, currency: 'EUR' });
