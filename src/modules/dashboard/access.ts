@@ -122,6 +122,8 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'POST /:mode/developers/api-keys': developers,
   'POST /:mode/developers/api-keys/:keyId/revoke': developers,
   'GET /:mode/developers/pii-key': sees('pii-key'),
+  // Ids, status and dates, as the list shows them before Reveal: never key material.
+  'GET /:mode/developers/pii-key/export.csv': sees('pii-key'),
   'POST /:mode/developers/pii-key/reveal': developers,
   // A new PII key changes what every integration must decrypt with: the account owner's call.
   'POST /:mode/developers/pii-key/rotate': owners,

@@ -119,6 +119,32 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     assert.deepEqual(early.rows.map((row) => row.id), [all.rows[1]?.id]);
   });
 
+  test('listExports.happy: PII keys — the period narrows the list, Reveal keeps it, and the CSV holds ids, status and dates, never key material', async () => {
+    // Rotated on day 3: the new key is active, the first one retired.
+    assert.equal((await owner.post('/dashboard/sandbox/developers/pii-key/rotate', { confirmed: '1' })).statusCode, 303);
+    const screen = await owner.get(`/dashboard/sandbox/developers/pii-key?from=${day(3)}`);
+    assert.equal(screen.statusCode, 200);
+    assert.match(screen.body, new RegExp(`href="/dashboard/sandbox/developers/pii-key/export\\.csv\\?from=${day(3)}" download=""`));
+    const listed = (body: string) => [...body.matchAll(/<td><code>(pii_[^<]+)<\/code><\/td>/g)].map((match) => match[1]);
+    assert.equal(listed(screen.body).length, 1, 'only the key made on day 3 is listed');
+
+    const revealed = await owner.post('/dashboard/sandbox/developers/pii-key/reveal', { from: day(3) });
+    assert.equal(revealed.statusCode, 200);
+    assert.deepEqual(listed(revealed.body), listed(screen.body), 'Reveal shows the list that was on screen');
+    const material = [...revealed.body.matchAll(/<code class="secret">([^<]+)<\/code>/g)].map((match) => match[1] ?? '');
+    assert.equal(material.length, 1);
+
+    const all = await csv(owner, '/dashboard/sandbox/developers/pii-key/export.csv');
+    assert.deepEqual(all.header, ['id', 'active', 'createdAt']);
+    assert.deepEqual(all.rows.map((row) => row.active), ['true', 'false'], 'the new key, then the retired one; none of the other merchant');
+    assert.equal(all.rows[0]?.id, listed(screen.body)[0]);
+    for (const secret of [...material, ...secrets]) {
+      assert.ok(secret !== '' && !all.body.includes(secret), 'no key material');
+    }
+    const early = await csv(owner, `/dashboard/sandbox/developers/pii-key/export.csv?to=${day(2)}`);
+    assert.deepEqual(early.rows.map((row) => row.active), ['false']);
+  });
+
   test('listExports.happy: webhook endpoints — the period narrows the list and the CSV, which carries no signing secret', async () => {
     const screen = await owner.get(`/dashboard/sandbox/developers/webhooks?from=${day(3)}&to=${day(3)}`);
     assert.equal(screen.statusCode, 200);
@@ -243,7 +269,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
   });
 
   test('listExports.errors: a bad day or a period that ends before it starts is 400 naming the field, on each screen and CSV', async () => {
-    for (const path of ['developers/events', 'developers/webhooks', `developers/webhooks/${endpointIds[0]}`, 'developers/api-keys', 'entitlements', 'inbox']) {
+    for (const path of ['developers/events', 'developers/webhooks', `developers/webhooks/${endpointIds[0]}`, 'developers/api-keys', 'developers/pii-key', 'entitlements', 'inbox']) {
       for (const [query, message] of [
         ['from=2026-02-30', /from must be a day written YYYY-MM-DD/],
         ['to=soon', /to must be a day written YYYY-MM-DD/],

@@ -1,7 +1,7 @@
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { ApiKeyRowView, PiiKeyRowView } from '../presenters/developers.ts';
-import { ActionButton, Badge, DataTable, EmptyState, Pagination, PeriodFilter, PostForm, Time, CopyButton } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, Pagination, PeriodFilter, PostForm, Time, CopyButton, mayShow } from './components.tsx';
 import type { ListPeriod } from '../date-range.ts';
 import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -9,6 +9,8 @@ import { DashboardPage, type Frame } from './layout.tsx';
 export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; period: ListPeriod; created?: { name: string; apiKey: string }; notice?: string | undefined; error?: string | undefined }) {
   const { frame } = props;
   const base = modePath(frame.mode, '/developers/api-keys');
+  // One column header for a role that may not revoke: when each key was revoked, not an empty Action.
+  const mayRevoke = mayShow(frame, 'POST', `${base}/key_0/revoke`);
   return (
     <DashboardPage frame={frame} section="api-keys" title="API keys" notice={props.notice} error={props.error}>
       <h1>API keys</h1>
@@ -42,10 +44,10 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
       <PeriodFilter path={base} label="Filter API keys" period={props.period} exportPath={`${base}/export.csv`} />
       {props.keys.items.length === 0 ? (
         <EmptyState title={props.keys.page > 1 ? 'No API keys on this page.' : props.period.from || props.period.to ? 'No API key was created in this period.' : 'No API keys.'}>
-          <p>Create one above to call the API.</p>
+          {mayShow(frame, 'POST', base) ? <p>Create one above to call the API.</p> : <p>A team member who may create keys can make one to call the API.</p>}
         </EmptyState>
       ) : (
-        <DataTable label="API keys" headers={['Name', 'Key', 'Created', 'Last used', 'Status', 'Action']}>
+        <DataTable label="API keys" headers={['Name', 'Key', 'Created', 'Last used', 'Status', mayRevoke ? 'Action' : 'Revoked']}>
           {props.keys.items.map((key) => (
             <tr>
               <td id={`key-${key.id}`}>{key.name}</td>
@@ -62,6 +64,8 @@ export function ApiKeysPage(props: { frame: Frame; keys: PageOf<ApiKeyRowView>; 
               <td>
                 {key.revokedAt ? (
                   <Time value={key.revokedAt} />
+                ) : !mayRevoke ? (
+                  <span class="muted">—</span>
                 ) : (
                   <ActionButton action={`${base}/${key.id}/revoke`} frame={frame} label="Revoke" tone="danger" describedBy={`key-${key.id}`} confirm={revokeApiKeyConfirmation(key)} />
                 )}
@@ -90,7 +94,12 @@ export async function decryptField(jwe) {
 // e.g. await decryptField(customer.firstName)`;
 
 /** `revealed`: the material of every key (after "Reveal keys"); the table shows the keys of `keys`' page. */
-export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; revealed?: Array<{ id: string; key: string; active: boolean }>; notice?: string | undefined }) {
+/** What the Reveal form carries so the revealed list is the one on screen: its page and period. */
+function revealFields(page: number, period: ListPeriod): Record<string, string> {
+  return Object.fromEntries(Object.entries({ page: page > 1 ? String(page) : '', from: period.from, to: period.to }).filter(([, value]) => value !== ''));
+}
+
+export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; period: ListPeriod; revealed?: Array<{ id: string; key: string; active: boolean }>; notice?: string | undefined }) {
   const { frame, keys } = props;
   const base = modePath(frame.mode, '/developers/pii-key');
   const material = new Map((props.revealed ?? []).map((key) => [key.id, key.key]));
@@ -105,36 +114,41 @@ export function PiiKeyPage(props: { frame: Frame; keys: PageOf<PiiKeyRowView>; r
         the key that encrypted it; keys you rotated away still decrypt what they encrypted.
       </p>
       <div class="toolbar">
-        {props.revealed ? null : <ActionButton action={`${base}/reveal`} frame={frame} label="Reveal keys" fields={keys.page > 1 ? { page: String(keys.page) } : {}} />}
+        {props.revealed ? null : <ActionButton action={`${base}/reveal`} frame={frame} label="Reveal keys" fields={revealFields(keys.page, props.period)} />}
         <ActionButton action={`${base}/rotate`} frame={frame} label="Rotate key" tone="secondary" confirm={rotatePiiKeyConfirmation()} />
       </div>
-      <DataTable label="PII keys" headers={['Key id', 'Status', 'Created', 'Key (base64url)']}>
-        {keys.items.map((key) => {
-          const value = material.get(key.id);
-          return (
-            <tr>
-              <td>
-                <code>{key.id}</code>
-              </td>
-              <td>{key.active ? <Badge value="ACTIVE" /> : <span class="muted">retired</span>}</td>
-              <td>
-                <Time value={key.createdAt} />
-              </td>
-              <td>
-                {value ? (
-                  <>
-                    <code class="secret">{value}</code>
-                    <CopyButton value={value} label={`Copy PII key ${key.id}`} />
-                  </>
-                ) : (
-                  <span class="muted">hidden: use Reveal keys</span>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </DataTable>
-      <Pagination path={base} query={{}} page={keys.page} hasMore={keys.hasMore} />
+      <PeriodFilter path={base} label="Filter PII keys" period={props.period} exportPath={`${base}/export.csv`} />
+      {keys.items.length === 0 ? (
+        <EmptyState title={keys.page > 1 ? 'No PII keys on this page.' : props.period.from || props.period.to ? 'No PII key was created in this period.' : 'No PII keys.'} />
+      ) : (
+        <DataTable label="PII keys" headers={['Key id', 'Status', 'Created', 'Key (base64url)']}>
+          {keys.items.map((key) => {
+            const value = material.get(key.id);
+            return (
+              <tr>
+                <td>
+                  <code>{key.id}</code>
+                </td>
+                <td>{key.active ? <Badge value="ACTIVE" /> : <span class="muted">retired</span>}</td>
+                <td>
+                  <Time value={key.createdAt} />
+                </td>
+                <td>
+                  {value ? (
+                    <>
+                      <code class="secret">{value}</code>
+                      <CopyButton value={value} label={`Copy PII key ${key.id}`} />
+                    </>
+                  ) : (
+                    <span class="muted">hidden: use Reveal keys</span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
+      )}
+      <Pagination path={base} query={{ from: props.period.from, to: props.period.to }} page={keys.page} hasMore={keys.hasMore} />
       <h2>Decrypt a field (Node.js)</h2>
       <pre tabindex={0} aria-label="Decryption example">
         <code>{decryptExample(active?.id ?? 'pii_…', props.revealed ? (activeKey ?? '<your key>') : '<your key: use Reveal keys>')}</code>

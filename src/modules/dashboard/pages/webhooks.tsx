@@ -281,7 +281,7 @@ export function WebhookEndpointPage(props: {
           </EmptyState>
         ) : (
           <EmptyState title="Nothing was sent to this endpoint yet.">
-            <p>Events are delivered as they happen; redeliver a past one from the event log, or send a test event above.</p>
+            <p>Events are delivered as they happen{mayShow(frame, 'POST', `${base}/test`) ? '; redeliver a past one from the event log, or send a test event above.' : '.'}</p>
           </EmptyState>
         )
       ) : (

@@ -36,6 +36,17 @@ export function createDevelopersPresenter(deps: { database: Database }) {
       .offset(offset);
   }
 
+  /** The columns the PII key screen shows without Reveal: the id, whether it is active, when it was made. */
+  function piiKeyRows(merchantId: string, period: CreatedRange, after: SQL[], limit: number, offset: number): Promise<PiiKeyRowView[]> {
+    return database.db
+      .select({ id: merchantPiiKeys.id, active: merchantPiiKeys.active, createdAt: merchantPiiKeys.createdAt })
+      .from(merchantPiiKeys)
+      .where(and(eq(merchantPiiKeys.merchantId, merchantId), ...createdWithin(merchantPiiKeys.createdAt, period), ...after))
+      .orderBy(desc(merchantPiiKeys.createdAt), desc(merchantPiiKeys.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
   return {
     /** Newest first: revoked keys accumulate, so the list is paged like every other. */
     apiKeys(merchantId: string, page: number, period: CreatedRange = {}): Promise<PageOf<ApiKeyRowView>> {
@@ -47,16 +58,13 @@ export function createDevelopersPresenter(deps: { database: Database }) {
       return everyRow({ createdAt: apiKeys.createdAt, id: apiKeys.id }, (after, limit) => apiKeyRows(merchantId, period, after, limit, 0));
     },
 
-    piiKeys(merchantId: string, page: number): Promise<PageOf<PiiKeyRowView>> {
-      return readPage(page, (limit, offset) =>
-        database.db
-          .select({ id: merchantPiiKeys.id, active: merchantPiiKeys.active, createdAt: merchantPiiKeys.createdAt })
-          .from(merchantPiiKeys)
-          .where(eq(merchantPiiKeys.merchantId, merchantId))
-          .orderBy(desc(merchantPiiKeys.createdAt), desc(merchantPiiKeys.id))
-          .limit(limit)
-          .offset(offset),
-      );
+    piiKeys(merchantId: string, page: number, period: CreatedRange = {}): Promise<PageOf<PiiKeyRowView>> {
+      return readPage(page, (limit, offset) => piiKeyRows(merchantId, period, [], limit, offset));
+    },
+
+    /** Every PII key the period selects, newest first (the CSV export): ids, status and dates, never key material. */
+    exportPiiKeys(merchantId: string, period: CreatedRange): AsyncGenerator<PiiKeyRowView> {
+      return everyRow({ createdAt: merchantPiiKeys.createdAt, id: merchantPiiKeys.id }, (after, limit) => piiKeyRows(merchantId, period, after, limit, 0));
     },
   };
 }

@@ -13,6 +13,9 @@ import { anyTime, parseListPeriod } from '../date-range.ts';
 /** The API keys CSV: what the list shows (name, last four characters, dates), never the key. */
 export const apiKeyCsvColumns = ['id', 'name', 'last4', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
 
+/** The PII keys CSV: what the list shows before Reveal (id, active, created), never key material. */
+export const piiKeyCsvColumns = ['id', 'active', 'createdAt'] as const;
+
 /** API keys and the PII key: both belong to the merchant, not to a mode (the URL's mode is kept for navigation). */
 export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchants: MerchantsService; presenter: DevelopersPresenter }): void {
   const { merchants, presenter } = deps;
@@ -73,16 +76,24 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
 
   web.get('/:mode/developers/pii-key', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const keys = await presenter.piiKeys(view.session.merchant.id, parsePage(field(request.query, 'page', 5)));
-    return view.page((frame) => PiiKeyPage({ frame, keys, notice: noticeOf(request).notice }));
+    const period = parseListPeriod(request.query);
+    const keys = await presenter.piiKeys(view.session.merchant.id, parsePage(field(request.query, 'page', 5)), period);
+    return view.page((frame) => PiiKeyPage({ frame, keys, period, notice: noticeOf(request).notice }));
+  });
+
+  web.get('/:mode/developers/pii-key/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = presenter.exportPiiKeys(view.session.merchant.id, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: 'pii-keys.csv', columns: piiKeyCsvColumns, rows });
   });
 
   web.post('/:mode/developers/pii-key/reveal', async (request, reply) => {
     const view = screen(tools, request, reply);
-    // The reveal form carries the page it was on: the material of that page's keys is shown.
-    const keys = await presenter.piiKeys(view.session.merchant.id, parsePage(field(request.body, 'page', 5)));
+    // The reveal form carries the page and period it was on: the material of that page's keys is shown.
+    const period = parseListPeriod(request.body);
+    const keys = await presenter.piiKeys(view.session.merchant.id, parsePage(field(request.body, 'page', 5)), period);
     const material = await merchants.revealPiiKeys(view.session.merchant.id);
-    return view.page((frame) => PiiKeyPage({ frame, keys, revealed: material }));
+    return view.page((frame) => PiiKeyPage({ frame, keys, period, revealed: material }));
   });
 
   web.post('/:mode/developers/pii-key/rotate', async (request, reply) => {
