@@ -134,6 +134,7 @@ try {
   await page.goto(`${base}/dashboard/sandbox/inbox`);
   const receipt = await page.getByRole('link', { name: /Your receipt from/ }).first().getAttribute('href');
   await shoot(page, 'dashboard-inbox-receipt', `${base}${receipt ?? '/dashboard/sandbox/inbox'}`);
+  await shoot(page, 'dashboard-pii-keys', `${base}/dashboard/sandbox/developers/pii-key`);
 
   // Branding: the owner sets a display name, a logo (uploaded as a file), a brand colour and the
   // support contact on the Branding screen; a new payment page then shows them to the customer.
