@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertNoSeriousAxeViolations } from '../helpers/axe.ts';
+import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from '../helpers/axe.ts';
 import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
 import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
@@ -48,13 +48,7 @@ describe('dashboard confirmation dialog and page in chromium', { timeout: 300_00
       await assertNoSeriousAxeViolations(page, name);
       return;
     }
-    const probe = await browser.newPage({ viewport: page.viewportSize() ?? { width: 1440, height: 900 } });
-    try {
-      await probe.setContent(served);
-      await assertNoSeriousAxeViolations(probe, name);
-    } finally {
-      await probe.close();
-    }
+    await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
   }
 
   async function signIn(page: Page): Promise<void> {
