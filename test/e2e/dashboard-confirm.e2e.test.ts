@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from '../helpers/axe.ts';
-import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import { closeBrowserTest, shootAndCheckAxe, signInToDashboard, startBrowserTest } from '../helpers/chromium.ts';
 import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { payoutAwaitingRelease } from '../http/dashboard/fixtures.ts';
@@ -37,27 +36,9 @@ describe('dashboard confirmation dialog and page in chromium', { timeout: 300_00
     return data.status === 'PENDING' ? data['sub-status'] : data.status;
   }
 
-  /**
-   * Screenshot, then axe-core in the page (through the DevTools protocol, which the CSP does not
-   * govern): no serious or critical violation. A page shown without JavaScript cannot evaluate
-   * anything, so its HTML as served (`served`) is checked in a page of the same size that can.
-   */
-  async function check(page: Page, name: string, served?: string): Promise<void> {
-    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: false });
-    if (served === undefined) {
-      await assertNoSeriousAxeViolations(page, name);
-      return;
-    }
-    await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
-  }
+  const check = (page: Page, name: string, served?: string) => shootAndCheckAxe(browser, page, artifacts, name, served);
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${base}/dashboard`);
-    await page.getByLabel('E-mail').fill(merchant.dashboardUser.email);
-    await page.getByLabel('Password').fill(merchant.dashboardUser.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard/sandbox`);
-  }
+  const signIn = (page: Page) => signInToDashboard(page, base, merchant);
 
   const says = /^123\.45 USDC will be paid to payee@example\.com \(customer \S+\) by bank transfer to account …6789\. Once released, the payout cannot be stopped or undone\.$/;
 

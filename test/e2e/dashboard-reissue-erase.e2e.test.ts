@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from '../helpers/axe.ts';
-import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import { closeBrowserTest, shootAndCheckAxe, signInToDashboard, startBrowserTest } from '../helpers/chromium.ts';
 import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { lockByWrongCodes } from '../helpers/payout-pages.ts';
@@ -30,22 +29,9 @@ describe('dashboard Reissue and Erase customer through the confirmation dialog i
   });
   after(() => closeBrowserTest({ browser, context }));
 
-  async function check(page: Page, name: string, served?: string): Promise<void> {
-    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: false });
-    if (served === undefined) {
-      await assertNoSeriousAxeViolations(page, name);
-    } else {
-      await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
-    }
-  }
+  const check = (page: Page, name: string, served?: string) => shootAndCheckAxe(browser, page, artifacts, name, served);
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${base}/dashboard`);
-    await page.getByLabel('E-mail').fill(merchant.dashboardUser.email);
-    await page.getByLabel('Password').fill(merchant.dashboardUser.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard/sandbox`);
-  }
+  const signIn = (page: Page) => signInToDashboard(page, base, merchant);
 
   async function lockedAt(id: string): Promise<unknown> {
     return json<{ data: { lockedAt?: number } }>(await context.request({ method: 'GET', url: `/v1/payout_pages/${id}`, apiKey: merchant.apiKey })).data.lockedAt;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { assertNoAxeViolations } from '../helpers/axe.ts';
-import { closeBrowserTest, elementsWiderThanViewport, startBrowserTest } from '../helpers/chromium.ts';
+import { closeBrowserTest, elementsWiderThanViewport, signInToDashboard, startBrowserTest } from '../helpers/chromium.ts';
 import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { paidPage, readPage, settleSandboxRefunds } from '../helpers/refunds.ts';
@@ -31,13 +31,7 @@ describe('dashboard refunds in chromium', { timeout: 300_000, skip: onEmbeddedRu
     assert.deepEqual(await elementsWiderThanViewport(page), [], `${name}: nothing wider than the viewport`);
   }
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${base}/dashboard`);
-    await page.getByLabel('E-mail').fill(merchant.dashboardUser.email);
-    await page.getByLabel('Password').fill(merchant.dashboardUser.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard/sandbox`);
-  }
+  const signIn = (page: Page) => signInToDashboard(page, base, merchant);
 
   for (const [device, viewport] of [
     ['desktop', { width: 1440, height: 900 }],

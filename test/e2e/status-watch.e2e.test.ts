@@ -4,9 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { paymentPages } from '../../src/db/schema/index.ts';
-import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from '../helpers/axe.ts';
 import { FormClient } from '../helpers/browser.ts';
-import { closeBrowserTest, startBrowserTest } from '../helpers/chromium.ts';
+import { closeBrowserTest, shootAndCheckAxe, startBrowserTest } from '../helpers/chromium.ts';
 import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { advanceAndDrain, bankMethod, confirmPage, createPage, fullKyc, getPage, latestCode, uniqueReference } from '../helpers/payout-pages.ts';
@@ -35,14 +34,11 @@ describe('hosted pages that wait: Check again and a live update, no timed refres
 
   /** Screenshot and axe; a page shown without JavaScript is checked as served, in a page that can run axe. */
   async function check(page: Page, name: string, served?: string): Promise<void> {
-    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
     assert.equal(await page.locator('meta[http-equiv="refresh"]').count(), 0, `${name}: no timed refresh`);
-    if (served === undefined) {
-      await assertNoSeriousAxeViolations(page, name);
-      return;
+    if (served !== undefined) {
+      assert.doesNotMatch(served, /http-equiv="refresh"/i, `${name}: no timed refresh without JavaScript either`);
     }
-    assert.doesNotMatch(served, /http-equiv="refresh"/i, `${name}: no timed refresh without JavaScript either`);
-    await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
+    await shootAndCheckAxe(browser, page, artifacts, name, served, { fullPage: true });
   }
 
   /** A payment page whose card payment is being processed (the claim is held, as while a processor answers). */

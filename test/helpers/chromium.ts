@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestContext, type TestContext, type TestContextOptions } from './context.ts';
+import path from 'node:path';
+import { assertNoSeriousAxeViolations, assertServedHtmlHasNoSeriousAxeViolations } from './axe.ts';
+import { createTestContext, type TestContext, type TestContextOptions, type TestMerchant } from './context.ts';
 
 /**
  * Headless Debian chromium (`CHROMIUM_PATH`, default /usr/bin/chromium) through playwright-core:
@@ -65,4 +67,26 @@ export function elementsWiderThanViewport(page: Page): Promise<string[]> {
   .filter((element) => !element.closest('.table-wrap, pre') && element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
   .slice(-8)
   .map((element) => element.tagName.toLowerCase() + (element.id ? '#' + element.id : '') + (element.className && typeof element.className === 'string' ? '.' + element.className.split(' ').join('.') : ''))`) as Promise<string[]>;
+}
+
+/** Signs `merchant`'s dashboard user in through the sign-in form; lands on the sandbox overview. */
+export async function signInToDashboard(page: Page, base: string, merchant: TestMerchant): Promise<void> {
+  await page.goto(`${base}/dashboard`);
+  await page.getByLabel('E-mail').fill(merchant.dashboardUser.email);
+  await page.getByLabel('Password').fill(merchant.dashboardUser.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/dashboard/sandbox`);
+}
+
+/**
+ * A screenshot of `page` into `artifacts` as `name`.png, then axe-core: no serious or critical
+ * violation in the page, or, for a page shown without JavaScript, in its HTML as `served`.
+ */
+export async function shootAndCheckAxe(browser: Browser, page: Page, artifacts: string, name: string, served?: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: options.fullPage ?? false });
+  if (served === undefined) {
+    await assertNoSeriousAxeViolations(page, name);
+  } else {
+    await assertServedHtmlHasNoSeriousAxeViolations(browser, page, served, name);
+  }
 }
