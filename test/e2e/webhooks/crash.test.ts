@@ -4,14 +4,13 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { loadConfig } from '../../../src/config/index.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../../../src/crypto/keyring.ts';
 import { migrateDatabase, openPostgres, type Database } from '../../../src/db/client.ts';
-import { webhookDeliveries } from '../../../src/db/schema/index.ts';
+import { jobs, webhookDeliveries } from '../../../src/db/schema/index.ts';
 import { JobRegistry, Worker, type JobDefinition } from '../../../src/jobs/worker.ts';
-import { systemClock } from '../../../src/clock.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { eventFanoutQueue, recordEvent } from '../../../src/modules/events/record.ts';
 import { createPlatform } from '../../../src/platform.ts';
@@ -22,10 +21,23 @@ import { createEndpoint, emitEvent } from '../../helpers/webhooks.ts';
 
 const eventCount = 500;
 
-/** Real time: retries wait their real 5 s (the crash runs use real workers, not drains). */
-class WallClock extends TestClock {
+/**
+ * Real time that the test can move ahead: the in-process run uses real workers (not drains), so
+ * leases, retries, parked deliveries and open circuits all wait on this clock. When nothing is due
+ * and no healthy worker holds a job, the test moves it to the next due time instead of waiting for it
+ * (see `waitForEveryDelivery`): a retry's 5 minutes or an open circuit's 30 s do not depend on the
+ * machine being fast enough that no attempt ever timed out.
+ */
+class FastForwardClock extends TestClock {
+  private offsetMs = 0;
   override now(): Date {
-    return new Date();
+    return new Date(Date.now() + this.offsetMs);
+  }
+  override advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+  get skippedMs(): number {
+    return this.offsetMs;
   }
 }
 const crashes = 20;
@@ -63,6 +75,53 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs:
       throw new Error(`timed out waiting until ${what}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Waits until every delivery succeeded, moving `clock` over the waits: whenever no job is due and no
+ * healthy worker holds one, to the earliest time a job becomes due or a frozen worker's lease runs out.
+ * Fails if neither a delivery succeeds nor the clock can move for `stallMs` of real time (a hang), or
+ * if the deliveries need more than a day of the retry schedule.
+ */
+async function waitForEveryDelivery(database: Database, merchantId: string, clock: FastForwardClock, healthyWorkerIds: readonly string[], stallMs: number): Promise<void> {
+  let succeeded = -1;
+  let lastProgress = Date.now();
+  for (;;) {
+    const now = await succeededDeliveries(database, merchantId);
+    if (now === eventCount) {
+      return;
+    }
+    if (now !== succeeded) {
+      succeeded = now;
+      lastProgress = Date.now();
+    }
+    const at = clock.now();
+    const atSql = sql`${at.toISOString()}::timestamptz`;
+    const [state] = await database.db
+      .select({
+        due: sql<number>`count(*) filter (where ${jobs.status} = 'pending' and ${jobs.runAt} <= ${atSql})`.mapWith(Number),
+        heldByHealthy: sql<number>`count(*) filter (where ${jobs.status} = 'running' and ${jobs.lockedUntil} > ${atSql} and ${inArray(jobs.lockedBy, [...healthyWorkerIds])})`.mapWith(Number),
+        nextAt: sql<string | null>`min(case when ${jobs.status} = 'pending' then ${jobs.runAt} when ${jobs.status} = 'running' then ${jobs.lockedUntil} end)`,
+      })
+      .from(jobs);
+    if (state && state.due === 0 && state.heldByHealthy === 0 && state.nextAt !== null) {
+      const ahead = new Date(state.nextAt).getTime() - at.getTime();
+      if (ahead > 0) {
+        clock.advance(ahead + 1);
+        lastProgress = Date.now();
+        assert.ok(clock.skippedMs < 86_400_000, `every delivery succeeded within a day of the retry schedule (${succeeded} of ${eventCount} did)`);
+      }
+    }
+    if (Date.now() - lastProgress > stallMs) {
+      const stuck = await database.db
+        .select({ status: webhookDeliveries.status, attempts: webhookDeliveries.attemptCount, lastError: webhookDeliveries.lastError, deliveries: count() })
+        .from(webhookDeliveries)
+        .groupBy(webhookDeliveries.status, webhookDeliveries.attemptCount, webhookDeliveries.lastError)
+        .limit(10);
+      throw new Error(`no delivery succeeded and nothing became due for ${stallMs} ms: ${succeeded} of ${eventCount} succeeded; deliveries: ${JSON.stringify(stuck)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -175,17 +234,23 @@ describe('webhook delivery survives crashes (at least once, same webhook-id)', (
       }
     });
   } else {
-    test(`PGlite (one process): ${eventCount} events through two workers while ${crashes} workers freeze mid-delivery`, { timeout: 180_000 }, async (t) => {
+    test(`PGlite (one process): ${eventCount} events through two workers while ${crashes} workers freeze mid-delivery`, { timeout: 600_000 }, async (t) => {
       // PGlite is one process, so a crash is simulated in-process: each doomed worker claims fan-out
       // jobs, sends the HTTP requests, and then never commits (as if killed there). Its leases run
-      // out and the two healthy workers redo those deliveries. The receiver shares the event loop
-      // with PGlite's synchronous queries, so the attempt timeout is generous, and so is the time after
-      // which an attempt counts as slow: on a loaded machine the fairness gate would otherwise isolate
-      // the endpoint and park the doomed workers' attempts, and no crash would be exercised.
-      const context = await createTestContext({ env: { JOB_LEASE_MS: '6000', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_SLOW_ATTEMPT_MS: '5000' }, clock: new WallClock() });
+      // out and the two healthy workers redo those deliveries.
+      // What waits on time (leases, retries, parked deliveries, open circuits) waits on the test's
+      // clock, which skips ahead when nothing is due, so the frozen workers' leases can be long.
+      // What runs on real time is generous because the receiver shares the event loop with PGlite's
+      // synchronous queries, and a loaded machine gives this process a fraction of a core: the attempt
+      // timeout and the time after which an attempt counts as slow (else the fairness gate isolates
+      // the endpoint and no crash is exercised), and the lease (a healthy worker's batch that outlives
+      // its lease is redone, and under starvation would be redone forever). A run that stops making
+      // progress fails after two minutes; the test's limit only stops a hung run.
+      const clock = new FastForwardClock();
+      const context = await createTestContext({ env: { JOB_LEASE_MS: '60000', WEBHOOK_TIMEOUT_MS: '20000', WEBHOOK_SLOW_ATTEMPT_MS: '20000' }, clock });
       const receiver = await WebhookReceiver.start();
       const logger = createLogger({ level: 'silent' });
-      const options = { registry: context.platform.jobs, clock: systemClock, logger, concurrency: 8, pollIntervalMs: 20, leaseMs: 6_000 };
+      const options = { registry: context.platform.jobs, clock, logger, concurrency: 8, pollIntervalMs: 20, leaseMs: 60_000 };
       const healthy = [new Worker({ ...options, database: context.database }), new Worker({ ...options, database: context.database })];
       try {
         const merchant = await context.createMerchant();
@@ -207,10 +272,10 @@ describe('webhook delivery survives crashes (at least once, same webhook-id)', (
           // It stops claiming; the jobs it holds never finish (their promises never settle).
           void doomed.stop();
         }
-        await waitUntil('every delivery succeeded', async () => (await succeededDeliveries(context.database, merchant.id)) === eventCount, 150_000);
+        await waitForEveryDelivery(context.database, merchant.id, clock, healthy.map((worker) => worker.id), 120_000);
 
         const duplicates = assertDeliveredAtLeastOnce(receiver, eventIds, endpoint.secret);
-        t.diagnostic(`${receiver.requests.length} requests for ${eventCount} events: ${duplicates} duplicates redone after ${crashes} frozen workers`);
+        t.diagnostic(`${receiver.requests.length} requests for ${eventCount} events: ${duplicates} duplicates redone after ${crashes} frozen workers; the clock skipped ${Math.round(clock.skippedMs / 1000)} s of waits`);
         assert.ok(duplicates > 0, 'deliveries a frozen worker had sent were sent again by a healthy one, with the same webhook-id');
       } finally {
         await Promise.all(healthy.map((worker) => worker.stop()));
