@@ -19,14 +19,25 @@ export const buildStamp = path.join(dist, '.build-stamp');
 
 function newestSourceChange() {
   let newest = 0;
-  const sources = [path.join(root, 'tsconfig.json'), path.join(root, 'package.json'), path.join(import.meta.dirname, 'build.mjs'), path.join(root, 'src')];
-  for (const entry of fs.readdirSync(path.join(root, 'src'), { recursive: true })) {
-    sources.push(path.join(root, 'src', String(entry)));
+  for (const file of [path.join(root, 'tsconfig.json'), path.join(root, 'package.json'), path.join(import.meta.dirname, 'build.mjs')]) {
+    newest = Math.max(newest, fs.statSync(file).mtimeMs);
   }
-  for (const source of sources) {
+  // One listing per directory (with the entries' types) and one stat per entry, the paths joined as
+  // strings: a restart runs this, and the recursive `readdirSync` with `path.join` per entry cost
+  // about four times the CPU (about 550 entries).
+  const walk = (directory) => {
     // Directories too: a deleted or renamed file changes its directory's time.
-    newest = Math.max(newest, fs.statSync(source).mtimeMs);
-  }
+    newest = Math.max(newest, fs.statSync(directory).mtimeMs);
+    for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+      const entryPath = `${directory}${path.sep}${entry.name}`;
+      if (entry.isDirectory()) {
+        walk(entryPath);
+      } else {
+        newest = Math.max(newest, fs.statSync(entryPath).mtimeMs);
+      }
+    }
+  };
+  walk(path.join(root, 'src'));
   return newest;
 }
 

@@ -155,11 +155,15 @@ async function copyDataDir(from: string, to: string): Promise<void> {
  * a copy of the files takes a fraction of a second). Copied under another name and renamed, so an
  * interrupted copy is never taken for a database. The migrations still run after (a no-op check).
  * Without a build (or for another migration set) nothing is copied and PGlite runs initdb as before.
+ * `builtDir`: the build's directory (null: none); by default the one `builtDataDir` names.
  */
-export async function seedFromBuild(pgliteDataDir: string, built: string | null = builtDataDir()): Promise<boolean> {
+export async function seedFromBuild(pgliteDataDir: string, builtDir?: string | null): Promise<boolean> {
   if (fs.existsSync(pgliteDataDir) && fs.readdirSync(pgliteDataDir).length > 0) {
     return false;
   }
+  // Found only now: naming the build's directory hashes every migration file, which a restart (the
+  // data directory is there) does not need.
+  const built = builtDir === undefined ? builtDataDir() : builtDir;
   if (!built || !fs.existsSync(path.join(built, 'PG_VERSION'))) {
     return false;
   }

@@ -15,8 +15,12 @@ function createAjv(coerceTypes: boolean): Ajv {
 }
 
 // Bodies are typed exactly ("100" is not an integer); query strings and params are text, so coerced.
-const strictAjv = createAjv(false);
-const coercingAjv = createAjv('array' as unknown as boolean);
+// Each made on its first schema (a route's first request), not at every start: ajv-formats' formats
+// and ajv's vocabularies cost a few tens of milliseconds per instance.
+let strict: Ajv | undefined;
+let coercing: Ajv | undefined;
+const strictAjv = (): Ajv => (strict ??= createAjv(false));
+const coercingAjv = (): Ajv => (coercing ??= createAjv('array' as unknown as boolean));
 
 /** Beyond this a JSON number no longer holds an exact integer in JavaScript (2^53 − 1). */
 export const largestExactInteger = Number.MAX_SAFE_INTEGER;
@@ -95,7 +99,7 @@ export function unrepresentableValue(context: string, root: unknown): AppError |
  * processes never serve. A schema ajv refuses still fails every test of its route (every-route.test.ts).
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+  const ajvOf = httpPart === 'body' ? strictAjv : coercingAjv;
   let validate: ValidateFunction | undefined;
   const context = httpPart === 'body' ? 'body' : (httpPart ?? 'input');
   // The representability check runs first, on the input as sent (before coercion); like the
@@ -105,7 +109,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     if (refused) {
       return { error: refused };
     }
-    validate ??= ajv.compile(schema as object) as ValidateFunction;
+    validate ??= ajvOf().compile(schema as object) as ValidateFunction;
     return validate(data) ? { value: data } : { error: Object.assign(new Error('validation failed'), { validation: validate.errors ?? [] }) };
   };
 };
@@ -238,7 +242,7 @@ export function bodyError(schema: object, data: unknown): AppError | null {
   }
   let validate = bodyValidators.get(schema);
   if (!validate) {
-    validate = strictAjv.compile(schema) as ValidateFunction;
+    validate = strictAjv().compile(schema) as ValidateFunction;
     bodyValidators.set(schema, validate);
   }
   return validate(data) ? null : validationError('body', validate.errors ?? []);

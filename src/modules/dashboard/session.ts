@@ -1,4 +1,4 @@
-import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { argonHash, argonVerify } from '../../crypto/passwords.ts';
 import { and, desc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { dashboardSessions, type DashboardRole } from '../../db/schema/index.ts';

@@ -1,4 +1,4 @@
-import { hash as argonHash } from '@node-rs/argon2';
+import { argonHash } from '../../crypto/passwords.ts';
 import { and, desc, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { dashboardInvites } from '../../db/schema/index.ts';

@@ -1,4 +1,4 @@
-import { hash as argonHash } from '@node-rs/argon2';
+import { argonHash } from '../../crypto/passwords.ts';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { timingSafeEqual } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.ts';
