@@ -287,7 +287,7 @@ export function WebhookEndpointPage(props: {
       ) : (
         <DeliveriesTable frame={frame} deliveries={props.deliveries.items} showEvent={true} />
       )}
-      <Pagination path={base} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
+      <Pagination path={base} query={{ from: period.from, to: period.to }} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
     </DashboardPage>
   );
 }
