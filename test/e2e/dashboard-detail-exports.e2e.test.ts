@@ -7,6 +7,8 @@ import type { TestContext, TestMerchant } from '../helpers/context.ts';
 import { onEmbeddedRunOnly } from '../helpers/database.ts';
 import { createRefund } from '../helpers/refunds.ts';
 import { createCustomer, createPaymentPage, createPayoutPage, identity, payPaymentPage, settleJobs } from '../http/dashboard/fixtures.ts';
+import { signedInClient } from '../http/dashboard/client.ts';
+import { postInvite } from '../http/dashboard/team-helpers.ts';
 
 const artifacts = path.resolve('test-artifacts', 'dashboard-detail-exports');
 
@@ -39,6 +41,8 @@ describe('dashboard lists inside screens: period and CSV links in chromium', { t
     const endpoint = await context.request({ method: 'POST', url: '/v1/webhook_endpoints?livemode=false', apiKey: merchant.apiKey, body: { url: 'https://hooks.example.com/paysail' } });
     const sent = await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${(JSON.parse(endpoint.body) as { data: { id: string } }).data.id}/test?livemode=false`, apiKey: merchant.apiKey, body: { eventType: 'PAYMENT_SUCCEEDED' } });
     ids.event = (JSON.parse(sent.body) as { data: { event: { id: string } } }).data.event.id;
+    const owner = await signedInClient(context, merchant);
+    assert.equal((await postInvite(owner, 'grace@example.com', 'developer')).statusCode, 303);
   });
   after(() => closeBrowserTest({ browser, context }));
 

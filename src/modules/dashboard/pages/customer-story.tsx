@@ -21,7 +21,7 @@ interface ListContext {
   period: ListPeriod;
 }
 
-/** A list's heading with its count, and its CSV (the screen's period applied) when the role may download it. */
+/** A list's heading with its count, and its CSV (the screen's period applied) when it has rows and the role may download it. */
 function ListHeading(props: ListContext & { list: StoryList; title: string; count: number; limit?: number }) {
   const path = modePath(props.frame.mode, `/customers/${props.customerId}/${props.list}/export.csv`);
   const id = `${props.list}-heading`;
@@ -30,7 +30,7 @@ function ListHeading(props: ListContext & { list: StoryList; title: string; coun
       <h2 id={id}>
         {props.title} <span class="muted">({props.limit !== undefined && props.count === props.limit ? `latest ${props.limit}` : props.count})</span>
       </h2>
-      {mayShow(props.frame, 'GET', path) ? <ExportLink path={path} query={{ from: props.period.from, to: props.period.to }} label={`Export CSV of the ${props.title.toLowerCase()}`} /> : null}
+      {props.count > 0 && mayShow(props.frame, 'GET', path) ? <ExportLink path={path} query={{ from: props.period.from, to: props.period.to }} label={`Export CSV of the ${props.title.toLowerCase()}`} /> : null}
     </div>
   );
 }

@@ -115,8 +115,9 @@ export function SubscriptionPage(props: {
   const period = props.period ?? anyTime;
   const narrowed = Boolean(period.from || period.to);
   const periodQuery = { from: period.from, to: period.to };
+  // A list with no row on screen has nothing to export (an empty later page aside, which links back).
   const exportOf = (list: 'invoices' | 'entitlements', title: string) =>
-    mayShow(frame, 'GET', `${base}/${list}/export.csv`) ? <ExportLink path={`${base}/${list}/export.csv`} query={periodQuery} label={`Export CSV of the ${title}`} /> : null;
+    props[list].items.length > 0 && mayShow(frame, 'GET', `${base}/${list}/export.csv`) ? <ExportLink path={`${base}/${list}/export.csv`} query={periodQuery} label={`Export CSV of the ${title}`} /> : null;
   return (
     <DashboardPage frame={frame} section="subscriptions" title={`Subscription ${subscription.id}`} notice={props.notice} error={props.error}>
       <p class="crumbs">

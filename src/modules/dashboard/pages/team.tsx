@@ -107,8 +107,8 @@ function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }
 }
 
 /** A Team list's CSV, the screen's period applied, for the roles the matrix lets download it. */
-function TeamExport(props: { frame: Frame; path: string; period: ListPeriod; title: string }) {
-  return mayShow(props.frame, 'GET', props.path) ? <ExportLink path={props.path} query={{ from: props.period.from, to: props.period.to }} label={`Export CSV of the ${props.title}`} /> : null;
+function TeamExport(props: { frame: Frame; path: string; period: ListPeriod; title: string; rows: number }) {
+  return props.rows > 0 && mayShow(props.frame, 'GET', props.path) ? <ExportLink path={props.path} query={{ from: props.period.from, to: props.period.to }} label={`Export CSV of the ${props.title}`} /> : null;
 }
 
 export function TeamPage(props: TeamPageProps) {
@@ -134,7 +134,7 @@ export function TeamPage(props: TeamPageProps) {
       <PeriodFilter path={base} label="Filter members and invitations" period={props.period} exportPath={undefined} />
       <div class="split">
         <h2 id="members-heading">Members</h2>
-        <TeamExport frame={frame} path={`${base}/members/export.csv`} period={props.period} title="members" />
+        <TeamExport frame={frame} path={`${base}/members/export.csv`} period={props.period} title="members" rows={props.members.length} />
       </div>
       {props.members.length === 0 ? (
         <EmptyState title="Nobody joined in this period." />
@@ -169,7 +169,7 @@ export function TeamPage(props: TeamPageProps) {
       )}
       <div class="split">
         <h2 id="invites-heading">Invitations</h2>
-        <TeamExport frame={frame} path={`${base}/invites/export.csv`} period={props.period} title="invitations" />
+        <TeamExport frame={frame} path={`${base}/invites/export.csv`} period={props.period} title="invitations" rows={props.invites.length} />
       </div>
       {props.invites.length === 0 ? (
         filtered ? (
