@@ -24,6 +24,18 @@ function deliveryScope(merchantId: string, livemode: boolean, of: DeliveriesOf):
   ];
 }
 
+/** What a delivery's CSV row says of it beside its endpoint or event: status, attempts, the last answer's status code and error (never its body), dates. */
+const deliverySummary = {
+  status: webhookDeliveries.status,
+  attemptCount: webhookDeliveries.attemptCount,
+  lastAttemptAt: webhookDeliveries.lastAttemptAt,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  lastError: webhookDeliveries.lastError,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  completedAt: webhookDeliveries.completedAt,
+  createdAt: webhookDeliveries.createdAt,
+};
+
 /** A delivery as its CSV row: what the endpoint's page shows of it, without the attempts' answers. */
 export interface DeliveryCsvRow {
   id: string;
@@ -125,14 +137,7 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
         id: webhookDeliveries.id,
         eventId: webhookDeliveries.eventId,
         eventType: webhookDeliveries.eventType,
-        status: webhookDeliveries.status,
-        attemptCount: webhookDeliveries.attemptCount,
-        lastAttemptAt: webhookDeliveries.lastAttemptAt,
-        lastStatusCode: webhookDeliveries.lastStatusCode,
-        lastError: webhookDeliveries.lastError,
-        nextAttemptAt: webhookDeliveries.nextAttemptAt,
-        completedAt: webhookDeliveries.completedAt,
-        createdAt: webhookDeliveries.createdAt,
+        ...deliverySummary,
       })
       .from(webhookDeliveries)
       .where(and(...deliveryScope(merchantId, livemode, of), ...createdWithin(webhookDeliveries.createdAt, period), ...after))
@@ -147,14 +152,7 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
         id: webhookDeliveries.id,
         endpointId: webhookDeliveries.endpointId,
         endpointUrl: webhookEndpoints.url,
-        status: webhookDeliveries.status,
-        attemptCount: webhookDeliveries.attemptCount,
-        lastAttemptAt: webhookDeliveries.lastAttemptAt,
-        lastStatusCode: webhookDeliveries.lastStatusCode,
-        lastError: webhookDeliveries.lastError,
-        nextAttemptAt: webhookDeliveries.nextAttemptAt,
-        completedAt: webhookDeliveries.completedAt,
-        createdAt: webhookDeliveries.createdAt,
+        ...deliverySummary,
       })
       .from(webhookDeliveries)
       .leftJoin(webhookEndpoints, and(eq(webhookEndpoints.id, webhookDeliveries.endpointId), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
