@@ -1,7 +1,7 @@
 // `npm run screenshots`: starts Paysail as a newcomer would (`src/main.ts` on an empty data directory,
 // on a free loopback port), makes a payment page and a payout page through the API, and photographs
 // the hosted pages and the dashboard in chromium (then sets a logo and brand colour on the Branding
-// screen and photographs a branded checkout) at desktop (1440×900) and phone (390×844) size
+// screen and photographs a branded checkout; a customer's story, a subscription and the Team screen) at desktop (1440×900) and phone (390×844) size
 // into docs/screenshots/. The README shows three of them. CHROMIUM_PATH overrides /usr/bin/chromium.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -135,6 +135,17 @@ try {
   const receipt = await page.getByRole('link', { name: /Your receipt from/ }).first().getAttribute('href');
   await shoot(page, 'dashboard-inbox-receipt', `${base}${receipt ?? '/dashboard/sandbox/inbox'}`);
   await shoot(page, 'dashboard-pii-keys', `${base}/dashboard/sandbox/developers/pii-key`);
+
+  // The customer's whole story (their lists, a period and a CSV each), a subscription with its invoices and entitlements, and the Team screen.
+  const plan = await api(base, server.apiKey, 'POST', '/v1/payment_pages?livemode=false', { amount: 12_000, currency: 'USD', clientReferenceId: 'plan-2027-001', customer, subscription: { productId: 'pro-plan', interval: 'MONTH' } });
+  const expYear = new Date().getUTCFullYear() + 2;
+  const subscribed = await api(base, server.apiKey, 'POST', `/v1/test_helpers/payment_pages/${String(plan['id'])}/pay?livemode=false`, { cardNumber: '4242424242424242', expMonth: 12, expYear, cvc: '123', cardholderName: 'Ada Lovelace' });
+  await page.setViewportSize(devices.desktop);
+  await page.goto(`${base}/dashboard/sandbox/customers?reference=${customer.referenceId}`);
+  const customerPath = await page.getByRole('link', { name: customer.referenceId, exact: true }).first().getAttribute('href');
+  await shoot(page, 'dashboard-customer', `${base}${customerPath ?? '/dashboard/sandbox/customers'}`);
+  await shoot(page, 'dashboard-subscription', `${base}/dashboard/sandbox/subscriptions/${String(subscribed['subscriptionId'])}`);
+  await shoot(page, 'dashboard-team', `${base}/dashboard/sandbox/team`);
 
   // Branding: the owner sets a display name, a logo (uploaded as a file), a brand colour and the
   // support contact on the Branding screen; a new payment page then shows them to the customer.

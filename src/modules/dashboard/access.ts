@@ -78,6 +78,13 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'GET /:mode/customers': sees('customers'),
   'GET /:mode/customers/:customerId': sees('customers'),
   'GET /:mode/customers/:customerId/export': support,
+  // The lists of a customer's screen: references, amounts, statuses and dates, as the screen shows them.
+  'GET /:mode/customers/:customerId/payout-pages/export.csv': sees('customers'),
+  'GET /:mode/customers/:customerId/payment-pages/export.csv': sees('customers'),
+  'GET /:mode/customers/:customerId/subscriptions/export.csv': sees('customers'),
+  'GET /:mode/customers/:customerId/refunds/export.csv': sees('customers'),
+  // A person's identity checks and the reasons they failed: personal data, the roles that export customers.
+  'GET /:mode/customers/:customerId/verifications/export.csv': support,
   // The list's CSV carries the names and e-mails the list shows: personal data, so not for every role.
   'GET /:mode/customers/export.csv': support,
   'POST /:mode/customers/:customerId/kyc-review': support,
@@ -104,6 +111,8 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'GET /:mode/subscriptions': sees('subscriptions'),
   'GET /:mode/subscriptions/:subscriptionId': sees('subscriptions'),
   'GET /:mode/subscriptions/export.csv': sees('subscriptions'),
+  'GET /:mode/subscriptions/:subscriptionId/invoices/export.csv': sees('subscriptions'),
+  'GET /:mode/subscriptions/:subscriptionId/entitlements/export.csv': sees('subscriptions'),
   'POST /:mode/subscriptions/:subscriptionId/cancel': support,
   'POST /:mode/subscriptions/:subscriptionId/renew': support,
   'GET /:mode/entitlements': sees('entitlements'),
@@ -143,6 +152,8 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
   'GET /:mode/developers/events': sees('events'),
   'GET /:mode/developers/events/export.csv': sees('events'),
   'GET /:mode/developers/events/:eventId': sees('events'),
+  // Endpoint addresses, status, attempts and the last answer's status code and error: no answer body.
+  'GET /:mode/developers/events/:eventId/export.csv': sees('events'),
   'POST /:mode/developers/events/:eventId/redeliver': developers,
 
   'GET /:mode/inbox': sees('inbox'),
@@ -156,6 +167,9 @@ export const routeAccess: Readonly<Record<string, readonly Role[]>> = {
 
   // The Team screen; who may be given (or lose) the owner role is decided by the team service.
   'GET /:mode/team': sees('team'),
+  // The team's e-mail addresses and roles, as the screen shows them to those who manage the team.
+  'GET /:mode/team/members/export.csv': sees('team'),
+  'GET /:mode/team/invites/export.csv': sees('team'),
   'POST /:mode/team/invites': managers,
   'POST /:mode/team/invites/:inviteId/resend': managers,
   'POST /:mode/team/invites/:inviteId/revoke': managers,

@@ -21,6 +21,7 @@ import {
 } from '../merchants/index.ts';
 import { isRole, mayManageOwners, roles, roleWords, type Role } from './access.ts';
 import { teamMembers } from './presenters/logins.ts';
+import { createdWithin, type CreatedRange } from './presenters/pagination.ts';
 import { endSessionsOfUser, maximumPasswordLength, minimumPasswordLength, openSession } from './session.ts';
 
 /** An invitation link works for 7 days (Stripe's team invitations expire likewise); resending starts a new 7 days. */
@@ -57,6 +58,8 @@ export interface TeamInviteView {
   sentAt: Date;
   expiresAt: Date;
   status: InviteStatus;
+  /** When the first invitation was sent (a resend keeps it). */
+  createdAt: Date;
 }
 
 /** What the accept page shows about an invitation (the token holder is its addressee). */
@@ -151,24 +154,25 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
   }
 
   return {
-    async listMembers(merchantId: string): Promise<TeamMemberView[]> {
-      const rows = await teamMembers(database.db, merchantId);
+    /** The members (those who joined in `period` when given): owners first, then by role. */
+    async listMembers(merchantId: string, period: CreatedRange = {}): Promise<TeamMemberView[]> {
+      const rows = await teamMembers(database.db, merchantId, period);
       // Owners first, then by role, then the longest-standing member first.
       return rows
         .map((row) => ({ ...row, lastSignInAt: row.lastSignInAt === null ? null : new Date(row.lastSignInAt) }))
         .sort((a, b) => roles.indexOf(a.role) - roles.indexOf(b.role));
     },
 
-    /** Invitations neither accepted nor revoked, newest first; expired ones stay listed so they can be resent. */
-    async listInvites(merchantId: string): Promise<TeamInviteView[]> {
+    /** Invitations neither accepted nor revoked (first sent in `period` when given), newest first; expired ones stay listed so they can be resent. */
+    async listInvites(merchantId: string, period: CreatedRange = {}): Promise<TeamInviteView[]> {
       const now = clock.now();
       const rows = await database.db
         .select()
         .from(dashboardInvites)
-        .where(and(eq(dashboardInvites.merchantId, merchantId), isNull(dashboardInvites.acceptedAt), isNull(dashboardInvites.revokedAt)))
+        .where(and(eq(dashboardInvites.merchantId, merchantId), isNull(dashboardInvites.acceptedAt), isNull(dashboardInvites.revokedAt), ...createdWithin(dashboardInvites.createdAt, period)))
         .orderBy(desc(dashboardInvites.createdAt), desc(dashboardInvites.id))
         .limit(200);
-      return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, sentAt: row.sentAt, expiresAt: row.expiresAt, status: row.expiresAt.getTime() > now.getTime() ? 'pending' : 'expired' }));
+      return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, sentAt: row.sentAt, expiresAt: row.expiresAt, status: row.expiresAt.getTime() > now.getTime() ? 'pending' : 'expired', createdAt: row.createdAt }));
     },
 
     /** Invites an e-mail with a role; the e-mail (with a link valid 7 days) commits with the invitation. */
@@ -275,7 +279,7 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
 
     async findInvite(merchantId: string, inviteId: string): Promise<TeamInviteView> {
       const invite = await openInvite(database.db, merchantId, inviteId);
-      return { id: invite.id, email: invite.email, role: invite.role, sentAt: invite.sentAt, expiresAt: invite.expiresAt, status: invite.expiresAt.getTime() > clock.now().getTime() ? 'pending' : 'expired' };
+      return { id: invite.id, email: invite.email, role: invite.role, sentAt: invite.sentAt, expiresAt: invite.expiresAt, status: invite.expiresAt.getTime() > clock.now().getTime() ? 'pending' : 'expired', createdAt: invite.createdAt };
     },
 
     /** The invitation a link's token names, as its accept page shows it. */

@@ -196,8 +196,8 @@ describe('dashboard actions go through the same services as the API', () => {
     assert.match(list, /25\.00 USD every month Active/);
 
     const detail = await client.get(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}`);
-    assert.match(textOf(detail.body), /Invoices Period Amount From Until Paid Payment #1 25\.00 USD/);
-    assert.match(textOf(detail.body), /Entitlements Entitlement Product Customer From Until Active ent_\S+ pro-plan/);
+    assert.match(textOf(detail.body), /Invoices Export CSV Period Amount From Until Paid Payment #1 25\.00 USD/);
+    assert.match(textOf(detail.body), /Entitlements Export CSV Entitlement Product Customer From Until Active ent_\S+ pro-plan/);
 
     const renewed = await client.post(`/dashboard/sandbox/subscriptions/${paid.subscriptionId}/renew`);
     assert.equal(renewed.headers.location, `/dashboard/sandbox/subscriptions/${paid.subscriptionId}?notice=subscription-renewed`);
@@ -390,7 +390,7 @@ describe('dashboard actions go through the same services as the API', () => {
       const log = textOf((await client.get(`/dashboard/sandbox/developers/events/${eventId}`)).body);
       assert.match(log, new RegExp(`PAYMENT_EXPIRED ${eventId} Test`));
       assert.match(log, /A test event, sent from an endpoint's page/);
-      assert.match(log, /Deliveries Succeeded Test .*\/test-target Redeliver to this endpoint 1 attempt .*Succeeded 200/);
+      assert.match(log, /Deliveries Export CSV Succeeded Test .*\/test-target Redeliver to this endpoint 1 attempt .*Succeeded 200/);
       assert.doesNotMatch(log, /Redeliver to all subscribed endpoints/);
       assert.doesNotMatch((await client.get('/dashboard/sandbox/developers/events')).body, new RegExp(eventId), 'not in the event log');
       assert.match(textOf((await client.get(base)).body), new RegExp(`Latest deliveries Created from \\(UTC day\\) to \\(UTC day\\) Filter Export CSV Succeeded Test PAYMENT_EXPIRED ${eventId} 1 attempt`));

@@ -38,13 +38,13 @@ describe('dashboard: a customer screen tells the whole story; the list shows nam
     const screen = await client.get(`/dashboard/sandbox/customers/${customer.id}`);
     assert.equal(screen.statusCode, 200);
     const text = textOf(screen.body).replace(/\s+/g, ' ');
-    assert.match(text, /Payouts \(1\) Client reference Amount Status Created story-payout-1 123\.45 USDC Open Waiting for the customer/);
+    assert.match(text, /Payouts \(1\) Export CSV Client reference Amount Status Created story-payout-1 123\.45 USDC Open Waiting for the customer/);
     // Both pages are made in the same millisecond of the test clock, so their order is the ids' (random within it).
-    assert.match(text, /Payments \(2\) Client reference Amount Status Created story-(plan|order)-1/);
+    assert.match(text, /Payments \(2\) Export CSV Client reference Amount Status Created story-(plan|order)-1/);
     assert.match(text, /story-order-1 40\.00 USD Paid/);
     assert.match(text, /story-plan-1 25\.00 USD Paid/);
-    assert.match(text, /Subscriptions \(1\) Product Amount Status Started story-pro 25\.00 USD Active/);
-    assert.match(text, new RegExp(`Refunds \\(1\\) Refund Amount Status Made ${refund.id} 15\\.00 USD Pending`));
+    assert.match(text, /Subscriptions \(1\) Export CSV Product Amount Status Started story-pro 25\.00 USD Active/);
+    assert.match(text, new RegExp(`Refunds \\(1\\) Export CSV Refund Amount Status Made ${refund.id} 15\\.00 USD Pending`));
     assert.doesNotMatch(text, /story-someone-else/);
     for (const href of [`/dashboard/sandbox/payout-pages/${payout.id}`, `/dashboard/sandbox/payment-pages/${paid.id}`, `/dashboard/sandbox/subscriptions/${String(subscription.subscriptionId)}`]) {
       assert.ok(screen.body.includes(`href="${href}"`), href);

@@ -86,7 +86,7 @@ describe('dashboard screens: empty states, lists, pagination, isolation between 
     assert.match(text, /Customer kyc-ada/);
     assert.match(text, /ada@example\.com/);
     assert.match(text, /Approved/);
-    assert.match(text, /Identity verifications Status Provider Reason Submitted Decided Approved sandbox-kyc/);
+    assert.match(text, /Identity verifications \(1\) Export CSV Status Provider Reason Submitted Decided Approved sandbox-kyc/);
     assert.match(detail.body, /<time datetime="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z" data-local="">\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/time>/);
   });
 

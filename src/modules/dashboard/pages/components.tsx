@@ -254,9 +254,9 @@ export function PeriodFields(props: { period: { from: string; to: string }; idPr
 }
 
 /** A list's CSV download: its `export.csv` with the screen's filters (the same query string). */
-export function ExportLink(props: { path: string; query: Record<string, string | undefined> }) {
+export function ExportLink(props: { path: string; query: Record<string, string | undefined>; /** Names the list when a page has several (the name starts with "Export CSV"). */ label?: string }) {
   return (
-    <a class="button secondary" href={withQuery(props.path, props.query)} download="">
+    <a class="button secondary" href={withQuery(props.path, props.query)} download="" aria-label={props.label}>
       Export CSV
     </a>
   );

@@ -7,7 +7,7 @@ import type { PageOf } from '../presenters/pagination.ts';
 import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Pagination, PeriodFields, Time, CopyButton, mayShow } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
-import type { ListPeriod } from '../date-range.ts';
+import { anyTime, type ListPeriod } from '../date-range.ts';
 import type { KycReviewItem } from '../../kyc/index.ts';
 import { KycReviewCard, KycReviewQueue } from './kyc-review.tsx';
 
@@ -101,7 +101,7 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; p
   );
 }
 
-export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView; review: KycReviewItem | null; notice?: string | undefined; error?: string | undefined }) {
+export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView; review: KycReviewItem | null; period?: ListPeriod; notice?: string | undefined; error?: string | undefined }) {
   const { frame, customer } = props;
   return (
     <DashboardPage frame={frame} section="customers" title={`Customer ${customer.referenceId}`} notice={props.notice} error={props.error}>
@@ -156,31 +156,7 @@ export function CustomerPage(props: { frame: Frame; customer: CustomerDetailView
         </p>
       ) : null}
       {customer.erasedAt || !mayShow(frame, 'POST', modePath(frame.mode, `/customers/${customer.id}/erase`)) ? null : <EraseCard frame={frame} customer={customer} />}
-      <h2>Identity verifications</h2>
-      {customer.verifications.length === 0 ? (
-        <EmptyState title="No verification yet.">
-          <p>Verification starts by itself once the customer's identity data is complete.</p>
-        </EmptyState>
-      ) : (
-        <DataTable label="Identity verifications" headers={['Status', 'Provider', 'Reason', 'Submitted', 'Decided']}>
-          {customer.verifications.map((verification) => (
-            <tr>
-              <td>
-                <Badge value={verification.status} />
-              </td>
-              <td>{verification.provider}</td>
-              <td>{verification.reason ?? '—'}</td>
-              <td>
-                <Time value={verification.createdAt} />
-              </td>
-              <td>
-                <Time value={verification.decidedAt} fallback="not yet" />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
-      <CustomerStory frame={frame} story={customer.story} />
+      <CustomerStory frame={frame} customerId={customer.id} period={props.period ?? anyTime} story={customer.story} verifications={customer.verifications} />
     </DashboardPage>
   );
 }

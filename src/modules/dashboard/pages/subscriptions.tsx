@@ -2,12 +2,12 @@ import { subscriptionStatuses, type SubscriptionStatus } from '../../../db/schem
 import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import type { EntitlementFilters, EntitlementRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
-import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Money, Pagination, PeriodFields, StatusFilter, Time, CopyButton } from './components.tsx';
+import type { EntitlementFilters, EntitlementRowView, InvoiceRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Money, Pagination, PeriodFields, PeriodFilter, StatusFilter, Time, CopyButton, mayShow } from './components.tsx';
 import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
-import type { ListPeriod } from '../date-range.ts';
+import { anyTime, type ListPeriod } from '../date-range.ts';
 
 function every(interval: string, count: number): string {
   const unit = interval.toLowerCase();
@@ -101,15 +101,23 @@ export function SubscriptionPage(props: {
   frame: Frame;
   subscription: SubscriptionResponse;
   customerReferenceId: string | null;
-  invoices: PageOf<{ id: string; periodNumber: number; amount: number; currency: string; paymentId: string; periodStart: Date; periodEnd: Date; paidAt: Date }>;
+  invoices: PageOf<InvoiceRowView>;
   entitlements: PageOf<EntitlementRowView>;
   now: Date;
+  /** The creation period of the invoices and entitlements listed (none on pages a form answers). */
+  period?: ListPeriod;
   notice?: string | undefined;
   error?: string | undefined;
 }) {
   const { frame, subscription } = props;
   const base = modePath(frame.mode, `/subscriptions/${subscription.id}`);
   const cancellable = subscription.status !== 'CANCELED' && !subscription.cancelAtPeriodEnd;
+  const period = props.period ?? anyTime;
+  const narrowed = Boolean(period.from || period.to);
+  const periodQuery = { from: period.from, to: period.to };
+  // A list with no row on screen has nothing to export (an empty later page aside, which links back).
+  const exportOf = (list: 'invoices' | 'entitlements', title: string) =>
+    props[list].items.length > 0 && mayShow(frame, 'GET', `${base}/${list}/export.csv`) ? <ExportLink path={`${base}/${list}/export.csv`} query={periodQuery} label={`Export CSV of the ${title}`} /> : null;
   return (
     <DashboardPage frame={frame} section="subscriptions" title={`Subscription ${subscription.id}`} notice={props.notice} error={props.error}>
       <p class="crumbs">
@@ -158,9 +166,13 @@ export function SubscriptionPage(props: {
           </dd>
         </dl>
       </div>
-      <h2 id="invoices">Invoices</h2>
+      <PeriodFilter path={base} label="Filter invoices and entitlements" period={period} exportPath={undefined} />
+      <div class="split">
+        <h2 id="invoices">Invoices</h2>
+        {exportOf('invoices', 'invoices')}
+      </div>
       {props.invoices.items.length === 0 ? (
-        <EmptyState title={props.invoices.page > 1 ? 'No invoices on this page.' : 'No invoice yet.'} />
+        <EmptyState title={narrowed ? 'No invoice in this period.' : props.invoices.page > 1 ? 'No invoices on this page.' : 'No invoice yet.'} />
       ) : (
         <DataTable label="Invoices" headers={['Period', 'Amount', 'From', 'Until', 'Paid', 'Payment']}>
           {props.invoices.items.map((invoice) => (
@@ -185,14 +197,17 @@ export function SubscriptionPage(props: {
           ))}
         </DataTable>
       )}
-      <Pagination path={base} query={{ entitlementsPage: pageQuery(props.entitlements.page) }} parameter="invoicesPage" page={props.invoices.page} hasMore={props.invoices.hasMore} label="Invoice pages" fragment="invoices" />
-      <h2 id="entitlements">Entitlements</h2>
+      <Pagination path={base} query={{ entitlementsPage: pageQuery(props.entitlements.page), ...periodQuery }} parameter="invoicesPage" page={props.invoices.page} hasMore={props.invoices.hasMore} label="Invoice pages" fragment="invoices" />
+      <div class="split">
+        <h2 id="entitlements">Entitlements</h2>
+        {exportOf('entitlements', 'entitlements')}
+      </div>
       {props.entitlements.items.length === 0 ? (
-        <EmptyState title={props.entitlements.page > 1 ? 'No entitlements on this page.' : 'No entitlement yet.'} />
+        <EmptyState title={narrowed ? 'No entitlement in this period.' : props.entitlements.page > 1 ? 'No entitlements on this page.' : 'No entitlement yet.'} />
       ) : (
         <EntitlementsTable frame={frame} rows={props.entitlements.items} showSubscription={false} />
       )}
-      <Pagination path={base} query={{ invoicesPage: pageQuery(props.invoices.page) }} parameter="entitlementsPage" page={props.entitlements.page} hasMore={props.entitlements.hasMore} label="Entitlement pages" fragment="entitlements" />
+      <Pagination path={base} query={{ invoicesPage: pageQuery(props.invoices.page), ...periodQuery }} parameter="entitlementsPage" page={props.entitlements.page} hasMore={props.entitlements.hasMore} label="Entitlement pages" fragment="entitlements" />
     </DashboardPage>
   );
 }

@@ -1,7 +1,8 @@
 import { modePath } from '../paths.ts';
 import { mayManageOwners, roles, roleWords, type Role } from '../access.ts';
 import type { TeamInviteView, TeamMemberView } from '../team.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Time } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, ExportLink, PeriodFilter, Time, mayShow } from './components.tsx';
+import type { ListPeriod } from '../date-range.ts';
 import { removeMemberConfirmation, revokeInviteConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -10,6 +11,10 @@ export interface TeamPageProps {
   actor: { userId: string; role: Role };
   members: TeamMemberView[];
   invites: TeamInviteView[];
+  /** Who joined, and the invitations first sent, in this period (UTC days); empty: everyone. */
+  period: ListPeriod;
+  /** How many owners the team has (the members listed may be fewer than the team when a period is set). */
+  ownerCount?: number;
   notice?: string | undefined;
   error?: string | undefined;
   /** The invitation form as posted, when it was refused (kept so nothing is typed twice). */
@@ -101,10 +106,17 @@ function MemberRole(props: { frame: Frame; actor: { userId: string; role: Role }
   );
 }
 
+/** A Team list's CSV, the screen's period applied, for the roles the matrix lets download it. */
+function TeamExport(props: { frame: Frame; path: string; period: ListPeriod; title: string; rows: number }) {
+  return props.rows > 0 && mayShow(props.frame, 'GET', props.path) ? <ExportLink path={props.path} query={{ from: props.period.from, to: props.period.to }} label={`Export CSV of the ${props.title}`} /> : null;
+}
+
 export function TeamPage(props: TeamPageProps) {
   const { frame, actor } = props;
   const base = modePath(frame.mode, '/team');
-  const ownerCount = props.members.filter((member) => member.role === 'owner').length;
+  // Whether an owner may be changed or removed depends on the whole team, not on who the period shows.
+  const ownerCount = props.ownerCount ?? props.members.filter((member) => member.role === 'owner').length;
+  const filtered = Boolean(props.period.from || props.period.to);
   return (
     <DashboardPage frame={frame} section="team" title="Team" notice={props.notice} error={props.error}>
       <h1>Team</h1>
@@ -119,41 +131,56 @@ export function TeamPage(props: TeamPageProps) {
       </dl>
       <h2 id="invite-heading">Invite a member</h2>
       <InviteForm {...props} />
-      <h2 id="members-heading">Members</h2>
-      <DataTable label="Members" headers={['Member', 'Role', 'Status', 'Last sign-in', 'Joined', 'Action']}>
-        {props.members.map((member) => (
-          <tr>
-            <td id={`member-${member.id}`}>
-              {member.email}
-              {member.id === actor.userId ? <span class="muted"> (you)</span> : null}
-            </td>
-            <td>
-              <MemberRole frame={frame} actor={actor} member={member} ownerCount={ownerCount} />
-            </td>
-            <td>
-              <Badge value="ACTIVE" />
-            </td>
-            <td>
-              <Time value={member.lastSignInAt} fallback="not recently" />
-            </td>
-            <td>
-              <Time value={member.createdAt} />
-            </td>
-            <td>
-              {!isManageable(actor, member, ownerCount) ? null : (
-                <ActionButton action={`${base}/members/${member.id}/remove`} frame={frame} label="Remove" tone="danger" describedBy={`member-${member.id}`} confirm={removeMemberConfirmation(member)} />
-              )}
-            </td>
-          </tr>
-        ))}
-      </DataTable>
-      <h2 id="invites-heading">Invitations</h2>
-      {props.invites.length === 0 ? (
-        <EmptyState title="No open invitations.">
-          <p>Invite someone above: they get an e-mail with a link to choose their password, valid for 7 days.</p>
-        </EmptyState>
+      <PeriodFilter path={base} label="Filter members and invitations" period={props.period} exportPath={undefined} />
+      <div class="split">
+        <h2 id="members-heading">Members</h2>
+        <TeamExport frame={frame} path={`${base}/members/export.csv`} period={props.period} title="members" rows={props.members.length} />
+      </div>
+      {props.members.length === 0 ? (
+        <EmptyState title="Nobody joined in this period." />
       ) : (
-        <DataTable label="Invitations" headers={['E-mail', 'Role', 'Status', 'Link works until', 'Actions']}>
+        <DataTable label="Members" headers={['Member', 'Role', 'Status', 'Last sign-in', 'Joined', 'Action']}>
+          {props.members.map((member) => (
+            <tr>
+              <td id={`member-${member.id}`}>
+                {member.email}
+                {member.id === actor.userId ? <span class="muted"> (you)</span> : null}
+              </td>
+              <td>
+                <MemberRole frame={frame} actor={actor} member={member} ownerCount={ownerCount} />
+              </td>
+              <td>
+                <Badge value="ACTIVE" />
+              </td>
+              <td>
+                <Time value={member.lastSignInAt} fallback="not recently" />
+              </td>
+              <td>
+                <Time value={member.createdAt} />
+              </td>
+              <td>
+                {!isManageable(actor, member, ownerCount) ? null : (
+                  <ActionButton action={`${base}/members/${member.id}/remove`} frame={frame} label="Remove" tone="danger" describedBy={`member-${member.id}`} confirm={removeMemberConfirmation(member)} />
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <div class="split">
+        <h2 id="invites-heading">Invitations</h2>
+        <TeamExport frame={frame} path={`${base}/invites/export.csv`} period={props.period} title="invitations" rows={props.invites.length} />
+      </div>
+      {props.invites.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No open invitation was sent in this period." />
+        ) : (
+          <EmptyState title="No open invitations.">
+            <p>Invite someone above: they get an e-mail with a link to choose their password, valid for 7 days.</p>
+          </EmptyState>
+        )
+      ) : (
+        <DataTable label="Invitations" headers={['E-mail', 'Role', 'Status', 'Invited', 'Link works until', 'Actions']}>
           {props.invites.map((invite) => {
             const manageable = invite.role !== 'owner' || mayManageOwners(actor);
             return (
@@ -161,6 +188,9 @@ export function TeamPage(props: TeamPageProps) {
                 <td id={`invite-${invite.id}`}>{invite.email}</td>
                 <td>{roleWords[invite.role].name}</td>
                 <td>{invite.status === 'pending' ? <Badge value="INVITED" words="Invited" /> : <Badge value="EXPIRED" />}</td>
+                <td>
+                  <Time value={invite.createdAt} />
+                </td>
                 <td>
                   <Time value={invite.expiresAt} />
                 </td>

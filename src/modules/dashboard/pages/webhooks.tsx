@@ -4,7 +4,7 @@ import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EndpointRowView, EventRowView } from '../presenters/webhooks.ts';
 import { anyTime, type ListPeriod } from '../date-range.ts';
-import { ActionButton, Badge, CsrfField, DataTable, EmptyState, Pagination, PeriodFilter, PostForm, SelectFilter, Time, CopyButton, mayShow } from './components.tsx';
+import { ActionButton, Badge, CsrfField, DataTable, EmptyState, ExportLink, Pagination, PeriodFilter, PostForm, SelectFilter, Time, CopyButton, mayShow } from './components.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
@@ -333,6 +333,7 @@ export function EventsPage(props: { frame: Frame; type: string | undefined; peri
 export function EventPage(props: { frame: Frame; event: EventView; deliveries: PageOf<WebhookDeliveryView>; endpointUrls: Map<string, string>; notice?: string | undefined; error?: string | undefined }) {
   const { frame, event } = props;
   const isTest = isTestEventId(event.id);
+  const base = modePath(frame.mode, `/developers/events/${event.id}`);
   return (
     <DashboardPage frame={frame} section="events" title={`Event ${event.id}`} notice={props.notice} error={props.error}>
       <p class="crumbs">
@@ -357,12 +358,16 @@ export function EventPage(props: { frame: Frame; event: EventView; deliveries: P
       <pre tabindex={0} aria-label="Event payload">
         {JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, livemode: event.livemode, data: event.data }, null, 2)}
       </pre>
-      <h2 id="deliveries">Deliveries</h2>
+      {/* No period: an event has one delivery an endpoint, all made when it happened (a redelivery reuses it). */}
+      <div class="split">
+        <h2 id="deliveries">Deliveries</h2>
+        {props.deliveries.items.length > 0 && mayShow(frame, 'GET', `${base}/export.csv`) ? <ExportLink path={`${base}/export.csv`} query={{}} label="Export CSV of the deliveries" /> : null}
+      </div>
       {props.deliveries.items.length === 0 ? (
         props.deliveries.page > 1 ? (
           <EmptyState title="No deliveries on this page.">
             <p>
-              <a href={`${modePath(frame.mode, `/developers/events/${event.id}`)}#deliveries`}>Go to the first page of deliveries</a>.
+              <a href={`${base}#deliveries`}>Go to the first page of deliveries</a>.
             </p>
           </EmptyState>
         ) : (
@@ -375,7 +380,7 @@ export function EventPage(props: { frame: Frame; event: EventView; deliveries: P
       ) : (
         <DeliveriesTable frame={frame} deliveries={props.deliveries.items} endpointUrls={props.endpointUrls} showEvent={false} redeliverEventId={event.id} />
       )}
-      <Pagination path={modePath(frame.mode, `/developers/events/${event.id}`)} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
+      <Pagination path={base} query={{}} page={props.deliveries.page} hasMore={props.deliveries.hasMore} label="Deliveries pages" fragment="deliveries" />
     </DashboardPage>
   );
 }

@@ -1,8 +1,11 @@
 import { and, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
-import { customers, kycStatuses, kycVerifications, paymentPages, payoutPages, refunds, subscriptions, type KycStatus } from '../../../db/schema/index.ts';
+import { customers, kycStatuses, type KycStatus } from '../../../db/schema/index.ts';
 import type { CustomersService } from '../../customers/index.ts';
 import { createdWithin, everyRow, exportBatch, readPage, type CreatedRange, type PageOf } from './pagination.ts';
+import { createCustomerStory, type CustomerStoryView, type StoryList, type StoryRow, type VerificationRowView } from './customer-story.ts';
+
+export { storyLimit, type CustomerStoryView } from './customer-story.ts';
 
 export interface CustomerFilters {
   /** Prefix of the referenceId (case-sensitive, as referenceIds are), or a customer id (`cus_…`) exactly. */
@@ -25,17 +28,6 @@ export interface CustomerListRowView extends CustomerRowView {
   email: string | null;
 }
 
-/** Everything the customer did with the merchant in this mode, newest first (the latest of each kind). */
-export interface CustomerStoryView {
-  payoutPages: Array<{ id: string; clientReferenceId: string; amount: number; currency: string; status: string; subStatus: string; createdAt: Date }>;
-  paymentPages: Array<{ id: string; clientReferenceId: string; amount: number; currency: string; status: string; createdAt: Date }>;
-  subscriptions: Array<{ id: string; productId: string; amount: number; currency: string; status: string; createdAt: Date }>;
-  refunds: Array<{ id: string; paymentPageId: string; amount: number; currency: string; status: string; createdAt: Date }>;
-}
-
-/** How many of each kind the customer screen shows. */
-export const storyLimit = 25;
-
 export interface CustomerDetailView extends CustomerRowView {
   email: string | null;
   /** Set once the customer was erased: nothing personal is left to show. */
@@ -43,7 +35,9 @@ export interface CustomerDetailView extends CustomerRowView {
   signupAt: Date;
   supportedPaymentMethods: string[] | null;
   supportedPayoutMethods: string[] | null;
-  verifications: Array<{ id: string; provider: string; status: string; reason: string | null; createdAt: Date; decidedAt: Date | null }>;
+  /** The identity verifications created in the screen's period, newest first. */
+  verifications: VerificationRowView[];
+  /** The latest of each kind created in the screen's period. */
   story: CustomerStoryView;
 }
 
@@ -58,37 +52,7 @@ function escapeLike(value: string): string {
 /** Read model of the customers screens; every query is scoped by merchant and mode. */
 export function createCustomersPresenter(deps: { database: Database; customers: CustomersService }) {
   const { database } = deps;
-
-  async function storyOf(merchantId: string, livemode: boolean, customerId: string): Promise<CustomerStoryView> {
-    const [payouts, payments, subscribed, refunded] = await Promise.all([
-      database.db
-        .select({ id: payoutPages.id, clientReferenceId: payoutPages.clientReferenceId, amount: payoutPages.amount, currency: payoutPages.fundingCurrency, status: payoutPages.status, subStatus: payoutPages.subStatus, createdAt: payoutPages.createdAt })
-        .from(payoutPages)
-        .where(and(eq(payoutPages.customerId, customerId), eq(payoutPages.merchantId, merchantId), eq(payoutPages.livemode, livemode)))
-        .orderBy(desc(payoutPages.createdAt), desc(payoutPages.id))
-        .limit(storyLimit),
-      database.db
-        .select({ id: paymentPages.id, clientReferenceId: paymentPages.clientReferenceId, amount: paymentPages.amount, currency: paymentPages.currency, status: paymentPages.status, createdAt: paymentPages.createdAt })
-        .from(paymentPages)
-        .where(and(eq(paymentPages.customerId, customerId), eq(paymentPages.merchantId, merchantId), eq(paymentPages.livemode, livemode)))
-        .orderBy(desc(paymentPages.createdAt), desc(paymentPages.id))
-        .limit(storyLimit),
-      database.db
-        .select({ id: subscriptions.id, productId: subscriptions.productId, amount: subscriptions.amount, currency: subscriptions.currency, status: subscriptions.status, createdAt: subscriptions.createdAt })
-        .from(subscriptions)
-        .where(and(eq(subscriptions.customerId, customerId), eq(subscriptions.merchantId, merchantId), eq(subscriptions.livemode, livemode)))
-        .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
-        .limit(storyLimit),
-      database.db
-        .select({ id: refunds.id, paymentPageId: refunds.paymentPageId, amount: refunds.amount, currency: refunds.currency, status: refunds.status, createdAt: refunds.createdAt })
-        .from(refunds)
-        .innerJoin(paymentPages, eq(paymentPages.id, refunds.paymentPageId))
-        .where(and(eq(paymentPages.customerId, customerId), eq(refunds.merchantId, merchantId), eq(refunds.livemode, livemode)))
-        .orderBy(desc(refunds.createdAt), desc(refunds.id))
-        .limit(storyLimit),
-    ]);
-    return { payoutPages: payouts, paymentPages: payments, subscriptions: subscribed, refunds: refunded };
-  }
+  const story = createCustomerStory(database);
 
   type CustomerRow = { id: string; referenceId: string; kycStatus: CustomerListRowView['kycStatus']; createdAt: Date };
 
@@ -123,7 +87,20 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
     return rows.map((row) => ({ ...row, name: contacts.get(row.id)?.name ?? null, email: contacts.get(row.id)?.email ?? null }));
   }
 
+  /** Whether the customer is the merchant's, in this mode. */
+  async function exists(merchantId: string, livemode: boolean, customerId: string): Promise<boolean> {
+    const [row] = await database.db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.id, customerId), eq(customers.merchantId, merchantId), eq(customers.livemode, livemode)));
+    return row !== undefined;
+  }
+
+  const exportStory: StoryExport = async (list, merchantId, livemode, customerId, period) => ((await exists(merchantId, livemode, customerId)) ? story.every(list, merchantId, livemode, customerId, period) : null);
+
   return {
+    exportStory,
+
     async list(merchantId: string, livemode: boolean, filters: CustomerFilters, page: number, period: CreatedRange = {}): Promise<PageOf<CustomerListRowView>> {
       const rows = await readPage(page, (limit, offset) => customerRows(merchantId, livemode, filters, period, [], limit, offset));
       return { ...rows, items: await withContacts(merchantId, rows.items) };
@@ -142,7 +119,8 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
       yield* await withContacts(merchantId, batch);
     },
 
-    async detail(merchantId: string, livemode: boolean, customerId: string): Promise<CustomerDetailView | null> {
+    /** The customer with the latest of each of their lists created in `period`; null outside the merchant and mode. */
+    async detail(merchantId: string, livemode: boolean, customerId: string, period: CreatedRange = {}): Promise<CustomerDetailView | null> {
       const [row] = await database.db
         .select()
         .from(customers)
@@ -150,18 +128,7 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
       if (!row) {
         return null;
       }
-      const verifications = await database.db
-        .select({
-          id: kycVerifications.id,
-          provider: kycVerifications.provider,
-          status: kycVerifications.status,
-          reason: kycVerifications.reason,
-          createdAt: kycVerifications.createdAt,
-          decidedAt: kycVerifications.decidedAt,
-        })
-        .from(kycVerifications)
-        .where(and(eq(kycVerifications.customerId, row.id), eq(kycVerifications.merchantId, merchantId)))
-        .orderBy(desc(kycVerifications.createdAt));
+      const { verifications, ...latest } = await story.latest(merchantId, livemode, row.id, period);
       const contact = await deps.customers.contactOf(database.db, row.id);
       return {
         id: row.id,
@@ -174,10 +141,13 @@ export function createCustomersPresenter(deps: { database: Database; customers: 
         supportedPaymentMethods: row.supportedPaymentMethods,
         supportedPayoutMethods: row.supportedPayoutMethods,
         verifications,
-        story: await storyOf(merchantId, livemode, row.id),
+        story: latest,
       };
     },
   };
 }
+
+/** Every row of one of the customer's lists created in `period`, newest first (its CSV); null when the customer is not the merchant's in this mode. */
+export type StoryExport = (list: StoryList, merchantId: string, livemode: boolean, customerId: string, period: CreatedRange) => Promise<AsyncGenerator<StoryRow> | null>;
 
 export type CustomersPresenter = ReturnType<typeof createCustomersPresenter>;

@@ -3,20 +3,22 @@
  * Both join a merchants table (`dashboard_users`, `merchants`) to the dashboard's own; every write
  * to a login goes through the merchants module (`merchants/dashboard-users.ts`).
  */
-import { asc, eq, max } from 'drizzle-orm';
+import { and, asc, eq, max } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
 import { dashboardSessions, dashboardTwoFactor, dashboardUsers, merchants } from '../../../db/schema/index.ts';
+import { createdWithin, type CreatedRange } from './pagination.ts';
 
 /**
  * Read model of the team screen's members: each login of the merchant (a merchants table) with the
- * start of their latest session still kept (a dashboard table), in one query; longest-standing first.
+ * start of their latest session still kept (a dashboard table), in one query; longest-standing first;
+ * `period` keeps those who joined in it.
  */
-export async function teamMembers(executor: Executor, merchantId: string) {
+export async function teamMembers(executor: Executor, merchantId: string, period: CreatedRange = {}) {
   return executor
     .select({ id: dashboardUsers.id, email: dashboardUsers.email, role: dashboardUsers.role, createdAt: dashboardUsers.createdAt, lastSignInAt: max(dashboardSessions.createdAt) })
     .from(dashboardUsers)
     .leftJoin(dashboardSessions, eq(dashboardSessions.userId, dashboardUsers.id))
-    .where(eq(dashboardUsers.merchantId, merchantId))
+    .where(and(eq(dashboardUsers.merchantId, merchantId), ...createdWithin(dashboardUsers.createdAt, period)))
     .groupBy(dashboardUsers.id)
     .orderBy(asc(dashboardUsers.createdAt), asc(dashboardUsers.id));
 }

@@ -39,6 +39,19 @@ export interface EntitlementFilters {
   isActive?: boolean;
 }
 
+/** An invoice as the subscription's screen lists it (and its CSV holds it). */
+export interface InvoiceRowView {
+  id: string;
+  periodNumber: number;
+  amount: number;
+  currency: string;
+  periodStart: Date;
+  periodEnd: Date;
+  paidAt: Date;
+  paymentId: string;
+  createdAt: Date;
+}
+
 export function parseSubscriptionStatus(raw: unknown): SubscriptionStatus | undefined {
   return typeof raw === 'string' && (subscriptionStatuses as readonly string[]).includes(raw) ? (raw as SubscriptionStatus) : undefined;
 }
@@ -117,6 +130,27 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
       .offset(offset);
   }
 
+  /** A subscription's invoices created in `period`, newest period first on the screen, newest created first for the CSV's keyset. */
+  function invoiceRows(merchantId: string, livemode: boolean, subscriptionId: string, period: CreatedRange, after: SQL[], order: 'period' | 'created', limit: number, offset: number): Promise<InvoiceRowView[]> {
+    return database.db
+      .select({
+        id: invoices.id,
+        periodNumber: invoices.periodNumber,
+        amount: invoices.amount,
+        currency: invoices.currency,
+        periodStart: invoices.periodStart,
+        periodEnd: invoices.periodEnd,
+        paidAt: invoices.paidAt,
+        paymentId: invoices.paymentId,
+        createdAt: invoices.createdAt,
+      })
+      .from(invoices)
+      .where(and(eq(invoices.subscriptionId, subscriptionId), eq(invoices.merchantId, merchantId), eq(invoices.livemode, livemode), ...createdWithin(invoices.createdAt, period), ...after))
+      .orderBy(...(order === 'period' ? [desc(invoices.periodNumber), desc(invoices.id)] : [desc(invoices.createdAt), desc(invoices.id)]))
+      .limit(limit)
+      .offset(offset);
+  }
+
   return {
     async list(merchantId: string, livemode: boolean, filters: { status?: SubscriptionStatus }, page: number, period: CreatedRange = {}): Promise<PageOf<SubscriptionRowView>> {
       return readPage(page, (limit, offset) => rows(merchantId, livemode, filters, period, [], limit, offset));
@@ -131,25 +165,30 @@ export function createSubscriptionsPresenter(deps: { database: Database; subscri
      * The subscription as the API reads it, with one page of its invoices (newest period first) and
      * one of its entitlements; NOT_FOUND outside the merchant and mode.
      */
-    async detail(merchant: Merchant, livemode: boolean, subscriptionId: string, now: Date, pages: { invoices: number; entitlements: number } = { invoices: 1, entitlements: 1 }) {
+    async detail(merchant: Merchant, livemode: boolean, subscriptionId: string, now: Date, pages: { invoices: number; entitlements: number } = { invoices: 1, entitlements: 1 }, period: CreatedRange = {}) {
       const subscription = await deps.subscriptions.getSubscription(merchant, livemode, subscriptionId);
       const [customer] = await database.db
         .select({ referenceId: customers.referenceId })
         .from(customers)
         .where(and(eq(customers.id, subscription.customerId), eq(customers.merchantId, merchant.id), eq(customers.livemode, livemode)));
-      const invoicePage = await readPage(pages.invoices, (limit, offset) =>
-        database.db
-          .select()
-          .from(invoices)
-          .where(and(eq(invoices.subscriptionId, subscription.id), eq(invoices.merchantId, merchant.id), eq(invoices.livemode, livemode)))
-          .orderBy(desc(invoices.periodNumber), desc(invoices.id))
-          .limit(limit)
-          .offset(offset),
-      );
+      const invoicePage = await readPage(pages.invoices, (limit, offset) => invoiceRows(merchant.id, livemode, subscription.id, period, [], 'period', limit, offset));
       const entitlementPage = await readPage(pages.entitlements, (limit, offset) =>
-        entitlementRows([eq(entitlements.merchantId, merchant.id), eq(entitlements.livemode, livemode), eq(entitlements.subscriptionId, subscription.id)], now, limit, offset),
+        entitlementRows(entitlementConditions(merchant.id, livemode, { subscriptionId: subscription.id }, period, now), now, limit, offset),
       );
       return { subscription, customerReferenceId: customer?.referenceId ?? null, invoices: invoicePage, entitlements: entitlementPage, now };
+    },
+
+    /** Every invoice of the subscription created in `period`, newest first (its CSV); NOT_FOUND outside the merchant and mode. */
+    async exportInvoices(merchant: Merchant, livemode: boolean, subscriptionId: string, period: CreatedRange): Promise<AsyncGenerator<InvoiceRowView>> {
+      const subscription = await deps.subscriptions.getSubscription(merchant, livemode, subscriptionId);
+      return everyRow({ createdAt: invoices.createdAt, id: invoices.id }, (after, limit) => invoiceRows(merchant.id, livemode, subscription.id, period, after, 'created', limit, 0));
+    },
+
+    /** Every entitlement of the subscription created in `period`, newest first (its CSV); NOT_FOUND outside the merchant and mode. */
+    async exportSubscriptionEntitlements(merchant: Merchant, livemode: boolean, subscriptionId: string, period: CreatedRange, now: Date): Promise<AsyncGenerator<EntitlementRowView>> {
+      const subscription = await deps.subscriptions.getSubscription(merchant, livemode, subscriptionId);
+      const conditions = entitlementConditions(merchant.id, livemode, { subscriptionId: subscription.id }, period, now);
+      return everyRow({ createdAt: entitlements.createdAt, id: entitlements.id }, (after, limit) => entitlementRows([...conditions, ...after], now, limit, 0));
     },
 
     entitlements(merchantId: string, livemode: boolean, filters: EntitlementFilters, page: number, now: Date, period: CreatedRange = {}): Promise<PageOf<EntitlementRowView>> {

@@ -24,6 +24,18 @@ function deliveryScope(merchantId: string, livemode: boolean, of: DeliveriesOf):
   ];
 }
 
+/** What a delivery's CSV row says of it beside its endpoint or event: status, attempts, the last answer's status code and error (never its body), dates. */
+const deliverySummary = {
+  status: webhookDeliveries.status,
+  attemptCount: webhookDeliveries.attemptCount,
+  lastAttemptAt: webhookDeliveries.lastAttemptAt,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  lastError: webhookDeliveries.lastError,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  completedAt: webhookDeliveries.completedAt,
+  createdAt: webhookDeliveries.createdAt,
+};
+
 /** A delivery as its CSV row: what the endpoint's page shows of it, without the attempts' answers. */
 export interface DeliveryCsvRow {
   id: string;
@@ -38,6 +50,9 @@ export interface DeliveryCsvRow {
   completedAt: Date | null;
   createdAt: Date;
 }
+
+/** A delivery of an event as its CSV row: the endpoint it went to (its address while it exists), then what the event's page shows, without the attempts' answers. */
+export type EventDeliveryCsvRow = Omit<DeliveryCsvRow, 'eventId' | 'eventType'> & { endpointId: string; endpointUrl: string | null };
 
 /** A row of the endpoints list: what the screen shows, never the signing secret. */
 export interface EndpointRowView {
@@ -122,17 +137,26 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
         id: webhookDeliveries.id,
         eventId: webhookDeliveries.eventId,
         eventType: webhookDeliveries.eventType,
-        status: webhookDeliveries.status,
-        attemptCount: webhookDeliveries.attemptCount,
-        lastAttemptAt: webhookDeliveries.lastAttemptAt,
-        lastStatusCode: webhookDeliveries.lastStatusCode,
-        lastError: webhookDeliveries.lastError,
-        nextAttemptAt: webhookDeliveries.nextAttemptAt,
-        completedAt: webhookDeliveries.completedAt,
-        createdAt: webhookDeliveries.createdAt,
+        ...deliverySummary,
       })
       .from(webhookDeliveries)
       .where(and(...deliveryScope(merchantId, livemode, of), ...createdWithin(webhookDeliveries.createdAt, period), ...after))
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(limit);
+  }
+
+  /** An event's deliveries for the CSV: the endpoint (its address unless deleted, as the page shows it) and the summary of each. */
+  function eventDeliveryRows(merchantId: string, livemode: boolean, eventId: string, after: SQL[], limit: number): Promise<EventDeliveryCsvRow[]> {
+    return database.db
+      .select({
+        id: webhookDeliveries.id,
+        endpointId: webhookDeliveries.endpointId,
+        endpointUrl: webhookEndpoints.url,
+        ...deliverySummary,
+      })
+      .from(webhookDeliveries)
+      .leftJoin(webhookEndpoints, and(eq(webhookEndpoints.id, webhookDeliveries.endpointId), eq(webhookEndpoints.merchantId, merchantId), isNull(webhookEndpoints.deletedAt)))
+      .where(and(...deliveryScope(merchantId, livemode, { eventId }), ...after))
       .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
       .limit(limit);
   }
@@ -247,6 +271,15 @@ export function createWebhooksPresenter(deps: { database: Database; keyRing: Key
       const deliveries = await deliveryPage(merchant, livemode, { eventId: event.id }, page);
       const endpoints = await webhooks.listEndpoints(merchant, livemode);
       return { event, deliveries, endpointUrls: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.url])) };
+    },
+
+    /**
+     * Every delivery of the event, newest first (the CSV export); NOT_FOUND outside the merchant and
+     * mode. No period: an event has one delivery an endpoint, all made when it fanned out.
+     */
+    async exportEventDeliveries(merchant: Merchant, livemode: boolean, eventId: string): Promise<AsyncGenerator<EventDeliveryCsvRow>> {
+      const event = await deps.events.getEvent(merchant, livemode, eventId);
+      return everyRow({ createdAt: webhookDeliveries.createdAt, id: webhookDeliveries.id }, (after, limit) => eventDeliveryRows(merchant.id, livemode, event.id, after, limit));
     },
   };
 }

@@ -11,6 +11,7 @@ import { eraseCustomerConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { parseListPeriod } from '../date-range.ts';
+import { storyCsvColumns, storyLists } from '../presenters/customer-story.ts';
 
 /** The customers CSV: the list's columns (name and e-mail as the list shows them). */
 export const customerCsvColumns = ['id', 'referenceId', 'name', 'email', 'kycStatus', 'createdAt'] as const;
@@ -41,13 +42,27 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
 
   web.get('/:mode/customers/:customerId', async (request, reply) => {
     const view = screen(tools, request, reply);
-    const customer = await presenter.detail(view.session.merchant.id, view.livemode, param(request, 'customerId'));
+    const period = parseListPeriod(request.query);
+    const customer = await presenter.detail(view.session.merchant.id, view.livemode, param(request, 'customerId'), period);
     if (!customer) {
       throw notFoundPage('customer');
     }
     const review = (await reviews.listInReview(view.session.merchant.id, view.livemode)).find((item) => item.customerId === customer.id) ?? null;
-    return view.page((frame) => CustomerPage({ frame, customer, review, ...noticeOf(request) }));
+    return view.page((frame) => CustomerPage({ frame, customer, review, period, ...noticeOf(request) }));
   });
+
+  // Each list of the customer's screen as CSV, the screen's period applied: every row, not only the latest the screen shows.
+  for (const list of storyLists) {
+    web.get(`/:mode/customers/:customerId/${list}/export.csv`, async (request, reply) => {
+      const view = screen(tools, request, reply);
+      const customerId = param(request, 'customerId');
+      const rows = await presenter.exportStory(list, view.session.merchant.id, view.livemode, customerId, parseListPeriod(request.query));
+      if (!rows) {
+        throw notFoundPage('customer');
+      }
+      return sendCsv(request, reply, { filename: `customer-${customerId}-${list}-${view.mode}.csv`, columns: storyCsvColumns[list], rows });
+    });
+  }
 
   // The merchant's review decision (audited as this dashboard user).
   web.post('/:mode/customers/:customerId/kyc-review', async (request, reply) => {

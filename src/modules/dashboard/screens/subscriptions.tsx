@@ -17,6 +17,9 @@ export const subscriptionCsvColumns = ['id', 'productId', 'customerId', 'custome
 /** The entitlements CSV: the list's columns, `active` as of the download. */
 export const entitlementCsvColumns = ['id', 'productId', 'subscriptionId', 'customerId', 'customerReferenceId', 'startPeriod', 'endPeriod', 'active', 'createdAt'] as const;
 
+/** A subscription's invoices CSV: what its screen lists of each, amounts in minor units. */
+export const invoiceCsvColumns = ['id', 'periodNumber', 'amount', 'currency', 'periodStart', 'periodEnd', 'paidAt', 'paymentId', 'createdAt'] as const;
+
 export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: { presenter: SubscriptionsPresenter; subscriptions: SubscriptionsService; clock: Clock }): void {
   const { presenter } = deps;
 
@@ -38,8 +41,21 @@ export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: 
   web.get('/:mode/subscriptions/:subscriptionId', async (request, reply) => {
     const view = screen(tools, request, reply);
     const pages = { invoices: parsePage(field(request.query, 'invoicesPage', 5)), entitlements: parsePage(field(request.query, 'entitlementsPage', 5)) };
-    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'subscriptionId'), deps.clock.now(), pages);
-    return view.page((frame) => SubscriptionPage({ frame, ...detail, ...noticeOf(request) }));
+    const period = parseListPeriod(request.query);
+    const detail = await presenter.detail(view.session.merchant, view.livemode, param(request, 'subscriptionId'), deps.clock.now(), pages, period);
+    return view.page((frame) => SubscriptionPage({ frame, ...detail, period, ...noticeOf(request) }));
+  });
+
+  web.get('/:mode/subscriptions/:subscriptionId/invoices/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await presenter.exportInvoices(view.session.merchant, view.livemode, param(request, 'subscriptionId'), parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: `subscription-invoices-${view.mode}.csv`, columns: invoiceCsvColumns, rows });
+  });
+
+  web.get('/:mode/subscriptions/:subscriptionId/entitlements/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await presenter.exportSubscriptionEntitlements(view.session.merchant, view.livemode, param(request, 'subscriptionId'), parseListPeriod(request.query), deps.clock.now());
+    return sendCsv(request, reply, { filename: `subscription-entitlements-${view.mode}.csv`, columns: entitlementCsvColumns, rows });
   });
 
   web.post('/:mode/subscriptions/:subscriptionId/cancel', async (request, reply) => {

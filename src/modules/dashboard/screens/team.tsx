@@ -8,6 +8,13 @@ import { TeamPage } from '../pages/team.tsx';
 import { removeMemberConfirmation, revokeInviteConfirmation } from '../pages/confirmations.tsx';
 import { confirmFirst } from './confirm.ts';
 import type { Confirmation } from '../pages/confirm-dialog.tsx';
+import { sendCsv } from '../csv.ts';
+import { anyTime, parseListPeriod } from '../date-range.ts';
+
+/** The members CSV: what the Members table shows (e-mail, role, last sign-in, joined). */
+export const memberCsvColumns = ['id', 'email', 'role', 'lastSignInAt', 'createdAt'] as const;
+/** The invitations CSV: what the Invitations table shows; never the link's token (only its hash is stored). */
+export const inviteCsvColumns = ['id', 'email', 'role', 'status', 'expiresAt', 'createdAt'] as const;
 
 function actorOf(view: ScreenRequest): TeamActor {
   return { userId: view.session.userId, role: view.session.role, merchant: { id: view.session.merchant.id, name: view.session.merchant.name } };
@@ -23,10 +30,12 @@ export function registerTeamScreens(web: Api, tools: ScreenTools, deps: { team: 
   const { team } = deps;
 
   async function teamPage(view: ScreenRequest, request: FastifyRequest, extra: { invite?: { email: string; role: string; error: string }; error?: string; status?: number } = {}) {
-    const [members, invites] = await Promise.all([team.listMembers(view.session.merchant.id), team.listInvites(view.session.merchant.id)]);
+    // A form's answer shows the whole team; the screen itself the period of its query.
+    const period = request.method === 'GET' ? parseListPeriod(request.query) : anyTime;
+    const [members, invites, ownerCount] = await Promise.all([team.listMembers(view.session.merchant.id, period), team.listInvites(view.session.merchant.id, period), team.countOwners(view.session.merchant.id)]);
     const notices = extra.invite || extra.error ? { notice: undefined, error: extra.error } : noticeOf(request);
     const actor = { userId: view.session.userId, role: view.session.role };
-    return view.page((frame) => TeamPage({ frame, actor, members, invites, ...notices, ...(extra.invite ? { invite: extra.invite } : {}) }), extra.status ? { status: extra.status } : {});
+    return view.page((frame) => TeamPage({ frame, actor, members, invites, period, ownerCount, ...notices, ...(extra.invite ? { invite: extra.invite } : {}) }), extra.status ? { status: extra.status } : {});
   }
 
   /** Runs a team action and redirects back with its notice; INVALID_STATE (the last owner, a changed invitation) becomes an error notice. */
@@ -52,6 +61,19 @@ export function registerTeamScreens(web: Api, tools: ScreenTools, deps: { team: 
   web.get('/:mode/team', async (request, reply) => {
     const view = screen(tools, request, reply);
     return teamPage(view, request);
+  });
+
+  // The two lists as the screen shows them (a team is small: one read each, in the screen's order), the period applied.
+  web.get('/:mode/team/members/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await team.listMembers(view.session.merchant.id, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: 'team-members.csv', columns: memberCsvColumns, rows });
+  });
+
+  web.get('/:mode/team/invites/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await team.listInvites(view.session.merchant.id, parseListPeriod(request.query));
+    return sendCsv(request, reply, { filename: 'team-invitations.csv', columns: inviteCsvColumns, rows });
   });
 
   web.post('/:mode/team/invites', async (request, reply) => {

@@ -16,6 +16,8 @@ import { anyTime, parseListPeriod } from '../date-range.ts';
 export const endpointCsvColumns = ['id', 'url', 'description', 'enabledEvents', 'status', 'failingSince', 'createdAt'] as const;
 /** An endpoint's deliveries CSV: what its page shows of each, without the attempts' answers. */
 export const deliveryCsvColumns = ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt'] as const;
+/** An event's deliveries CSV: the endpoint (its address, empty once deleted) and what the event's page shows of each delivery, without the attempts' answers. */
+export const eventDeliveryCsvColumns = ['id', 'endpointId', 'endpointUrl', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt'] as const;
 /** The event log CSV: the list's columns, its delivery summary as three counts. */
 export const eventCsvColumns = ['id', 'type', 'createdAt', 'deliveriesSucceeded', 'deliveriesPending', 'deliveriesFailed'] as const;
 
@@ -184,6 +186,12 @@ export function registerWebhookScreens(web: Api, tools: ScreenTools, deps: { pre
     const view = screen(tools, request, reply);
     const detail = await presenter.event(view.session.merchant, view.livemode, param(request, 'eventId'), parsePage(field(request.query, 'page', 5)));
     return view.page((frame) => EventPage({ frame, ...detail, ...noticeOf(request) }));
+  });
+
+  web.get('/:mode/developers/events/:eventId/export.csv', async (request, reply) => {
+    const view = screen(tools, request, reply);
+    const rows = await presenter.exportEventDeliveries(view.session.merchant, view.livemode, param(request, 'eventId'));
+    return sendCsv(request, reply, { filename: `event-deliveries-${view.mode}.csv`, columns: eventDeliveryCsvColumns, rows });
   });
 
   web.post('/:mode/developers/events/:eventId/redeliver', async (request, reply) => {
