@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
-import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import * as schema from './schema/index.ts';
 import { currentCommitGuard } from './commit-guard.ts';
+import { compileNamed } from './named-statements.ts';
 import { migrationsFolder, newestMigrationMillis, seedFromBuild } from './snapshot.ts';
 
 export type Schema = typeof schema;
@@ -352,15 +353,13 @@ export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]>
   return result.rows;
 }
 
-const dialect = new PgDialect();
-
 /**
  * `queryRows` as a named prepared statement: PostgreSQL parses it once per connection (node-postgres
  * remembers the names it prepared on each), which matters for a statement that runs while rows are
  * locked. The text behind one `name` must never change (only its parameters); PGlite runs it as is.
  */
 export async function queryNamedRows<T>(executor: Executor, name: string, query: SQL): Promise<T[]> {
-  const prepared = executor._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
+  const prepared = executor._.session.prepareQuery(compileNamed(name, query), undefined, name, false);
   const result = (await prepared.execute()) as unknown as { rows: T[] };
   return result.rows;
 }

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { withoutCommitGuard, type CommitGuard } from '../../db/commit-guard.ts';
@@ -20,8 +21,17 @@ export interface RefundRequest {
   reason: string | null;
   createdAt: Date;
   guard: CommitGuard | undefined;
-  /** Makes it alone (decision 0039's statement), in the request's own async context (bound with `AsyncResource.bind`). */
+  /**
+   * Makes it alone (decision 0039's statement). Must run in the request's own async context (its
+   * commit guard): `submit` calls it directly for an idle page, and captures that context for a
+   * request that waits.
+   */
   alone: () => Promise<RefundRow>;
+}
+
+interface Waiting {
+  request: RefundRequest;
+  settle: (decision: RefundDecision) => void;
 }
 
 /** What became of a request: written, refused (the error it answers), or to be made on its own (`alone`: nothing of it was written). */
@@ -68,7 +78,7 @@ export function createRefundGroupCommit(deps: {
   payments: Pick<PaymentsService, 'isAvailable'>;
 }) {
   const { database, ledger, payments } = deps;
-  const queues = new Map<string, Array<{ request: RefundRequest; settle: (decision: RefundDecision) => void }>>();
+  const queues = new Map<string, Waiting[]>();
 
   function currencyOf(pageId: string, currency: string): LedgerCurrency {
     if (!isLedgerCurrency(currency)) {
@@ -186,7 +196,7 @@ export function createRefundGroupCommit(deps: {
     }
   }
 
-  async function drain(key: string, queue: Array<{ request: RefundRequest; settle: (decision: RefundDecision) => void }>): Promise<void> {
+  async function drain(key: string, queue: Waiting[]): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.splice(0, largestBatch);
       let decisions: RefundDecision[];
@@ -209,20 +219,35 @@ export function createRefundGroupCommit(deps: {
   }
 
   return {
-    /** Queues a refund behind the statement running for its page, if any, and answers what became of it. */
+    /**
+     * Writes a refund at once, alone, when its page has no statement running (in the caller's own
+     * async context: no context to capture, the common case of refunds of different pages); else
+     * queues it behind that statement, to be written with the others that wait. Answers what became of it.
+     */
     submit(request: RefundRequest): Promise<RefundDecision> {
       const key = `${request.merchantId}|${String(request.livemode)}|${request.pageId}`;
-      return new Promise((settle) => {
-        const waiting = queues.get(key);
-        if (waiting) {
-          waiting.push({ request, settle });
-          return;
-        }
-        const queue = [{ request, settle }];
-        queues.set(key, queue);
-        // The batch belongs to no single request: its transaction runs the commit guards it is given, not the first request's.
-        void withoutCommitGuard(() => drain(key, queue));
-      });
+      const waiting = queues.get(key);
+      if (waiting) {
+        // Made later from the batch's context: it keeps this request's context (its commit guard)
+        // for whenever it is made alone (`runInAsyncScope`; `AsyncResource.bind` would do the same
+        // at the price of two deprecation wrappers per call).
+        const context = new AsyncResource('paysail.refund');
+        const alone = request.alone;
+        return new Promise((settle) => {
+          waiting.push({ request: { ...request, alone: () => context.runInAsyncScope(alone) }, settle });
+        });
+      }
+      const queue: Waiting[] = [];
+      queues.set(key, queue);
+      // Nobody to share the commit with: decision 0039's statement, in this request's context.
+      const decision = request.alone().then(
+        (refund): RefundDecision => ({ refund }),
+        (error: unknown): RefundDecision => ({ error }),
+      );
+      // Those that queued meanwhile: batches belong to no single request, so their transactions run
+      // the commit guards they are given, not this request's.
+      void decision.then(() => withoutCommitGuard(() => drain(key, queue)));
+      return decision;
     },
   };
 }

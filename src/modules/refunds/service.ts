@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.ts';
 import { currentCommitGuard } from '../../db/commit-guard.ts';
@@ -297,8 +296,9 @@ export function createRefundsService(deps: RefundsDeps) {
         }
         return second;
       };
-      // Bound to this request's async context (its commit guard), wherever the batch queue calls it.
-      const alone = AsyncResource.bind(async (): Promise<RefundRow> => {
+      // Called in this request's async context (its commit guard): directly, or, when the refund waited
+      // in its page's queue, through the context the queue captured for it (group-commit.ts).
+      const alone = async (): Promise<RefundRow> => {
         if (currentCommitGuard()) {
           // An Idempotency-Key is marked used in the same transaction as the refund.
           return database.transaction(async (tx) => {
@@ -309,7 +309,7 @@ export function createRefundsService(deps: RefundsDeps) {
         // One statement, committing on its own (decision 0039).
         const first = await attempt(database.db);
         return 'missing' in first ? database.transaction((tx) => openThenAttempt(tx, first.missing)) : first;
-      });
+      };
       let refund: RefundRow;
       try {
         // Written with the other refunds of this page that arrive meanwhile: one statement, one commit (decision 0055).

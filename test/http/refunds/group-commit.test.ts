@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { queryRows } from '../../../src/db/client.ts';
+import { createIdempotencyHooks } from '../../../src/http/idempotency.ts';
+import type { RefundView } from '../../../src/modules/refunds/index.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
 import { createPage as createPayoutPage } from '../../helpers/payout-pages.ts';
@@ -56,6 +60,83 @@ describe('refunds of one page written together (group commit, decision 0055)', (
     const written = await writtenFor(context, page.id);
     assert.deepEqual({ refunds: written.refunds, transactions: written.transactions, jobs: written.jobs }, { refunds: 0, transactions: 0, jobs: 0 }, 'nothing of the refund survived the refused mark');
     assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 0);
+  });
+
+  test('a key whose lease is taken over inside a batch of several keyed refunds rolls the whole batch back: that refund answers 409 and nothing of it is written, the others are made alone, each with its key marked', async () => {
+    const merchant: TestMerchant = await context.createMerchant();
+    const owner = await context.platform.services.merchants.getMerchant(merchant.id);
+    const page = await paidPage(context, merchant, { amount: 10_000, currency: 'EUR' });
+    const credited = await balanceOf(context.database, merchant.id, false, 'EUR');
+    // The real Idempotency-Key hook claims each key (in the database) and runs the request on in its
+    // commit guard's async context; the refunds are then started in one tick from those contexts, so
+    // the first is written alone and the seven after it wait and share one statement (through HTTP,
+    // PGlite answers each statement before the next request reaches the queue, so no batch forms).
+    const hooks = createIdempotencyHooks({ database: context.database, clock: context.clock, keyRing: context.keyRing });
+    const amounts = [2, 2, 2, 7, 2, 2, 2, 2];
+    const keyOf = (index: number) => (amounts[index] === 7 ? `batch-stolen-${page.id}` : `batch-${page.id}-${index}`);
+    const starts = await Promise.all(
+      amounts.map(
+        (amount, index) =>
+          new Promise<() => Promise<RefundView>>((resolve, reject) => {
+            const body = { paymentPageId: page.id, amount };
+            const request = { method: 'POST', url: '/v1/refunds?livemode=false', headers: { 'idempotency-key': keyOf(index) }, query: { livemode: false }, body, auth: { merchant: owner } };
+            hooks.preHandler(request as unknown as FastifyRequest, {} as FastifyReply, (error?: Error) => {
+              if (error) {
+                reject(error);
+                return;
+              }
+              resolve(AsyncResource.bind(() => context.platform.services.refunds.createRefund(owner, false, body)));
+            });
+          }),
+      ),
+    );
+    // Inside the batch's statement (only one that writes several refunds, the 7 among them), a retry
+    // takes the key of the 7 over (a new lease), and notes the batch's size in a sequence (`setval`
+    // is never rolled back). Its commit guard must then refuse and roll the whole batch back.
+    await context.database.db.execute(sql`create sequence refund_batch_steals minvalue 0 start 0`);
+    await context.database.db.execute(sql`
+      create or replace function steal_key_in_batch() returns trigger language plpgsql as $$
+      begin
+        if (select count(*) from inserted) > 1 and exists (select 1 from inserted where amount = 7) then
+          update idempotency_keys set locked_until = locked_until + interval '1 hour' where key like 'batch-stolen-%';
+          perform setval('refund_batch_steals', (select count(*) from inserted));
+        end if;
+        return null;
+      end $$`);
+    await context.database.db.execute(sql`create trigger steal_key_in_batch after insert on refunds referencing new table as inserted for each statement execute function steal_key_in_batch()`);
+    let outcomes: Array<PromiseSettledResult<RefundView>>;
+    try {
+      outcomes = await Promise.allSettled(starts.map((start) => start()));
+    } finally {
+      await context.database.db.execute(sql`drop trigger steal_key_in_batch on refunds`);
+      await context.database.db.execute(sql`drop function steal_key_in_batch()`);
+    }
+    const [seen] = await queryRows<{ last_value: number; is_called: boolean }>(context.database.db, sql`select last_value::int as last_value, is_called from refund_batch_steals`);
+    await context.database.db.execute(sql`drop sequence refund_batch_steals`);
+    assert.deepEqual(seen, { last_value: 7, is_called: true }, 'the 7 was written in a batch of the seven refunds after the first, and its key was taken over there');
+
+    for (const [index, outcome] of outcomes.entries()) {
+      if (amounts[index] === 7) {
+        assert.equal(outcome.status, 'rejected');
+        assert.equal((outcome.reason as { code?: string }).code, 'IDEMPOTENCY_KEY_IN_USE', String(outcome.reason));
+      } else {
+        assert.equal(outcome.status, 'fulfilled', outcome.status === 'rejected' ? String(outcome.reason) : '');
+        assert.equal(outcome.value.amount, 2);
+      }
+    }
+    // Nothing of the 7 survived: without the rollback the batch would have committed it (and the
+    // six others' refunds once more when made alone) with the 7's key unmarked.
+    const [sevens] = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from refunds where payment_page_id = ${page.id} and amount = 7`);
+    assert.equal(sevens?.count, 0, 'no refund of 7 was written');
+    assert.deepEqual(await writtenFor(context, page.id), { refunds: 7, total: 14, transactions: 7, debited: 14, entries: 14, jobs: 7 });
+    assert.equal((await readPage(context, merchant, page.id)).refundedAmount, 14);
+    assert.equal((await balanceOf(context.database, merchant.id, false, 'EUR')).available, credited.available - 14);
+    // Each refund made alone committed with its own key's mark; the taken-over key holds the new lease, unmarked.
+    const keys = await queryRows<{ key: string; state: string }>(context.database.db, sql`select key, state from idempotency_keys where merchant_id = ${merchant.id} and key like ${`batch-%${page.id}%`}`);
+    assert.deepEqual(
+      keys.map((row) => [row.key, row.state]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+      amounts.map((_, index) => [keyOf(index), amounts[index] === 7 ? 'in_progress' : 'committed']).sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
   });
 
   test('44 refunds at once, amounts that overflow the payment, some omitted, half with an Idempotency-Key: the answers and totals agree exactly, and every key replays its answer', async () => {
