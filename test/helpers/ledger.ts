@@ -111,28 +111,39 @@ export function createLedgerWatch(database: Database): { check(): Promise<void>;
       }
     }
     if (previous !== undefined) {
-      const since = sql`${previous}::pg_snapshot`;
+      // The rows added since the previous check (one scan of each table), then the rules on them by their ids.
+      const added = await queryRows<{ kind: 'entry' | 'transaction'; id: string; transaction_id: string }>(
+        database.db,
+        sql`select 'entry' as kind, id, transaction_id from ledger_entries e where ${newer('e')}${previous}::pg_snapshot)
+            union all select 'transaction' as kind, id, id as transaction_id from ledger_transactions t where ${newer('t')}${previous}::pg_snapshot)`,
+      );
+      const ids = (values: Iterable<string>) => sql`(select jsonb_array_elements_text(${JSON.stringify([...new Set(values)])}::jsonb))`;
+      const touched = ids(added.map((row) => row.transaction_id));
+      const entries = ids(added.filter((row) => row.kind === 'entry').map((row) => row.id));
       const rule = async <Row>(query: SQL, describe: (row: Row) => string) => {
         const rows = await queryRows<Row>(database.db, sql`${query} limit ${perRule}`);
         problems.push(...rows.map(describe));
       };
-      const touched = sql`(select transaction_id from ledger_entries e where ${newer('e')}${since}) union select id from ledger_transactions t where ${newer('t')}${since}))`;
-      await rule<{ transaction_id: string; currency: string; total: number }>(
-        sql`select transaction_id, currency, sum(amount)::bigint as total from ledger_entries
-            where transaction_id in ${touched} group by transaction_id, currency having sum(amount) <> 0 order by transaction_id`,
-        (row) => `ledger transaction ${row.transaction_id}: its ${row.currency} entries sum to ${row.total}, not zero`,
-      );
-      await rule<{ id: string; entries: number }>(
-        sql`select t.id, count(e.id)::int as entries from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
-            where t.id in ${touched} group by t.id having count(e.id) < 2 order by t.id`,
-        (row) => `ledger transaction ${row.id} has ${row.entries} entries, fewer than two`,
-      );
-      await rule<{ id: string }>(
-        sql`select e.id from ledger_entries e join ledger_accounts a on a.id = e.account_id join ledger_transactions t on t.id = e.transaction_id
-            where (${newer('e')}${since}) or e.account_id in (select jsonb_array_elements_text(${JSON.stringify(moved)}::jsonb)))
-              and (e.currency <> a.currency or e.currency <> t.currency or a.merchant_id <> t.merchant_id or a.livemode <> t.livemode) order by e.id`,
-        (row) => `ledger entry ${row.id} leaves its transaction's owner or currency`,
-      );
+      if (added.length > 0) {
+        await rule<{ transaction_id: string; currency: string; total: number }>(
+          sql`select transaction_id, currency, sum(amount)::bigint as total from ledger_entries
+              where transaction_id in ${touched} group by transaction_id, currency having sum(amount) <> 0 order by transaction_id`,
+          (row) => `ledger transaction ${row.transaction_id}: its ${row.currency} entries sum to ${row.total}, not zero`,
+        );
+        await rule<{ id: string; entries: number }>(
+          sql`select t.id, count(e.id)::int as entries from ledger_transactions t left join ledger_entries e on e.transaction_id = t.id
+              where t.id in ${touched} group by t.id having count(e.id) < 2 order by t.id`,
+          (row) => `ledger transaction ${row.id} has ${row.entries} entries, fewer than two`,
+        );
+      }
+      if (added.length > 0 || moved.length > 0) {
+        await rule<{ id: string }>(
+          sql`select e.id from ledger_entries e join ledger_accounts a on a.id = e.account_id join ledger_transactions t on t.id = e.transaction_id
+              where (e.id in ${entries} or e.account_id in ${ids(moved)})
+                and (e.currency <> a.currency or e.currency <> t.currency or a.merchant_id <> t.merchant_id or a.livemode <> t.livemode) order by e.id`,
+          (row) => `ledger entry ${row.id} leaves its transaction's owner or currency`,
+        );
+      }
     }
     previous = snapshot;
     return [...new Set(problems)];

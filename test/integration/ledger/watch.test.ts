@@ -27,7 +27,7 @@ describe('the incremental ledger check finds what the full check finds', () => {
     assert.equal(response.statusCode, 200, response.body);
   };
 
-  test('clean checks pass; then a changed balance, a one-sided transaction, an entry in the wrong currency and an account moved to another currency are all reported', async () => {
+  test('clean checks pass; then a changed balance, a one-sided and an empty transaction, an entry in the wrong currency and an account moved to another currency are all reported', async () => {
     const watch = createLedgerWatch(context.database);
     await fund('USDC', 1_000);
     await watch.check();
@@ -53,12 +53,14 @@ describe('the incremental ledger check finds what the full check finds', () => {
                            values ('ltx_watch_one_sided', ${merchant.id}, false, 'USD', 'fund', null, 'watch-one-sided', now())`);
       await tx.execute(sql`insert into ledger_entries (id, transaction_id, account_id, currency, amount, created_at)
                            values ('len_watch_one_sided', 'ltx_watch_one_sided', ${account('USDC', 'reserved')}, 'USD', 7, now())`);
+      await tx.execute(sql`insert into ledger_transactions (id, merchant_id, livemode, currency, kind, reference, idempotency_key, created_at)
+                           values ('ltx_watch_empty', ${merchant.id}, false, 'USD', 'fund', null, 'watch-empty', now())`);
       // An account whose entries were written in USD now says EUR: its old entries leave their account's currency.
       await tx.execute(sql`update ledger_accounts set currency = 'EUR' where id = ${account('USD', 'external')}`);
     });
 
     const full = (await checkLedger(context.database.db)).problems;
-    for (const broken of [/sums to -?\d+, not zero/, /its USD entries sum to 7, not zero/, /has 1 entries, fewer than two/, /holds \d+, but its entries sum to \d+/, /leaves its transaction's owner or currency/]) {
+    for (const broken of [/sums to -?\d+, not zero/, /its USD entries sum to 7, not zero/, /ltx_watch_one_sided has 1 entries, fewer than two/, /ltx_watch_empty has 0 entries, fewer than two/, /holds \d+, but its entries sum to \d+/, /leaves its transaction's owner or currency/]) {
       assert.ok(
         full.some((problem) => broken.test(problem)),
         `the full check reports ${broken}: ${JSON.stringify(full)}`,
