@@ -22,8 +22,14 @@ describe('npm test: which files share a process (test/run.ts)', () => {
     assert.ok(units.some((unit) => unit.length === 1 && unit[0] === 'test/http/common/every-route.test.ts'));
   });
 
-  test('the longest folders start first (reverse order of their first file)', () => {
-    const units = planProcesses(['src/a.test.ts', 'test/http/x/a.test.ts', 'test/reliability/crash.test.ts', 'test/web/page.test.ts'], plain);
-    assert.deepEqual(units.map((unit) => unit[0]), ['test/web/page.test.ts', 'test/reliability/crash.test.ts', 'test/http/x/a.test.ts', 'src/a.test.ts']);
+  test('the files known to take longest start first, longest first; then the rest in reverse order of their first file', () => {
+    const units = planProcesses(
+      ['src/a.test.ts', 'test/cli/backup.test.ts', 'test/http/x/a.test.ts', 'test/reliability/crash.test.ts', 'test/reliability/isolation.test.ts', 'test/reliability/ledger-model.test.ts', 'test/web/page.test.ts'],
+      plain,
+    );
+    assert.deepEqual(
+      units.map((unit) => unit[0]),
+      ['test/reliability/ledger-model.test.ts', 'test/reliability/crash.test.ts', 'test/cli/backup.test.ts', 'test/web/page.test.ts', 'test/reliability/isolation.test.ts', 'test/http/x/a.test.ts', 'src/a.test.ts'],
+    );
   });
 });

@@ -17,13 +17,7 @@ export interface ResponseViolation {
  * does. Not installed in production (it parses every answer again).
  */
 export function installResponseCheck(app: FastifyInstance, onViolation: (violation: ResponseViolation) => void): void {
-  // `addUsedSchema: false`: routes embed the same `$id`'d schemas (Customer, …) many times.
-  const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
-  (addFormatsModule as unknown as (instance: Ajv) => Ajv)(ajv);
-  for (const schema of Object.values(app.getSchemas())) {
-    ajv.addSchema(schema as object);
-  }
-  const compiled = new WeakMap<object, ValidateFunction>();
+  const { ajv, compiled } = checkerFor(Object.values(app.getSchemas()) as object[]);
   app.addHook('onSend', async (request, reply, payload) => {
     const responses = (request.routeOptions.schema as { response?: Record<string, unknown> } | undefined)?.response;
     const schema = responses?.[String(reply.statusCode)] ?? responses?.[`${String(reply.statusCode)[0]}xx`] ?? responses?.['default'];
@@ -38,4 +32,30 @@ export function installResponseCheck(app: FastifyInstance, onViolation: (violati
     }
     return payload;
   });
+}
+
+interface Checker {
+  shared: readonly object[];
+  ajv: Ajv;
+  compiled: WeakMap<object, ValidateFunction>;
+}
+
+/**
+ * The previous app's validator and compiled schemas when this app shares the very same schema
+ * objects (the test files of one process each build an app from the same modules, decision 0007:
+ * compiling a route's response schema once per process instead of once per file); else new ones.
+ */
+let lastChecker: Checker | undefined;
+function checkerFor(shared: readonly object[]): Checker {
+  if (lastChecker && lastChecker.shared.length === shared.length && lastChecker.shared.every((schema, index) => schema === shared[index])) {
+    return lastChecker;
+  }
+  // `addUsedSchema: false`: routes embed the same `$id`'d schemas (Customer, …) many times.
+  const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
+  (addFormatsModule as unknown as (instance: Ajv) => Ajv)(ajv);
+  for (const schema of shared) {
+    ajv.addSchema(schema);
+  }
+  lastChecker = { shared, ajv, compiled: new WeakMap() };
+  return lastChecker;
 }

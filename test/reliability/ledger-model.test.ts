@@ -37,6 +37,7 @@ test(`ledger model: ${steps} random payout commands agree with the in-memory mod
   const summary = await runLedgerModel({ steps, seed, requiredOutcomes, log: (line) => t.diagnostic(line) });
   t.diagnostic(`${summary.steps} steps in ${summary.runs} runs, ${summary.comparisons.state} state and ${summary.comparisons.api} GET /v1/balance comparisons with the model, ${summary.invariantChecks} invariant checks, ${summary.durationMs} ms`);
   t.diagnostic(`commands: ${JSON.stringify(summary.commands)}`);
+  t.diagnostic(`CPU ms of this process per command kind and for the checks: ${JSON.stringify(Object.fromEntries(Object.entries(summary.cpuMs).map(([name, ms]) => [name, Math.round(ms)])))}`);
   assert.ok(summary.steps >= steps, `ran ${summary.steps} of ${steps} steps`);
   // A divergence throws; what is counted is what was compared: the state after every step and at
   // the end of every run, the API's balances every 10 steps.

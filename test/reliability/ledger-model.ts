@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/client.ts';
 import { AppError } from '../../src/http/errors.ts';
 import { maxPayoutAmount } from '../../src/modules/payout-pages/schemas.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
-import { assertLedgerInvariants } from '../helpers/ledger.ts';
+import { assertLedgerInvariants, createLedgerWatch } from '../helpers/ledger.ts';
 import { createTestWorker } from '../helpers/jobs.ts';
 import type { JobDefinition } from '../../src/jobs/worker.ts';
 import { bankMethod, deadWalletMethod, fullKyc, rejectedBankMethod, walletMethod } from '../helpers/payout-pages.ts';
@@ -19,9 +19,10 @@ import { bankMethod, deadWalletMethod, fullKyc, rejectedBankMethod, walletMethod
  * accounts. After every command the model's page states and balances must equal the API's
  * answer (`GET /v1/balance`) and the ledger's tables; no non-external balance may go below zero;
  * the SQL invariants of `test/helpers/ledger.ts` are checked every `invariantsEvery` steps and at
- * the end of every run. Each fast-check run uses a fresh merchant, so its model starts from the
- * known sandbox opening balance; a run ends by cancelling what is open and letting the rail settle
- * (still through checked commands), so nothing of it moves during later runs.
+ * the end of every run (incrementally: `createLedgerWatch`), and in full once at the end. Each
+ * fast-check run uses a fresh merchant, so its model starts from the known sandbox opening balance;
+ * a run ends by cancelling what is open and letting the rail settle (still through checked
+ * commands), so nothing of it moves during later runs.
  */
 
 type Currency = 'USDC' | 'USD';
@@ -87,6 +88,8 @@ interface Real {
   context: TestContext;
   /** Runs the payout page and KYC jobs only (see modelWorker). */
   drainModelJobs: () => Promise<number>;
+  /** The SQL invariants of the whole ledger, read incrementally (createLedgerWatch: the same rules as assertLedgerInvariants). */
+  checkLedger: () => Promise<void>;
   merchant: TestMerchant;
   /** clientReferenceId prefix of this run's pages. */
   prefix: string;
@@ -314,7 +317,7 @@ async function verify(model: LedgerModel, real: Real, stats: LedgerModelStats, c
     stats.comparisons.api += 1;
   }
   if (checks.invariants) {
-    await assertLedgerInvariants(context.database);
+    await real.checkLedger();
     stats.invariantChecks += 1;
   }
 }
@@ -744,7 +747,7 @@ async function quiesce(env: Env, model: LedgerModel, real: Real): Promise<void> 
   // real worker: they move no money, and the states and balances must not have moved either.
   await real.context.drainJobs();
   await verify(model, real, env.stats, { api: false, invariants: false });
-  await assertLedgerInvariants(real.context.database);
+  await real.checkLedger();
   env.stats.invariantChecks += 1;
 }
 
@@ -777,6 +780,9 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
       definitions: [services.kyc.verifyJob(), services.payoutPages.expireJob(), services.payoutPages.submitJob(), services.payoutPages.settleJob()] as unknown as JobDefinition<never>[],
     });
     const drainModelJobs = () => worker.drain();
+    // Checked hundreds of times while the ledger grows: incrementally (the last check, below, is the full one).
+    const ledgerWatch = createLedgerWatch(context.database);
+    const checkLedger = () => ledgerWatch.check();
     const commands = fc.commands([commandArbitrary(env)], { maxCommands, size: 'max' });
     let averageLength = maxCommands / 2;
     const required = options.requiredOutcomes ?? [];
@@ -794,7 +800,7 @@ export async function runLedgerModel(options: LedgerModelOptions): Promise<Ledge
           stats.runs += 1;
           runsThisRound += 1;
           const run = `model-${process.pid}-${seed}-${stats.runs}`;
-          const real: Real = { context, drainModelJobs, merchant, prefix: `${run}-page-` };
+          const real: Real = { context, drainModelJobs, checkLedger, merchant, prefix: `${run}-page-` };
           const model = newModel(context.clock.now().getTime(), await readAccounts(real), 3, run);
           let passed = false;
           try {
