@@ -56,6 +56,23 @@ const creationWeights: Array<[OperationKind, number]> = [
   ['fundBalance', 1],
 ];
 
+function payoutPage(reference: string, counter: number, payout: 'bank' | 'wallet'): Operation {
+  return {
+    kind: 'createPayoutPage',
+    method: 'POST',
+    path: '/v1/payout_pages?livemode=false',
+    reference,
+    payout,
+    body: {
+      amount: 100 + counter,
+      fundingCurrency: payout === 'bank' ? 'USD' : 'USDC',
+      clientReferenceId: reference,
+      releaseMethod: 'AUTOMATIC',
+      customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` },
+    },
+  };
+}
+
 /** Draws new operations and derives follow-ups; `seed` names the references, `random` is the run's seeded source. */
 export function createOperationMix(seed: number, random: () => number) {
   let counter = 0;
@@ -75,24 +92,9 @@ export function createOperationMix(seed: number, random: () => number) {
     switch (kind) {
       case 'createCustomer':
         return { kind, method: 'POST', path: '/v1/customers?livemode=false', reference, body: { referenceId: reference, signupAt: Date.now(), email: `${reference}@example.com`, ...fullKyc } };
-      case 'createPayoutPage': {
+      case 'createPayoutPage':
         // Bank payouts are USD (the Increase rail pays USD only); wallet payouts USDC.
-        const payout = counter % 3 === 0 ? 'wallet' : 'bank';
-        return {
-          kind,
-          method: 'POST',
-          path: '/v1/payout_pages?livemode=false',
-          reference,
-          payout,
-          body: {
-            amount: 100 + counter,
-            fundingCurrency: payout === 'bank' ? 'USD' : 'USDC',
-            clientReferenceId: reference,
-            releaseMethod: 'AUTOMATIC',
-            customer: { referenceId: `payee-${reference}`, email: `payee-${reference}@example.com` },
-          },
-        };
-      }
+        return payoutPage(reference, counter, counter % 3 === 0 ? 'wallet' : 'bank');
       case 'createPaymentPage':
         return {
           kind,
@@ -113,6 +115,12 @@ export function createOperationMix(seed: number, random: () => number) {
           body: { amount: 1_500, currency: 'USD', clientReferenceId: reference, customer: { referenceId: `subscriber-${reference}`, email: `subscriber-${reference}@example.com` }, subscription: { productId: 'prod_pro', interval: 'MONTH' } },
         };
     }
+  };
+
+  /** A new payout page paid to a bank account (its confirmation makes a transfer at the Increase replica). */
+  const newBankPayout = (): Operation => {
+    counter += 1;
+    return payoutPage(`crash-${seed}-${counter}`, counter, 'bank');
   };
 
   const followUpOf = (operation: Operation, id: string): Operation | undefined => {
@@ -136,5 +144,5 @@ export function createOperationMix(seed: number, random: () => number) {
     }
   };
 
-  return { newOperation, followUpOf };
+  return { newOperation, newBankPayout, followUpOf };
 }

@@ -76,7 +76,13 @@ export interface CrashHarnessResult {
    * died before settling it) before asking again with a new key; see callUntilNotHeld.
    */
   heldWaits: number;
+  /** The scheduled kills (`options.kills` in all). */
   kills: { api: number; worker: number };
+  /**
+   * Whether one more worker kill was made after them, around a bank payout's transfer the harness
+   * asked for itself, because no scheduled kill caught a creation (see the killer).
+   */
+  extraKillAroundSubmission: boolean;
   restarts: number;
   unanswered: Record<string, number>;
   proxy: { forwarded: number; refusedAndRetried: number; failedAfterSend: number; allDown: number };
@@ -166,7 +172,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     const outcomes: Outcome[] = [];
     let issued = 0;
     let heldWaits = 0;
-    const { newOperation, followUpOf } = createOperationMix(seed, random);
+    const { newOperation, newBankPayout, followUpOf } = createOperationMix(seed, random);
 
     /** The id of a created resource whose answer was lost: found by its natural key. */
     const findCreated = async (operation: Operation): Promise<string | undefined> => {
@@ -242,6 +248,27 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     const kills = { api: 0, worker: 0 };
     const restarts: Array<Promise<void>> = [];
     let restartCount = 0;
+    /** Kills the worker that asked for the next transfer creation while its answer is held (else `victim`): the one killed. */
+    const killAroundSubmission = async (victim: ServiceProcess, giveUp: () => boolean, maxWaitMs: number): Promise<ServiceProcess> => {
+      let target = victim;
+      await gate.around(giveUp, maxWaitMs, async (heldKey) => {
+        const askerPid = heldKey ? await submittingWorkerPid(database, heldKey) : undefined;
+        const asker = group.byRole('worker').find((worker) => worker.ready && askerPid !== undefined && String(worker.pid) === askerPid);
+        if (asker) {
+          target = asker;
+        }
+        await target.stop('SIGKILL');
+        return asker !== undefined;
+      });
+      return target;
+    };
+    const restartAfterKill = (target: ServiceProcess): void => {
+      restartCount += 1;
+      const restart = target.start();
+      // Observed at once (no unhandled rejection), reported after the run.
+      restart.catch(() => undefined);
+      restarts.push(restart);
+    };
     const killer = async () => {
       for (let kill = 0; kill < options.kills && Date.now() < deadline; kill += 1) {
         const threshold = Math.floor(((kill + 1) * options.operations) / (options.kills + 1));
@@ -273,23 +300,11 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
           // two kills ahead (it then waits for the killer) and at least 3 s, at most 15 s.
           const driverBlocksAt = Math.ceil(((kill + 2) * options.operations) / options.kills);
           const waitedEnough = Date.now() + 3_000;
-          await gate.around(() => (issued >= Math.min(driverBlocksAt, options.operations) && Date.now() >= waitedEnough) || Date.now() > deadline, 15_000, async (heldKey) => {
-            const askerPid = heldKey ? await submittingWorkerPid(database, heldKey) : undefined;
-            const asker = group.byRole('worker').find((worker) => worker.ready && askerPid !== undefined && String(worker.pid) === askerPid);
-            if (asker) {
-              target = asker;
-            }
-            await target.stop('SIGKILL');
-            return asker !== undefined;
-          });
+          target = await killAroundSubmission(target, () => (issued >= Math.min(driverBlocksAt, options.operations) && Date.now() >= waitedEnough) || Date.now() > deadline, 15_000);
         } else {
           await target.stop('SIGKILL');
         }
-        restartCount += 1;
-        const restart = target.start();
-        // Observed at once (no unhandled rejection), reported after the run.
-        restart.catch(() => undefined);
-        restarts.push(restart);
+        restartAfterKill(target);
         killsDone += 1;
         log(`kill ${kill + 1}/${options.kills}: ${target.name} after ${issued} operations`);
       }
@@ -302,6 +317,27 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
         killerDone = true;
       }),
     ]);
+    // The random schedule depends on when transfer creations happen to come; on a slow machine none
+    // may come while the killer waits. Then one more worker kill waits for the transfer of a bank
+    // payout the harness makes itself, so every run kills a worker whose creation's answer is held.
+    const spareWorker = group.byRole('worker').find((worker) => worker.ready);
+    let extraKillAroundSubmission = false;
+    if (gate.caught === 0 && spareWorker && Date.now() < deadline) {
+      const payout = newBankPayout();
+      issued += 1;
+      const killing = killAroundSubmission(spareWorker, () => Date.now() > deadline, Math.max(0, deadline - Date.now()));
+      const queued = followUps.length;
+      await perform(payout);
+      // Its confirmation (the drivers are done: the follow-up just queued is this page's).
+      const confirm = followUps.length > queued ? followUps.pop() : undefined;
+      if (confirm) {
+        await perform(confirm);
+      }
+      const target = await killing;
+      extraKillAroundSubmission = true;
+      restartAfterKill(target);
+      log(`extra kill around a submission: ${target.name}`);
+    }
     const restarted = await Promise.allSettled(restarts);
     const failedRestarts = restarted.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
     assert.deepEqual(failedRestarts, [], 'every killed process started again');
@@ -433,6 +469,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       committedBeforeTheCrash: outcomes.filter((outcome) => outcome.committedBefore).length,
       heldWaits,
       kills,
+      extraKillAroundSubmission,
       restarts: restartCount,
       unanswered: Object.fromEntries(client.unanswered),
       proxy: { ...proxy.stats },
