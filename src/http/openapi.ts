@@ -74,7 +74,7 @@ export const apiTags = [
   { name: 'Disputes', description: 'Chargebacks reported by the card processor, and the balance movements they cause.' },
   { name: 'Fraud reports', description: 'Issuer and network fraud reports on card payments (FRAUD_REPORTED webhooks once enabled for you).' },
   { name: 'Subscriptions', description: 'Recurring payments started from payment pages, renewed off-session.' },
-  { name: 'Entitlements', description: 'What a paid subscription period grants; no envelope, exactly as interface.md shows.' },
+  { name: 'Entitlements', description: 'What a paid subscription period grants; answered without the envelope.' },
   { name: 'Balance', description: 'Your balances per funding currency, from the double-entry ledger.' },
   { name: 'Events', description: 'Everything that happened, kept 30 days; each event is also sent to your webhook endpoints.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, their signing secrets, and every delivery attempt.' },

@@ -128,12 +128,23 @@ export async function keysetPage<T extends PagePosition>(options: {
 }): Promise<{ items: T[]; hasMore: boolean; nextCursor?: string }> {
   const limit = options.input.limit ?? 20;
   const token = options.input.startingAfter;
-  let after: PagePosition | undefined;
-  if (token !== undefined) {
-    after = (options.isOwnId(token) ? await options.find(token) : options.codec.decode(token)) ?? undefined;
-    if (!after) {
-      throw wrongParameter('startingAfter', 'must be the nextCursor of a previous page of this same list (same filters and mode) or the id of one of its items');
-    }
-  }
+  const after =
+    token === undefined ? undefined : await startingAfterPosition(token, { ...options, expected: 'the nextCursor of a previous page of this same list (same filters and mode) or the id of one of its items' });
   return pageOf(await options.fetch(after, limit + 1), limit, options.codec);
+}
+
+/**
+ * Where `startingAfter` says a page starts: after the list's own row of that id (`find`, in the list's
+ * scope) when it has the list's id prefix (`isOwnId`), else after the position of one of the list's
+ * cursors (`codec`). Anything else is 400 WRONG_PARAMETER naming `startingAfter`: it must be `expected`.
+ */
+export async function startingAfterPosition(
+  token: string,
+  options: { codec: CursorCodec; isOwnId: (value: string) => boolean; find: (id: string) => Promise<PagePosition | null | undefined>; expected: string },
+): Promise<PagePosition> {
+  const position = options.isOwnId(token) ? await options.find(token) : options.codec.decode(token);
+  if (!position) {
+    throw wrongParameter('startingAfter', `must be ${options.expected}`);
+  }
+  return position;
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from '../../src/db/client.ts';
 import { checkLedger } from '../../src/modules/ledger/invariants.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 
 /**
  * The ledger's invariants (call it after every test file that moves money): the ledger module's own
@@ -153,5 +154,28 @@ export function createLedgerWatch(database: Database): { check(): Promise<void>;
     async check() {
       assert.deepEqual(await findProblems(), [], 'the ledger balances');
     },
+  };
+}
+
+export type BalanceBody = { currency: string; livemode: boolean; available: number; reserved: number; inFlight: number };
+
+/** A balance suite's `before`: a test context with a sandbox-only merchant and a live-enabled one. */
+export async function openBalanceSuite(): Promise<{ context: TestContext; merchant: TestMerchant; live: TestMerchant }> {
+  const context = await createTestContext();
+  return { context, merchant: await context.createMerchant(), live: await context.createMerchant({ live: true }) };
+}
+
+/** A balance suite's `after`: the ledger still balances, then the context closes. */
+export async function closeBalanceSuite(context: TestContext): Promise<void> {
+  await assertLedgerInvariants(context.database);
+  await context.close();
+}
+
+/** GET /v1/balance with a key (200 asserted); `current` is read at each call. */
+export function balanceReader(current: () => TestContext) {
+  return async function balances(apiKey: string, query = '?livemode=false'): Promise<BalanceBody[]> {
+    const response = await current().request({ method: 'GET', url: `/v1/balance${query}`, apiKey });
+    assert.equal(response.statusCode, 200, response.body);
+    return json<{ data: BalanceBody[] }>(response).data;
   };
 }

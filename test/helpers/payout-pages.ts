@@ -204,6 +204,20 @@ export async function openPayoutPageSuite(options: TestContextOptions = {}): Pro
 }
 
 /**
+ * The `before` of the POST /v1/payout_pages suites: Acme <Payouts> & Co (a name to escape), another
+ * merchant (scoping) and a live-enabled one.
+ */
+export async function openPayoutPageCreateSuite(): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; live: TestMerchant }> {
+  const context = await createTestContext();
+  return {
+    context,
+    merchant: await context.createMerchant({ name: 'Acme <Payouts> & Co' }),
+    other: await context.createMerchant(),
+    live: await context.createMerchant({ live: true }),
+  };
+}
+
+/**
  * A payout-page suite's `after`: the ledger balances, every status change has its one event, then the
  * context closes; with `quietLogs`, nothing was logged at warning level or above either.
  */

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { queryRows } from '../../src/db/client.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { TestClock } from './clock.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 import { createPage, payPage, testCards, type PageBody } from './payment-pages.ts';
 
 export interface InvoiceBody {
@@ -137,4 +138,13 @@ export async function entitlementEvents(context: TestContext, subscriptionId: st
 export async function runUntil(context: TestContext, time: number): Promise<void> {
   context.clock.set(time);
   await context.drainJobs();
+}
+
+/** Epoch ms of an ISO date-time without a zone, read as UTC. */
+export const utc = (iso: string): number => new Date(`${iso}Z`).getTime();
+
+/** A subscriptions suite's `before`: a test context whose clock starts at `start` (UTC), with one sandbox merchant. */
+export async function openSubscriptionSuite(start: string): Promise<{ context: TestContext; merchant: TestMerchant }> {
+  const context = await createTestContext({ clock: new TestClock(utc(start)) });
+  return { context, merchant: await context.createMerchant() };
 }

@@ -36,7 +36,7 @@ export function isCardExpired(expMonth: number, expYear: number, now: Date): boo
   return now.getTime() >= firstDayAfter;
 }
 
-/** `411111******1111`: leading six and trailing four digits visible (interface.md, fraud reports). */
+/** `411111******1111`: leading six and trailing four digits visible (docs/guides/fraud-reports.md, The report). */
 export function maskCardNumber(bin: string, last4: string): string {
   return `${bin}******${last4}`;
 }

@@ -7,7 +7,7 @@ import { isConfirmationStep } from './screens/confirm.ts';
  * The audit action of each dashboard form, named like the API operation that does the same (so one
  * filter finds a release whether it came from the API or the dashboard); the dashboard's own actions
  * are named in the same `<resource>_<verb>` shape. A form missing here is recorded under its address
- * (`dashboard:/:mode/…`), and test/http/audit/dashboard.test.ts fails until it is named.
+ * (`dashboard:/:mode/…`), and test/http/audit/screen.happy.test.ts fails until it is named.
  */
 export const dashboardAuditActions: Readonly<Record<string, string>> = {
   '/:mode/payout-pages': 'payoutPages_create',

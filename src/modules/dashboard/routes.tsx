@@ -170,7 +170,7 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
         }
       });
 
-      // Every form of a signed-in page carries a token bound to the session (contract: CSRF on every form).
+      // Every form of a signed-in page carries a token bound to the session (docs/dashboard.md: CSRF on every form).
       signedIn.addHook('preHandler', async (request: FastifyRequest) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') {
           const session = requireSession(request);

@@ -1,9 +1,9 @@
 import type { Database, Executor } from '../../db/client.ts';
 import { isId, newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
+import { AppError, notFound } from '../../http/errors.ts';
 import type { Clock } from '../../clock.ts';
-import { createCursorCodec, pageOf, type PagePosition } from '../../http/paging.ts';
+import { createCursorCodec, pageOf, startingAfterPosition, type PagePosition } from '../../http/paging.ts';
 import { recordEvent } from '../events/index.ts';
 import { disputeDebit, disputeReturn, type DisputeMovement, type LedgerService } from '../ledger/index.ts';
 import type { Merchant } from '../merchants/index.ts';
@@ -115,19 +115,13 @@ export function createDisputesService(deps: {
     return row;
   }
 
-  async function position(merchantId: string, startingAfter: string): Promise<PagePosition> {
-    if (isId('dispute', startingAfter)) {
-      const row = await findDispute(database.db, merchantId, undefined, startingAfter);
-      if (row) {
-        return row;
-      }
-    } else {
-      const decoded = cursors.decode(startingAfter);
-      if (decoded) {
-        return decoded;
-      }
-    }
-    throw wrongParameter('startingAfter', 'must be the nextCursor of a previous page of disputes or the id of one of your disputes');
+  function position(merchantId: string, startingAfter: string): Promise<PagePosition> {
+    return startingAfterPosition(startingAfter, {
+      codec: cursors,
+      isOwnId: (value) => isId('dispute', value),
+      find: (id) => findDispute(database.db, merchantId, undefined, id),
+      expected: 'the nextCursor of a previous page of disputes or the id of one of your disputes',
+    });
   }
 
   async function requireDispute(merchant: Merchant, livemode: boolean | undefined, disputeId: string): Promise<DisputeRow> {

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 
 export const maxPageSize = 100;
 
-/** Exactly the fields of interface.md (Entitlement); optional ones are omitted when unset. */
+/** Exactly the fields of an entitlement (docs/guides/entitlements.md, Entitlements); optional ones are omitted when unset. */
 export const Entitlement = Type.Object(
   {
     id: Type.String({ description: 'ent_…' }),
@@ -36,7 +36,7 @@ export const EntitlementsQuery = Type.Object(
 );
 export type EntitlementsQueryInput = Static<typeof EntitlementsQuery>;
 
-/** The one success body without the envelope (interface.md, entitlements query). */
+/** The one success body without the envelope (docs/guides/entitlements.md, `GET /v1/entitlements`). */
 export const EntitlementsPage = Type.Object(
   {
     entitlements: Type.Array(Entitlement),

@@ -10,7 +10,7 @@ import { maxPageSize, type EntitlementResponse, type EntitlementsPageResponse, t
 
 export type EntitlementRow = typeof entitlements.$inferSelect;
 
-/** `<subscriptionId>-<startPeriod>-<endPeriod>` in epoch milliseconds (interface.md). */
+/** `<subscriptionId>-<startPeriod>-<endPeriod>` in epoch milliseconds (docs/guides/entitlements.md, Entitlements). */
 export function entitlementKey(subscriptionId: string, startPeriod: Date, endPeriod: Date): string {
   return `${subscriptionId}-${startPeriod.getTime()}-${endPeriod.getTime()}`;
 }

@@ -20,7 +20,7 @@ export interface RecordedEvent {
 /**
  * Records a business event inside the caller's transaction (the transactional outbox): the event,
  * and the job that delivers it, exist if and only if the state change they report commits.
- * `data` must carry no PII beyond what the event's contract shows.
+ * `data` must carry no PII beyond what the event's documented data shows (docs/API.md §12).
  */
 export async function recordEvent(
   tx: Executor,

@@ -3,14 +3,14 @@ import type { Database, Executor } from '../../db/client.ts';
 import { events } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { isId } from '../../crypto/ids.ts';
-import { notFound, wrongParameter } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
 import type { Merchant } from '../merchants/index.ts';
 import type { EventRow, EventType } from './record.ts';
 import type { EventListInput, EventView } from './schemas.ts';
-import { createCursorCodec, olderThan, pageOf, type PagePosition } from '../../http/paging.ts';
+import { createCursorCodec, olderThan, pageOf, startingAfterPosition, type PagePosition } from '../../http/paging.ts';
 
 export type { EventRow };
 
@@ -38,19 +38,13 @@ export function createEventsService(deps: { database: Database; clock: Clock; ke
     return and(eq(events.merchantId, merchantId), ...(livemode === undefined ? [] : [eq(events.livemode, livemode)]), ...extra);
   }
 
-  async function position(merchantId: string, startingAfter: string): Promise<PagePosition> {
-    if (isId('event', startingAfter)) {
-      const [row] = await database.db.select({ createdAt: events.createdAt, id: events.id }).from(events).where(scope(merchantId, undefined, eq(events.id, startingAfter)));
-      if (row) {
-        return row;
-      }
-    } else {
-      const decoded = cursors.decode(startingAfter);
-      if (decoded) {
-        return decoded;
-      }
-    }
-    throw wrongParameter('startingAfter', 'must be the nextCursor of a previous page or the id of one of your events');
+  function position(merchantId: string, startingAfter: string): Promise<PagePosition> {
+    return startingAfterPosition(startingAfter, {
+      codec: cursors,
+      isOwnId: (value) => isId('event', value),
+      find: async (id) => (await database.db.select({ createdAt: events.createdAt, id: events.id }).from(events).where(scope(merchantId, undefined, eq(events.id, id))))[0],
+      expected: 'the nextCursor of a previous page or the id of one of your events',
+    });
   }
 
   const retentionJob: JobDefinition<Record<string, never>> = {

@@ -121,7 +121,7 @@ export function createFraudReportsService(deps: { database: Database; clock: Clo
       }
       return { row: existing, created: false };
     }
-    // Exactly the fields interface.md shows; nothing that leaks PII.
+    // Exactly the event fields docs/guides/fraud-reports.md shows; nothing that leaks PII.
     await recordEvent(tx, now, {
       merchantId: candidate.merchantId,
       livemode: candidate.livemode,

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { TestClock } from '../../helpers/clock.ts';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import {
   cancelSubscription,
   dayMs,
@@ -14,9 +13,9 @@ import {
   runUntil,
   startSubscription,
   type SubscriptionBody,
+  openSubscriptionSuite,
+  utc,
 } from '../../helpers/subscriptions.ts';
-
-const utc = (iso: string) => new Date(`${iso}Z`).getTime();
 
 /**
  * The sandbox decides renewals by the saved card's test behaviour: a card that expires at the end of
@@ -27,10 +26,7 @@ describe('renewal declined: PAST_DUE, retries after 1, 3 and 5 days, then CANCEL
   let merchant: TestMerchant;
   const expiringCard = { expMonth: 3, expYear: 2024 };
 
-  before(async () => {
-    context = await createTestContext({ clock: new TestClock(utc('2024-03-15T09:00:00')) });
-    merchant = await context.createMerchant();
-  });
+  before(async () => ({ context, merchant } = await openSubscriptionSuite('2024-03-15T09:00:00')));
   after(async () => context.close());
 
   test('every attempt is declined: no entitlement, PAST_DUE with the retry schedule, CANCELED after the last retry', async () => {

@@ -1,69 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eq, sql } from 'drizzle-orm';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, payPage, testCards, type PageBody } from '../../helpers/payment-pages.ts';
-import { queryRows } from '../../../src/db/client.ts';
-import { fraudImports, payments } from '../../../src/db/schema/index.ts';
-
-interface ImportBody {
-  import: { id: string; network: string; livemode: boolean; rows: number; created: number; duplicates: number; unmatched: number; createdAt: number };
-  createdReports: Array<{ line: number; checkoutPaymentId: string }>;
-  duplicateRows: Array<{ line: number; checkoutPaymentId: string }>;
-  unmatchedRows: Array<{ line: number; reason: string; networkTransactionId?: string; cardNumber?: string; transactionDate?: string; transactionAmount?: number; transactionCurrency?: string }>;
-}
-
-interface Report {
-  checkoutPaymentId: string;
-  fraudAmountUSD: string;
-  fraudReason: string;
-  fraudIssueDate: string;
-  fraudType: string | null;
-  network: string;
-  cardNumber: string;
-}
-
-const visaHeader = 'transaction_id,card_bin,card_last4,transaction_date,transaction_amount,transaction_currency,fraud_type,fraud_reported_date,fraud_amount,fraud_currency';
-const mastercardHeader = 'banknet_reference,card_bin,card_last4,transaction_date,transaction_amount,transaction_currency,fraud_type_code,fraud_posted_date,fraud_amount,fraud_currency';
+import { eq } from 'drizzle-orm';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { testCards } from '../../helpers/payment-pages.ts';
+import { fraudImports } from '../../../src/db/schema/index.ts';
+import { fraudImportCalls, openFraudImportSuite, mastercardHeader, visaHeader, type ImportBody } from '../../helpers/fraud-reports.ts';
 
 describe('POST /admin/v1/fraud_imports: issuer-fraud files of both networks', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   let day: string;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant();
-    day = context.clock.now().toISOString().slice(0, 10);
-  });
+  before(async () => ({ context, merchant, day } = await openFraudImportSuite()));
   after(async () => context.close());
 
-  async function paid(card: string, amount: number, currency = 'USD'): Promise<{ page: PageBody; networkTransactionId: string }> {
-    const page = await createPage(context, merchant, { amount, currency });
-    const response = await payPage(context, merchant, page.id, card);
-    assert.equal(response.statusCode, 200, response.body);
-    const body = json<{ data: PageBody }>(response).data;
-    const [payment] = await context.database.db.select().from(payments).where(eq(payments.id, String(body.paymentId)));
-    return { page: body, networkTransactionId: String(payment?.networkTransactionId) };
-  }
-
-  function importFile(body: Record<string, unknown>, authorization = 'admin') {
-    if (authorization === 'admin') {
-      return context.admin('POST', '/admin/v1/fraud_imports', body);
-    }
-    return context.request({ method: 'POST', url: '/admin/v1/fraud_imports', body, headers: authorization === '' ? {} : { authorization } });
-  }
-
-  async function reportOf(paymentId: string): Promise<Report> {
-    const response = await context.request({ method: 'GET', url: `/v1/fraud_reports/${paymentId}`, apiKey: merchant.apiKey });
-    assert.equal(response.statusCode, 200, response.body);
-    return json<{ data: { checkoutFraudReport: Report } }>(response).data.checkoutFraudReport;
-  }
-
-  async function fraudEventCount(paymentId: string): Promise<number> {
-    const rows = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from events where type = 'FRAUD_REPORTED' and data->>'fraudReportId' = ${paymentId}`);
-    return rows[0]?.count ?? 0;
-  }
+  const { paid, importFile, reportOf, fraudEventCount } = fraudImportCalls(() => ({ context, merchant }));
 
   test('Visa (TC40 fraud types): matched by transaction id and by BIN + last 4 + amount + date; duplicate, ambiguous, unmatched and invalid rows reported back', async () => {
     const byReference = await paid(testCards.visaCredit, 1101);
@@ -182,30 +133,5 @@ describe('POST /admin/v1/fraud_imports: issuer-fraud files of both networks', ()
     const result = await context.platform.services.fraudReports.importNetworkFile({ network: 'mastercard', livemode: false, csv: `${mastercardHeader}\n${target.networkTransactionId},555555,4444,${day},44.01,USD,05,2031-05-01,,` });
     assert.equal(result.import.created, 1);
     assert.equal((await reportOf(String(target.page.paymentId))).fraudReason, 'Account takeover fraud');
-  });
-
-  const badFiles: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['an empty file', { network: 'visa', csv: '\n\n' }, /^csv is empty/],
-    ['a missing column', { network: 'visa', csv: visaHeader.replace(',fraud_currency', '') }, /^csv is missing the column 'fraud_currency'/],
-    ['an unknown column', { network: 'visa', csv: `${visaHeader},comment` }, /^csv has an unknown column 'comment'/],
-    ['the other network’s layout', { network: 'visa', csv: mastercardHeader }, /^csv has an unknown column 'banknet_reference'/],
-    ['an unterminated quote', { network: 'mastercard', csv: `${mastercardHeader}\n"abc,1` }, /^csv has an unterminated quoted field/],
-    ['an unknown network', { network: 'amex', csv: visaHeader }, /^network must be one of visa, mastercard/],
-    ['no csv', { network: 'visa' }, /^csv is required/],
-  ];
-  for (const [name, body, message] of badFiles) {
-    test(`400 WRONG_PARAMETER for ${name}`, async () => {
-      const response = await importFile(body);
-      assert.equal(response.statusCode, 400, response.body);
-      const failure = json<{ errorCode: string; errorMessage: string }>(response);
-      assert.equal(failure.errorCode, 'WRONG_PARAMETER');
-      assert.match(failure.errorMessage, message);
-    });
-  }
-
-  test('operators only: no bearer or a merchant API key → 401', async () => {
-    assert.equal((await importFile({ network: 'visa', csv: visaHeader }, '')).statusCode, 401);
-    assert.equal((await importFile({ network: 'visa', csv: visaHeader }, `Basic ${Buffer.from(`${merchant.apiKey}:`).toString('base64')}`)).statusCode, 401);
-    assert.equal((await importFile({ network: 'visa', csv: visaHeader }, 'Bearer wrong-admin-key-0123456789abcdef')).statusCode, 401);
   });
 });
