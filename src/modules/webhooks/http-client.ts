@@ -85,6 +85,14 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   const agents: Record<TargetPolicy, Agent> = { public: agentFor('public'), private: agentFor('private') };
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
 
+  /** Why a request that was never written timed out: every connection to the origin busy, or none established in time. */
+  function notSent(policy: TargetPolicy, target: URL, timeoutMs: number): string {
+    const connected = Number(agents[policy].stats[target.origin]?.connected ?? 0);
+    return connected >= maxSockets
+      ? `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`
+      : `no connection to ${target.host} established within ${timeoutMs} ms; not sent`;
+  }
+
   function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Attempt> {
     const started = performance.now();
     return new Promise((resolve) => {
@@ -126,9 +134,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
             if (settled) {
               return;
             }
-            const error = new AttemptTimeoutError(
-              controller ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`,
-            );
+            const error = new AttemptTimeoutError(controller ? `no complete answer within ${timeoutMs} ms` : notSent(policy, target, timeoutMs));
             if (statusCode !== null) {
               answered(`timeout: ${error.message}`);
             } else {
