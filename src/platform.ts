@@ -7,7 +7,7 @@ import type { KeyRing } from './crypto/keyring.ts';
 import { JobRegistry, Worker, type JobDefinition } from './jobs/worker.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { enqueueJob } from './jobs/queue.ts';
-import { createMetrics, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
+import { createMetrics, jobMetricsRecorder, registerAwaitingFundingGauges, type Metrics } from './http/observability.ts';
 import { createBrandingService, createMerchantsService, type BrandingService, type MerchantsService } from './modules/merchants/index.ts';
 import { createCustomersService, type CustomersService } from './modules/customers/index.ts';
 import { createCustomerExport, createErasureService, type CustomerExportService, type ErasureService } from './modules/data-rights/index.ts';
@@ -286,10 +286,7 @@ export async function createPlatform(options: { config: Config; database: Databa
     concurrency: config.workerConcurrency,
     pollIntervalMs: config.jobPollIntervalMs,
     leaseMs: config.jobLeaseMs,
-    onJobFinished: (queue, outcome, durationMs) => {
-      metrics.jobs.inc({ queue, outcome });
-      metrics.jobDuration.observe({ queue }, durationMs / 1000);
-    },
+    onJobFinished: jobMetricsRecorder(metrics),
   });
 
   const audit = createAuditLog({ database, clock, keyRing, logger: logger.child({ component: 'audit' }) });

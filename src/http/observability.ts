@@ -28,6 +28,31 @@ export function createMetrics(): Metrics {
 }
 
 /**
+ * The worker's `onJobFinished`: counts the job and observes its run time. The label children are
+ * kept per queue and outcome (prom-client hashes the labels on every call otherwise, and a webhook
+ * backlog finishes thousands of jobs a second).
+ */
+export function jobMetricsRecorder(metrics: Metrics): (queue: string, outcome: string, durationMs: number) => void {
+  const counts = new Map<string, { inc(): void }>();
+  const durations = new Map<string, { observe(value: number): void }>();
+  return (queue, outcome, durationMs) => {
+    const countKey = `${queue}|${outcome}`;
+    let count = counts.get(countKey);
+    if (count === undefined) {
+      count = metrics.jobs.labels({ queue, outcome });
+      counts.set(countKey, count);
+    }
+    count.inc();
+    let duration = durations.get(queue);
+    if (duration === undefined) {
+      duration = metrics.jobDuration.labels({ queue });
+      durations.set(queue, duration);
+    }
+    duration.observe(durationMs / 1000);
+  };
+}
+
+/**
  * Payouts waiting for the operator to fund the payout rail: how many and how much, by currency and
  * mode, read from the database at each scrape (`read` returns the current totals).
  */

@@ -5,7 +5,7 @@
  */
 export { type AuthenticatedKey, createMerchantsService, type Merchant, type MerchantsService, passwordHashOptions, type PiiKey } from './service.ts';
 export { merchantView } from './view.ts';
-export { fraudReportWebhooksEnabled, lockMerchantRow } from './reads.ts';
+export { fraudReportWebhooksEnabled, fraudReportWebhooksEnabledOf, lockMerchantRow, merchantEmailOf } from './reads.ts';
 export { type Brand, type BrandingChange, type BrandingService, type BrandingSettings, createBrandingService, displayNameMaxLength, loadBrand } from './branding.ts';
 export { merchantContact, merchantName, merchantNameOf } from './contact.ts';
 export { buttonColorsFor } from './contrast.ts';

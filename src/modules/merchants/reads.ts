@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { merchants } from '../../db/schema/index.ts';
 
@@ -16,4 +16,18 @@ export async function lockMerchantRow(tx: Executor, merchantId: string): Promise
 export async function fraudReportWebhooksEnabled(executor: Executor, merchantId: string): Promise<boolean> {
   const [row] = await executor.select({ enabled: merchants.fraudReportWebhooksEnabled }).from(merchants).where(eq(merchants.id, merchantId));
   return row?.enabled ?? false;
+}
+
+/**
+ * The account address of the merchant whose id is `merchantId` (a column of the caller's query), as
+ * a column of that query: webhook delivery names it in the endpoint-health notices it reads with
+ * each batch.
+ */
+export function merchantEmailOf(merchantId: Column | SQL): SQL<string> {
+  return sql<string>`(select m.email from merchants m where m.id = ${merchantId})`;
+}
+
+/** `fraudReportWebhooksEnabled` of the merchant whose id is `merchantId` (a column of the caller's query), as a column of that query (false for none). */
+export function fraudReportWebhooksEnabledOf(merchantId: Column | SQL): SQL<boolean> {
+  return sql<boolean>`coalesce((select m.fraud_report_webhooks_enabled from merchants m where m.id = ${merchantId}), false)`;
 }

@@ -1,13 +1,14 @@
 import { and, eq, inArray, isNull, lte } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/client.ts';
-import { events, merchants, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
 import type { BatchContext, BatchJob, JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
-import { eventFanoutQueue } from '../events/index.ts';
+import { deliveryEvents, eventFanoutQueue } from '../events/index.ts';
+import { fraudReportWebhooksEnabledOf, merchantEmailOf } from '../merchants/index.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { subscribes } from './rules.ts';
 import { afterCircuit, attemptTimeoutMs, circuitState, DeliveryGate, spread, type FairnessLimits } from './fairness.ts';
@@ -21,6 +22,9 @@ export { deliverQueue, type DeliverPayload } from './attempt-log.ts';
 export { secretAssociatedData } from './sender.ts';
 
 export { failureDisableAfterMs, failureWarningAfterMs } from './health.ts';
+
+/** What a delivery reads of its event: the events module's subquery (decision 0049). */
+const eventColumns = { id: deliveryEvents.id, merchantId: deliveryEvents.merchantId, livemode: deliveryEvents.livemode, type: deliveryEvents.type, createdAt: deliveryEvents.createdAt, data: deliveryEvents.data };
 
 /** Fan-out jobs in flight per worker (each one event's first attempts), and claimed per round trip. */
 export const fanoutConcurrency = 256;
@@ -103,22 +107,29 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
    */
   async function fanoutBatch(jobs: BatchJob<{ eventId: string }>[], context: BatchContext<{ eventId: string }>): Promise<void> {
     const now = context.now;
+    // The events (their module's subquery) with their merchants' settings (scalar subqueries of the
+    // merchants module) and candidate endpoints, in one statement (decision 0049).
+    const event = deliveryEvents;
     const rows = await database.db
-      .select({ event: events, fraudEnabled: merchants.fraudReportWebhooksEnabled, merchantEmail: merchants.email, endpoint: webhookEndpoints })
-      .from(events)
-      .innerJoin(merchants, eq(merchants.id, events.merchantId))
+      .select({
+        event: eventColumns,
+        fraudEnabled: fraudReportWebhooksEnabledOf(event.merchantId),
+        merchantEmail: merchantEmailOf(event.merchantId),
+        endpoint: webhookEndpoints,
+      })
+      .from(event)
       .leftJoin(
         webhookEndpoints,
         and(
-          eq(webhookEndpoints.merchantId, events.merchantId),
-          eq(webhookEndpoints.livemode, events.livemode),
+          eq(webhookEndpoints.merchantId, event.merchantId),
+          eq(webhookEndpoints.livemode, event.livemode),
           eq(webhookEndpoints.status, 'ENABLED'),
           isNull(webhookEndpoints.deletedAt),
           // An endpoint added later does not receive older events (a backlog would otherwise leak them).
-          lte(webhookEndpoints.createdAt, events.createdAt),
+          lte(webhookEndpoints.createdAt, event.createdAt),
         ),
       )
-      .where(jobs.length === 1 && jobs[0] ? eq(events.id, jobs[0].payload.eventId) : inArray(events.id, [...new Set(jobs.map((job) => job.payload.eventId))]));
+      .where(jobs.length === 1 && jobs[0] ? eq(event.id, jobs[0].payload.eventId) : inArray(event.id, [...new Set(jobs.map((job) => job.payload.eventId))]));
     const byEvent = new Map<string, typeof rows>();
     for (const row of rows) {
       const list = byEvent.get(row.event.id) ?? [];
@@ -220,11 +231,15 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
     maxAttempts: 10,
     async handle(payload, context) {
       const [row] = await database.db
-        .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events, merchantEmail: merchants.email })
+        .select({
+          delivery: webhookDeliveries,
+          endpoint: webhookEndpoints,
+          event: eventColumns,
+          merchantEmail: merchantEmailOf(webhookDeliveries.merchantId),
+        })
         .from(webhookDeliveries)
         .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-        .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-        .innerJoin(merchants, eq(merchants.id, webhookDeliveries.merchantId))
+        .innerJoin(deliveryEvents, eq(deliveryEvents.id, webhookDeliveries.eventId))
         .where(eq(webhookDeliveries.id, payload.deliveryId));
       if (!row || row.delivery.status !== 'PENDING' || row.delivery.generation !== payload.generation) {
         return;

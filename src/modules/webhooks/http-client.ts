@@ -1,6 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { Socket } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { BlockedTargetError, blockedLiteral, guardedLookups, refusalUnder, type TargetPolicy } from './ssrf.ts';
 
 /** What one HTTP attempt came to. `statusCode` is null when no answer arrived (refused, timeout, reset). */
@@ -30,126 +29,137 @@ const drainLimit = 64 * 1024;
 
 class AttemptTimeoutError extends Error {}
 
+/** Socket errors after which a request is sent once more, when no answer to it had started and the socket had served one before. */
+const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
 /**
- * Sends webhook requests with node:http(s) (not fetch) so that redirects are never followed and the
- * SSRF guard sees the address actually connected to: `guardedLookup` filters resolved addresses, IP
- * literals are checked up front, and each new socket's remote address is checked again on connect.
- * Keep-alive agents reuse connections to busy receivers; a request that fails on a reused socket the
- * receiver had just closed is sent once more on a fresh one.
+ * The SSRF guard's connector for one policy (decision 0063): names resolve through `guardedLookup`
+ * (only the addresses the policy allows are connected to), and every new socket's connected address
+ * is checked again before undici writes a request on it. A kept-alive socket is only reused by the
+ * same agent, so by requests of the policy it was checked under: it is checked once, here.
+ */
+function guardedConnector(policy: TargetPolicy, timeoutMs: number): buildConnector.connector {
+  const connect = buildConnector({ lookup: guardedLookups[policy], timeout: timeoutMs });
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (error !== null) {
+        callback(error, null);
+        return;
+      }
+      const remote = (socket as Socket).remoteAddress;
+      const reason = remote ? refusalUnder(policy, remote) : 'unknown';
+      if (reason !== null) {
+        socket.destroy();
+        callback(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`), null);
+        return;
+      }
+      callback(null, socket);
+    });
+}
+
+type Attempt = AttemptResult & { reusedSocketReset: boolean };
+
+/**
+ * Sends webhook requests with undici's dispatcher (decision 0063; before, node:http): redirects are
+ * never followed (no redirect interceptor), and the SSRF guard sees the address actually connected
+ * to — IP literals are checked up front, names through `guardedLookup`, and each new socket's remote
+ * address in `guardedConnector`. One agent per policy keeps up to `maxSockets` connections per
+ * origin (endpoint) alive between bursts; a request that fails on a reused socket the receiver had
+ * just closed is sent once more.
  */
 export function createWebhookHttpClient(options: { timeoutMs: number; allowPrivateTargets: boolean; maxSockets?: number; userAgent?: string }): WebhookHttpClient {
   const maxSockets = options.maxSockets ?? 64;
-  // As many idle sockets kept as may be busy: a busy receiver's connections are reused rather than
-  // closed after each burst and opened again (a new connection costs more than the request).
-  const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 4_000, scheduling: 'lifo' as const };
-  // One pair of agents per policy: a kept-alive socket opened for a sandbox delivery to a private
-  // address is never reused by a live delivery to the same host name.
-  const agents: Record<TargetPolicy, { http: http.Agent; https: https.Agent }> = {
-    public: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
-    private: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
-  };
+  // One agent per policy: a kept-alive socket opened for a sandbox delivery to a private address is
+  // never reused by a live delivery to the same host name. Idle connections close after 4 s (or the
+  // receiver's Keep-Alive hint less 2 s), before a typical server's 5 s.
+  const agentFor = (policy: TargetPolicy) =>
+    new Agent({
+      connect: guardedConnector(policy, options.timeoutMs),
+      connections: maxSockets,
+      keepAliveTimeout: 4_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      // The answer's headers are small; a receiver that sends more is cut off.
+      maxHeaderSize: 16 * 1024,
+    });
+  const agents: Record<TargetPolicy, Agent> = { public: agentFor('public'), private: agentFor('private') };
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
 
-  // Sockets whose connected address passed the check, by the policy it passed under. A socket's
-  // remote address never changes, and each policy has its own agents (a socket is only reused by
-  // requests of the policy it was opened for), so a kept-alive socket is checked once, on connect.
-  const verified = new WeakMap<Socket, TargetPolicy>();
-
-  function checkSocket(socket: Socket, policy: TargetPolicy, fail: (error: Error) => void): void {
-    if (verified.get(socket) === policy) {
-      return;
-    }
-    const verify = () => {
-      const remote = socket.remoteAddress;
-      const reason = remote ? refusalUnder(policy, remote) : 'unknown';
-      if (reason !== null) {
-        fail(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`));
-        return;
-      }
-      verified.set(socket, policy);
-    };
-    if (socket.connecting) {
-      socket.once('connect', verify);
-    } else if (socket.remoteAddress) {
-      verify();
-    }
+  /** Why a request that was never written timed out: every connection to the origin busy, or none established in time. */
+  function notSent(policy: TargetPolicy, target: URL, timeoutMs: number): string {
+    const connected = Number(agents[policy].stats[target.origin]?.connected ?? 0);
+    return connected >= maxSockets
+      ? `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`
+      : `no connection to ${target.host} established within ${timeoutMs} ms; not sent`;
   }
 
-  function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult & { reusedSocketReset: boolean }> {
+  function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Attempt> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const secure = target.protocol === 'https:';
-    const literal = target.hostname.replace(/^\[|\]$/g, '');
     return new Promise((resolve) => {
       let settled = false;
-      const finish = (result: Omit<AttemptResult, 'latencyMs'> & { reusedSocketReset?: boolean }) => {
+      let controller: Dispatcher.DispatchController | null = null;
+      let statusCode: number | null = null;
+      let retryAfter: string | undefined;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let total = 0;
+      const finish = (result: Omit<AttemptResult, 'latencyMs'>, reusedSocketReset = false) => {
         if (settled) {
           return;
         }
         settled = true;
         clearTimeout(timer);
-        resolve({ ...result, latencyMs: elapsed(), reusedSocketReset: result.reusedSocketReset ?? false });
+        resolve({ ...result, latencyMs: Math.round(performance.now() - started), reusedSocketReset });
       };
-      const request = (secure ? https : http).request({
-        protocol: target.protocol,
-        hostname: literal,
-        port: target.port === '' ? (secure ? 443 : 80) : Number(target.port),
-        path: `${target.pathname}${target.search}`,
-        method: 'POST',
-        agent: secure ? agents[policy].https : agents[policy].http,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': userAgent, host: target.host },
-        lookup: guardedLookups[policy],
-      });
+      const answered = (error: string | null) => {
+        const status = statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        finish({
+          ok,
+          statusCode: status,
+          // NUL cannot be stored in a PostgreSQL text (nor jsonb) value: a receiver must not be able to fail the write of its attempt.
+          responseBody: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8').replaceAll('\u0000', '\ufffd'),
+          error: error ?? (ok ? null : status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`),
+          retryAfter,
+        });
+      };
       // The limit covers waiting for a free connection too (at most maxSockets per origin are open):
-      // one attempt never outlasts WEBHOOK_TIMEOUT_MS, which the job lease is sized for.
-      // The deadline is declared after one more look at the sockets (setImmediate runs after the
-      // event loop's poll phase, timers before it): when this process's own loop was blocked past the
-      // deadline (a long synchronous stretch, PGlite's queries), an answer that arrived meanwhile is
-      // read first, not counted as the receiver's timeout (which would open its circuit).
-      let gotSocket = false;
+      // one attempt never outlasts WEBHOOK_TIMEOUT_MS, which the job lease is sized for. The deadline
+      // is declared after one more look at the sockets (setImmediate runs after the event loop's poll
+      // phase, timers before it): when this process's own loop was blocked past the deadline, an
+      // answer that arrived meanwhile is read first, not counted as the receiver's timeout.
       const timer = setTimeout(
         () =>
           setImmediate(() => {
-            if (!settled) {
-              request.destroy(
-                new AttemptTimeoutError(gotSocket ? `no complete answer within ${timeoutMs} ms` : `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`),
-              );
+            if (settled) {
+              return;
             }
+            const error = new AttemptTimeoutError(controller ? `no complete answer within ${timeoutMs} ms` : notSent(policy, target, timeoutMs));
+            if (statusCode !== null) {
+              answered(`timeout: ${error.message}`);
+            } else {
+              finish({ ok: false, statusCode: null, responseBody: null, error: `timeout: ${error.message}`, retryAfter: undefined });
+            }
+            // Still queued: aborted when it reaches a socket (onRequestStart), never sent.
+            controller?.abort(error);
           }),
         timeoutMs,
       );
-      request.on('socket', (socket: Socket) => {
-        gotSocket = true;
-        checkSocket(socket, policy, (error) => request.destroy(error));
-      });
-      request.on('error', (error: NodeJS.ErrnoException) => {
-        const reusedSocketReset = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
-        const message =
-          error instanceof AttemptTimeoutError
-            ? `timeout: ${error.message}`
-            : error instanceof BlockedTargetError
-              ? `blocked: ${error.message}`
-              : `${error.code ?? 'error'}: ${error.message}`;
-        finish({ ok: false, statusCode: null, responseBody: null, error: message, retryAfter: undefined, reusedSocketReset });
-      });
-      request.on('response', (response) => {
-        const statusCode = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let total = 0;
-        const complete = (error: string | null) => {
-          const ok = statusCode >= 200 && statusCode < 300;
-          const retryAfterHeader = response.headers['retry-after'];
-          finish({
-            ok,
-            statusCode,
-            // NUL cannot be stored in a PostgreSQL text (nor jsonb) value: a receiver must not be able to fail the write of its attempt.
-            responseBody: Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '\ufffd'),
-            error: error ?? (ok ? null : statusCode >= 300 && statusCode < 400 ? `HTTP ${statusCode}: redirects are not followed` : `HTTP ${statusCode}`),
-            retryAfter: statusCode === 429 || statusCode === 503 ? retryAfterHeader : undefined,
-          });
-        };
-        response.on('data', (chunk: Buffer) => {
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(started) {
+          controller = started;
+          if (settled) {
+            started.abort(new AttemptTimeoutError('timed out before it was sent'));
+          }
+        },
+        onResponseStart(_controller, status, responseHeaders) {
+          statusCode = status;
+          if (status === 429 || status === 503) {
+            const header = responseHeaders['retry-after'];
+            retryAfter = Array.isArray(header) ? header[0] : header;
+          }
+        },
+        onResponseData(active, chunk) {
           total += chunk.length;
           if (kept < responseBodyLimit) {
             const piece = chunk.subarray(0, responseBodyLimit - kept);
@@ -157,15 +167,35 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
             kept += piece.length;
           }
           if (total > drainLimit) {
-            complete(null);
-            response.destroy();
+            answered(null);
+            active.abort(new Error('answer body over the drain limit'));
           }
-        });
-        response.on('end', () => complete(null));
-        response.on('error', (error) => complete(error instanceof AttemptTimeoutError ? `timeout: ${error.message}` : `answer interrupted: ${error.message}`));
-        response.on('aborted', () => complete('answer interrupted'));
-      });
-      request.end(body);
+        },
+        onResponseEnd() {
+          answered(null);
+        },
+        onResponseError(_controller, error: Error & { code?: string; socket?: { bytesRead?: number } }) {
+          if (statusCode !== null) {
+            answered(`answer interrupted: ${error.message}`);
+            return;
+          }
+          // undici reports the receiver closing the connection before answering as UND_ERR_SOCKET with the
+          // socket's counters: bytes read before this request's answer started mean a kept-alive socket.
+          const reusedSocketReset = controller !== null && resetCodes.has(error.code ?? '') && (error.socket?.bytesRead ?? 0) > 0;
+          const message = error instanceof BlockedTargetError ? `blocked: ${error.message}` : `${error.code ?? 'error'}: ${error.message}`;
+          finish({ ok: false, statusCode: null, responseBody: null, error: message, retryAfter: undefined }, reusedSocketReset);
+        },
+      };
+      agents[policy].dispatch(
+        {
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          headers: { ...headers, 'user-agent': userAgent },
+          body,
+        },
+        handler,
+      );
     });
   }
 
@@ -196,9 +226,8 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       return result;
     },
     close() {
-      for (const pair of Object.values(agents)) {
-        pair.http.destroy();
-        pair.https.destroy();
+      for (const agent of Object.values(agents)) {
+        void agent.destroy().catch(() => undefined);
       }
     },
   };
