@@ -14,8 +14,6 @@ describe('subscriptions: start, renew, cancel, sandbox renew', () => {
   before(async () => ({ context, merchant } = await openSubscriptionSuite('2024-01-31T10:00:00')));
   after(async () => context.close());
 
-  after(async () => context.close());
-
   test('a paid page with `subscription` starts an ACTIVE subscription: first period, invoice, one entitlement, ENTITLEMENT_CREATED', async () => {
     context.clock.set(utc('2024-01-31T10:00:00'));
     const { page, subscription } = await startSubscription(context, merchant, { interval: 'MONTH', productId: 'prod_gold', amount: 4200, currency: 'EUR' });
