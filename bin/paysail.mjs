@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npx paysail …`: the operator CLI (src/cli.ts), run through tsx so no build step is needed.
-import { register } from 'tsx/esm/api';
+// `npx paysail …`: the operator CLI (src/cli.ts) from the bundle in dist/server/, as `npm start` runs
+// the server (scripts/launch.mjs: rebuilt first when src/ changed since the last build). Through
+// tsx each command compiled every module it loads first: about 2 CPU-seconds before any work.
+import { launch } from '../scripts/launch.mjs';
 
-register();
-await import('../src/cli.ts');
+await launch('cli.js');

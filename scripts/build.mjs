@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -91,8 +92,8 @@ async function bundle() {
   await fs.promises.rm(outdir, { recursive: true, force: true });
   await esbuild.build({
     absWorkingDir: root,
-    // main: the server. database and snapshot: what this build needs for the migrated data directory.
-    entryPoints: { main: 'src/main.ts', database: 'src/db/client.ts', snapshot: 'src/db/snapshot.ts' },
+    // main: the server; cli: the operator CLI (bin/paysail.mjs). database and snapshot: what this build needs for the migrated data directory.
+    entryPoints: { main: 'src/main.ts', cli: 'src/cli.ts', database: 'src/db/client.ts', snapshot: 'src/db/snapshot.ts' },
     outdir,
     bundle: true,
     // The modules main.ts imports only when needed (the app beside the database open, the backup
@@ -135,6 +136,40 @@ export async function build() {
   const now = new Date();
   fs.writeFileSync(buildStamp, '');
   fs.utimesSync(buildStamp, now, now);
+}
+
+/** A build lock older than this was left by a killed build and is taken over. */
+const staleLockMs = 120_000;
+
+/**
+ * Rebuilds dist/ when it is older than src/, one builder at a time: processes started together (a
+ * server and CLI commands, the test suite's processes) wait for the one that builds instead of
+ * rewriting dist/ under each other.
+ */
+export async function ensureBuilt({ announce = true } = {}) {
+  const lock = path.join(path.dirname(serverDir), '.build-lock');
+  while (!isBuildCurrent()) {
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    try {
+      fs.mkdirSync(lock);
+    } catch {
+      if (Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > staleLockMs) {
+        fs.rmSync(lock, { recursive: true, force: true });
+      }
+      await sleep(250);
+      continue;
+    }
+    try {
+      if (!isBuildCurrent()) {
+        if (announce) {
+          process.stderr.write('paysail: building dist/ (src/ changed since the last build) …\n');
+        }
+        await build();
+      }
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 if (import.meta.url === pathToFileURL(path.resolve(process.argv[1] ?? '')).href) {

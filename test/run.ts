@@ -100,7 +100,11 @@ export function planProcesses(files: readonly string[], read: (file: string) => 
   return units.sort((a, b) => rank(a) - rank(b) || ((b[0] ?? '') < (a[0] ?? '') ? -1 : (b[0] ?? '') > (a[0] ?? '') ? 1 : 0));
 }
 
-function main(): void {
+async function main(): Promise<void> {
+  // dist/ current before any test starts: the tests that start the server or the CLI as processes
+  // run the bundle (`npm start`, `npx paysail`), which would otherwise be rebuilt by the first of them.
+  const { ensureBuilt } = (await import(new URL('../scripts/build.mjs', import.meta.url).href)) as { ensureBuilt: () => Promise<void> };
+  await ensureBuilt();
   const args = process.argv.slice(2);
   const paths = args.filter((arg) => !arg.startsWith('-') && fs.existsSync(arg));
   const flags = args.filter((arg) => !paths.includes(arg));
@@ -120,5 +124,5 @@ function main(): void {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main();
+  await main();
 }

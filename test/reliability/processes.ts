@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -26,27 +25,8 @@ let serverBuild: Promise<void> | undefined;
  */
 export function ensureServerBuild(): Promise<void> {
   serverBuild ??= (async () => {
-    const { build, isBuildCurrent } = (await import(pathToFileURL(path.join(repositoryRoot, 'scripts', 'build.mjs')).href)) as { build: () => Promise<void>; isBuildCurrent: () => boolean };
-    const lock = path.join(repositoryRoot, 'dist', '.build-lock');
-    while (!isBuildCurrent()) {
-      fs.mkdirSync(path.dirname(lock), { recursive: true });
-      try {
-        fs.mkdirSync(lock);
-      } catch {
-        if (Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 120_000) {
-          fs.rmSync(lock, { recursive: true, force: true });
-        }
-        await sleep(250);
-        continue;
-      }
-      try {
-        if (!isBuildCurrent()) {
-          await build();
-        }
-      } finally {
-        fs.rmSync(lock, { recursive: true, force: true });
-      }
-    }
+    const { ensureBuilt } = (await import(pathToFileURL(path.join(repositoryRoot, 'scripts', 'build.mjs')).href)) as { ensureBuilt: (options?: { announce?: boolean }) => Promise<void> };
+    await ensureBuilt({ announce: false });
   })();
   return serverBuild;
 }
