@@ -188,6 +188,16 @@ export function KycPage(props: { nonce: string; summary: PageSummary; csrfToken:
     const knownValue = known[name];
     return knownValue !== undefined ? { value: knownValue, readonly: true, hint: 'Already on file.' } : { value: values[name] ?? '' };
   };
+  /** Country and state: what the merchant sent shows read-only as the other fields do; otherwise a list to choose from. */
+  const knownOrList = (name: string, list: { options: ReadonlyArray<{ value: string; label: string }>; placeholder: string; fallback: string; autocomplete: string; required: boolean; maxlength: number }) => {
+    const label = kycLabels[name] ?? '';
+    return known[name] !== undefined ? (
+      <Field name={name} label={label} errors={errors} autocomplete={list.autocomplete} required={list.required} maxlength={list.maxlength} {...fieldProps(name)} />
+    ) : (
+      <SelectField name={name} label={label} value={values[name] ?? list.fallback} errors={errors} options={list.options} placeholder={list.placeholder} autocomplete={list.autocomplete} required={list.required} />
+    );
+  };
+  const stateField = knownOrList('address.state', { options: usStateOptions, placeholder: 'Select a state (US only)', fallback: '', autocomplete: 'address-level1', required: false, maxlength: 255 });
   return (
     <Shell nonce={props.nonce} title="Verify your identity" summary={summary} step="identity">
       <h1>{props.greetingName ? `Thanks, ${props.greetingName}. One more step` : 'One more step'}</h1>
@@ -205,39 +215,12 @@ export function KycPage(props: { nonce: string; summary: PageSummary; csrfToken:
         </fieldset>
         <fieldset>
           <legend>Home address</legend>
-          {known['address.country'] !== undefined ? (
-            <Field name="address.country" label={kycLabels['address.country'] ?? ''} errors={errors} autocomplete="country" required maxlength={2} {...fieldProps('address.country')} />
-          ) : (
-            <SelectField
-              name="address.country"
-              label={kycLabels['address.country'] ?? ''}
-              value={values['address.country'] ?? 'US'}
-              errors={errors}
-              options={countryOptions}
-              placeholder="Select a country"
-              autocomplete="country"
-              required
-            />
-          )}
+          {knownOrList('address.country', { options: countryOptions, placeholder: 'Select a country', fallback: 'US', autocomplete: 'country', required: true, maxlength: 2 })}
           <Field name="address.line1" label={kycLabels['address.line1'] ?? ''} errors={errors} autocomplete="address-line1" required maxlength={255} {...fieldProps('address.line1')} />
           <Field name="address.line2" label={`${kycLabels['address.line2'] ?? ''} (optional)`} errors={errors} autocomplete="address-line2" maxlength={255} {...fieldProps('address.line2')} />
           <Field name="address.city" label={kycLabels['address.city'] ?? ''} errors={errors} autocomplete="address-level2" required maxlength={255} {...fieldProps('address.city')} />
           <div class="row">
-            {known['address.state'] !== undefined ? (
-              <Field name="address.state" label={kycLabels['address.state'] ?? ''} errors={errors} autocomplete="address-level1" maxlength={255} {...fieldProps('address.state')} />
-            ) : known['address.country'] !== undefined && known['address.country'] !== 'US' ? null : (
-              <div data-us-state="">
-                <SelectField
-                  name="address.state"
-                  label={kycLabels['address.state'] ?? ''}
-                  value={values['address.state'] ?? ''}
-                  errors={errors}
-                  options={usStateOptions}
-                  placeholder="Select a state (US only)"
-                  autocomplete="address-level1"
-                />
-              </div>
-            )}
+            {known['address.state'] !== undefined ? stateField : known['address.country'] !== undefined && known['address.country'] !== 'US' ? null : <div data-us-state="">{stateField}</div>}
             <Field name="address.postalCode" label={kycLabels['address.postalCode'] ?? ''} errors={errors} autocomplete="postal-code" required maxlength={255} {...fieldProps('address.postalCode')} />
           </div>
         </fieldset>

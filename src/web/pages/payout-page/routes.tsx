@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
@@ -24,8 +25,26 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
   const { access } = payoutPages;
   const ctx = payoutPageContext(tools, deps);
   const { load, summaryOf, renderOptions, isVerified, requireCsrf, verifiedPost, backOnInvalidState, expiredNow } = ctx;
+  type Loaded = Awaited<ReturnType<typeof load>>;
   // Document step-up (step-up.tsx): its own view and POST /payout-page/:id/documents.
   const stepUp = createPayoutStepUp(web, tools, { kyc: deps.kyc, publicUrl: deps.publicUrl, csrfScope, load, summaryOf, renderOptions, isVerified });
+
+  /**
+   * Review and confirm: a verified session's post on a page that still takes a destination (CREATED
+   * and not expired, or a rejected or returned payout the customer may retry); anything else goes
+   * back to the page, which shows where it stands.
+   */
+  async function destinationStep(request: FastifyRequest, id: string): Promise<{ redirect: string } | { redirect: null; body: Record<string, unknown>; loaded: Loaded }> {
+    const { body, redirect } = await verifiedPost(request, id);
+    if (redirect) {
+      return { redirect };
+    }
+    const loaded = await load(id);
+    if ((loaded.page.status !== 'CREATED' || expiredNow(loaded.page)) && !isRetryable(loaded.page)) {
+      return { redirect: `/payout-page/${id}` };
+    }
+    return { redirect: null, body, loaded };
+  }
 
   web.get('/payout-page/:payoutPageId', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
     const loaded = await load(request.params.payoutPageId);
@@ -104,14 +123,11 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
 
   web.post('/payout-page/:payoutPageId/review', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
     const id = request.params.payoutPageId;
-    const { body, redirect } = await verifiedPost(request, id);
-    if (redirect) {
-      return reply.redirect(redirect, 303);
+    const step = await destinationStep(request, id);
+    if (step.redirect !== null) {
+      return reply.redirect(step.redirect, 303);
     }
-    const loaded = await load(id);
-    if ((loaded.page.status !== 'CREATED' || expiredNow(loaded.page)) && !isRetryable(loaded.page)) {
-      return reply.redirect(`/payout-page/${id}`, 303);
-    }
+    const { body, loaded } = step;
     const { method, input, values } = destinationInput(body);
     if (!method || !loaded.supportedMethods.includes(method)) {
       return reply.redirect(`/payout-page/${id}`, 303);
@@ -129,14 +145,11 @@ export function registerPayoutPageWebRoutes(web: Api, tools: WebTools, deps: Pay
 
   web.post('/payout-page/:payoutPageId/confirm', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
     const id = request.params.payoutPageId;
-    const { body, redirect } = await verifiedPost(request, id);
-    if (redirect) {
-      return reply.redirect(redirect, 303);
+    const step = await destinationStep(request, id);
+    if (step.redirect !== null) {
+      return reply.redirect(step.redirect, 303);
     }
-    const loaded = await load(id);
-    if ((loaded.page.status !== 'CREATED' || expiredNow(loaded.page)) && !isRetryable(loaded.page)) {
-      return reply.redirect(`/payout-page/${id}`, 303);
-    }
+    const { body, loaded } = step;
     // What the review step sealed; the details themselves are not in the post (nor in the review page).
     const method = text(body, 'type', 40);
     try {
