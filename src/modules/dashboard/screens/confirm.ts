@@ -1,5 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import type { ScreenRequest } from '../context.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { runAction, type ScreenRequest } from '../context.ts';
 import type { Section } from '../pages/layout.tsx';
 import { confirmedField, type Confirmation } from '../pages/confirm-dialog.tsx';
 import { ConfirmationPage } from '../pages/confirm.tsx';
@@ -50,4 +50,20 @@ export async function confirmFirst(
   const action = request.url.split('?')[0] ?? request.url;
   await view.page((frame) => ConfirmationPage({ frame, section: options.section, action, back: options.back, confirmation, fields: options.carry === false ? {} : carriedFields(body) }));
   return true;
+}
+
+/**
+ * An irreversible action on one resource: the confirmation page first (`confirmFirst`), then, on the
+ * confirmed post, the action with its refusals as `?error=` on `back` and `notice` on success (`runAction`).
+ */
+export async function confirmThenRun(
+  view: ScreenRequest,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { section: Section; back: string; confirmation: () => Confirmation | Promise<Confirmation>; notice: string; action: () => Promise<unknown> },
+): Promise<FastifyReply> {
+  if (await confirmFirst(view, request, options)) {
+    return reply;
+  }
+  return runAction(reply, options.back, options.notice, options.action);
 }

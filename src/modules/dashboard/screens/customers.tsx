@@ -8,7 +8,7 @@ import { parsePage } from '../presenters/pagination.ts';
 import { parseKycStatus, type CustomersPresenter } from '../presenters/customers.ts';
 import { CustomerPage, CustomersPage } from '../pages/customers.tsx';
 import { eraseCustomerConfirmation } from '../pages/confirmations.tsx';
-import { confirmFirst } from './confirm.ts';
+import { confirmThenRun } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { parseListPeriod } from '../date-range.ts';
 import { storyCsvColumns, storyLists } from '../presenters/customer-story.ts';
@@ -80,7 +80,7 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
     const view = screen(tools, request, reply);
     const id = param(request, 'customerId');
     const back = modePath(view.mode, `/customers/${encodeURIComponent(id)}`);
-    const confirming = await confirmFirst(view, request, {
+    return confirmThenRun(view, request, reply, {
       section: 'customers',
       back,
       confirmation: async () => {
@@ -90,19 +90,17 @@ export function registerCustomerScreens(web: Api, tools: ScreenTools, presenter:
         }
         return eraseCustomerConfirmation(customer);
       },
-    });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'customer-erased', async () => {
-      try {
-        await dataRights.erasure.eraseCustomer(view.session.merchant, view.livemode, id);
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'INVALID_STATE') {
-          throw new AppError('INVALID_STATE', error.message, { notice: 'erase-open-payout' });
+      notice: 'customer-erased',
+      action: async () => {
+        try {
+          await dataRights.erasure.eraseCustomer(view.session.merchant, view.livemode, id);
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'INVALID_STATE') {
+            throw new AppError('INVALID_STATE', error.message, { notice: 'erase-open-payout' });
+          }
+          throw error;
         }
-        throw error;
-      }
+      },
     });
   });
 

@@ -1,12 +1,12 @@
 import type { Api } from '../../../http/types.ts';
 import type { MerchantsService } from '../../merchants/index.ts';
-import { field, noticeOf, notFoundPage, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { field, noticeOf, notFoundPage, param, screen, type ScreenTools } from '../context.ts';
 import { modePath, withQuery } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import type { DevelopersPresenter } from '../presenters/developers.ts';
 import { ApiKeysPage, PiiKeyPage } from '../pages/developers.tsx';
 import { revokeApiKeyConfirmation, rotatePiiKeyConfirmation } from '../pages/confirmations.tsx';
-import { confirmFirst } from './confirm.ts';
+import { confirmFirst, confirmThenRun } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { anyTime, parseListPeriod } from '../date-range.ts';
 
@@ -57,7 +57,7 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
     const view = screen(tools, request, reply);
     const keyId = param(request, 'keyId');
     const back = modePath(view.mode, '/developers/api-keys');
-    const confirming = await confirmFirst(view, request, {
+    return confirmThenRun(view, request, reply, {
       section: 'api-keys',
       back,
       confirmation: async () => {
@@ -67,11 +67,9 @@ export function registerKeyScreens(web: Api, tools: ScreenTools, deps: { merchan
         }
         return revokeApiKeyConfirmation(key);
       },
+      notice: 'api-key-revoked',
+      action: () => merchants.revokeApiKey(view.session.merchant.id, keyId),
     });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'api-key-revoked', () => merchants.revokeApiKey(view.session.merchant.id, keyId));
   });
 
   web.get('/:mode/developers/pii-key', async (request, reply) => {

@@ -4,7 +4,7 @@ import type { PaymentPagesService } from '../../payment-pages/index.ts';
 import type { RefundsService } from '../../refunds/index.ts';
 import { refundReasons, type RefundReason } from '../../../db/schema/index.ts';
 import { AppError } from '../../../http/errors.ts';
-import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { field, noticeOf, param, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parsePaymentPageStatus, type PaymentPagesPresenter } from '../presenters/payment-pages.ts';
@@ -13,7 +13,7 @@ import { PaymentPageDetailPage, PaymentPagesPage } from '../pages/payment-pages.
 import { minorUnitsOf } from '../pages/refunds.tsx';
 import { formatMoney } from '../pages/components.tsx';
 import { expirePaymentConfirmation, paidWithCard, refundConfirmation } from '../pages/confirmations.tsx';
-import { confirmFirst } from './confirm.ts';
+import { confirmThenRun } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { parseListPeriod } from '../date-range.ts';
 
@@ -63,15 +63,13 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     const view = screen(tools, request, reply);
     const pageId = param(request, 'pageId');
     const back = modePath(view.mode, `/payment-pages/${encodeURIComponent(pageId)}`);
-    const confirming = await confirmFirst(view, request, {
+    return confirmThenRun(view, request, reply, {
       section: 'payment-pages',
       back,
       confirmation: async () => expirePaymentConfirmation(await deps.paymentPages.getPage(view.session.merchant, view.livemode, pageId)),
+      notice: 'expired',
+      action: () => deps.paymentPages.expirePage(view.session.merchant, view.livemode, pageId),
     });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'expired', () => deps.paymentPages.expirePage(view.session.merchant, view.livemode, pageId));
   });
 
   /**
@@ -94,28 +92,26 @@ export function registerPaymentPageScreens(web: Api, tools: ScreenTools, deps: {
     }
     const reasonField = field(request.body, 'reason', 40);
     const reason = (refundReasons as readonly string[]).includes(reasonField) ? (reasonField as RefundReason) : undefined;
-    const confirming = await confirmFirst(view, request, {
+    return confirmThenRun(view, request, reply, {
       section: 'payment-pages',
       back,
       confirmation: async () => {
         const detail = await presenter.detail(view.session.merchant, view.livemode, pageId);
         return refundConfirmation(detail.page, formatMoney(amount, detail.page.currency), paidWithCard(detail.attempts));
       },
-    });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'refunded', async () => {
-      try {
-        await deps.refunds.createRefund(view.session.merchant, view.livemode, { paymentPageId: pageId, amount, ...(reason ? { reason } : {}) }, { requestKey });
-      } catch (error) {
-        // The bad inputs left once the form parsed: more than what is left to refund, and a form
-        // key already used for another page.
-        if (error instanceof AppError && (error.code === 'WRONG_PARAMETER' || error.code === 'IDEMPOTENCY_KEY_REUSED')) {
-          throw new AppError(error.code, error.message, { notice: error.code === 'WRONG_PARAMETER' ? 'refund-amount' : 'refund-form' });
+      notice: 'refunded',
+      action: async () => {
+        try {
+          await deps.refunds.createRefund(view.session.merchant, view.livemode, { paymentPageId: pageId, amount, ...(reason ? { reason } : {}) }, { requestKey });
+        } catch (error) {
+          // The bad inputs left once the form parsed: more than what is left to refund, and a form
+          // key already used for another page.
+          if (error instanceof AppError && (error.code === 'WRONG_PARAMETER' || error.code === 'IDEMPOTENCY_KEY_REUSED')) {
+            throw new AppError(error.code, error.message, { notice: error.code === 'WRONG_PARAMETER' ? 'refund-amount' : 'refund-form' });
+          }
+          throw error;
         }
-        throw error;
-      }
+      },
     });
   });
 }

@@ -1,12 +1,12 @@
 import type { Api } from '../../../http/types.ts';
 import type { PayoutPagesService } from '../../payout-pages/index.ts';
-import { field, noticeOf, param, runAction, screen, type ScreenTools } from '../context.ts';
+import { field, noticeOf, param, screen, type ScreenTools } from '../context.ts';
 import { modePath } from '../paths.ts';
 import { parsePage } from '../presenters/pagination.ts';
 import { parsePayoutStatusFilter, type PayoutPagesPresenter } from '../presenters/payout-pages.ts';
 import { PayoutPageDetailPage, PayoutPagesPage } from '../pages/payout-pages.tsx';
 import { cancelPayoutConfirmation, reissuePayoutConfirmation, releasePayoutConfirmation } from '../pages/confirmations.tsx';
-import { confirmFirst } from './confirm.ts';
+import { confirmThenRun } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { parseListPeriod } from '../date-range.ts';
 
@@ -14,7 +14,7 @@ import { parseListPeriod } from '../date-range.ts';
 export const payoutPageCsvColumns = ['id', 'clientReferenceId', 'customerReferenceId', 'amount', 'fundingCurrency', 'status', 'subStatus', 'releaseMethod', 'createdAt', 'expiresAt'] as const;
 
 export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { presenter: PayoutPagesPresenter; payoutPages: PayoutPagesService }): void {
-  const { presenter } = deps;
+  const { presenter, payoutPages } = deps;
 
   web.get('/:mode/payout-pages', async (request, reply) => {
     const view = screen(tools, request, reply);
@@ -38,49 +38,23 @@ export function registerPayoutPageScreens(web: Api, tools: ScreenTools, deps: { 
     return view.page((frame) => PayoutPageDetailPage({ frame, detail, ...noticeOf(request), eventsSection: tools.sections.includes('events') }));
   });
 
-  web.post('/:mode/payout-pages/:payoutPageId/release', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const id = param(request, 'payoutPageId');
-    const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
-    const confirming = await confirmFirst(view, request, {
-      section: 'payout-pages',
-      back,
-      confirmation: async () => releasePayoutConfirmation(await deps.payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
+  // Release, reissue and cancel: confirmed first (decision 0030; reissuing a locked page lets code guessing start again).
+  const actions = [
+    { path: 'release', notice: 'released', confirmation: releasePayoutConfirmation, perform: payoutPages.releasePayoutPage },
+    { path: 'reissue', notice: 'reissued', confirmation: reissuePayoutConfirmation, perform: payoutPages.reissuePayoutPage },
+    { path: 'cancel', notice: 'canceled', confirmation: cancelPayoutConfirmation, perform: payoutPages.cancelPayoutPage },
+  ] as const;
+  for (const { path, notice, confirmation, perform } of actions) {
+    web.post(`/:mode/payout-pages/:payoutPageId/${path}`, async (request, reply) => {
+      const view = screen(tools, request, reply);
+      const id = param(request, 'payoutPageId');
+      return confirmThenRun(view, request, reply, {
+        section: 'payout-pages',
+        back: modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`),
+        confirmation: async () => confirmation(await payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
+        notice,
+        action: () => perform(view.session.merchant, view.livemode, id),
+      });
     });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'released', () => deps.payoutPages.releasePayoutPage(view.session.merchant, view.livemode, id));
-  });
-
-  // Reissuing a locked page lets code guessing start again: confirmed first (decision 0030).
-  web.post('/:mode/payout-pages/:payoutPageId/reissue', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const id = param(request, 'payoutPageId');
-    const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
-    const confirming = await confirmFirst(view, request, {
-      section: 'payout-pages',
-      back,
-      confirmation: async () => reissuePayoutConfirmation(await deps.payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
-    });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'reissued', () => deps.payoutPages.reissuePayoutPage(view.session.merchant, view.livemode, id));
-  });
-
-  web.post('/:mode/payout-pages/:payoutPageId/cancel', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const id = param(request, 'payoutPageId');
-    const back = modePath(view.mode, `/payout-pages/${encodeURIComponent(id)}`);
-    const confirming = await confirmFirst(view, request, {
-      section: 'payout-pages',
-      back,
-      confirmation: async () => cancelPayoutConfirmation(await deps.payoutPages.getPayoutPage(view.session.merchant, view.livemode, id)),
-    });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'canceled', () => deps.payoutPages.cancelPayoutPage(view.session.merchant, view.livemode, id));
-  });
+  }
 }

@@ -7,7 +7,7 @@ import { parsePage } from '../presenters/pagination.ts';
 import { parseSubscriptionStatus, type EntitlementFilters, type SubscriptionsPresenter } from '../presenters/subscriptions.ts';
 import { EntitlementsPage, SubscriptionPage, SubscriptionsPage } from '../pages/subscriptions.tsx';
 import { cancelSubscriptionConfirmation } from '../pages/confirmations.tsx';
-import { confirmFirst } from './confirm.ts';
+import { confirmThenRun } from './confirm.ts';
 import { sendCsv } from '../csv.ts';
 import { parseListPeriod } from '../date-range.ts';
 
@@ -62,20 +62,16 @@ export function registerSubscriptionScreens(web: Api, tools: ScreenTools, deps: 
     const view = screen(tools, request, reply);
     const id = param(request, 'subscriptionId');
     const back = modePath(view.mode, `/subscriptions/${encodeURIComponent(id)}`);
-    const confirming = await confirmFirst(view, request, {
+    return confirmThenRun(view, request, reply, {
       section: 'subscriptions',
       back,
       confirmation: async () => {
         const detail = await deps.presenter.detail(view.session.merchant, view.livemode, id, deps.clock.now());
         return cancelSubscriptionConfirmation(detail.subscription, detail.customerReferenceId);
       },
+      notice: 'subscription-canceled',
+      action: () => deps.subscriptions.cancelSubscription(view.session.merchant, view.livemode, id),
     });
-    if (confirming) {
-      return reply;
-    }
-    return runAction(reply, back, 'subscription-canceled', () =>
-      deps.subscriptions.cancelSubscription(view.session.merchant, view.livemode, id),
-    );
   });
 
   web.post('/:mode/subscriptions/:subscriptionId/renew', async (request, reply) => {
