@@ -272,16 +272,25 @@ export function PeriodFilter(props: { path: string; label: string; period: { fro
   return (
     <form method="get" action={props.path} class="toolbar" aria-label={props.label}>
       <PeriodFields period={props.period} />
-      <div class="buttons">
-        <button type="submit">Filter</button>
+      <FilterButtons submit="Filter" path={props.path} filtered={filtered}>
         {props.exportPath ? <ExportLink path={props.exportPath} query={{ from: props.period.from, to: props.period.to }} /> : null}
-        {filtered ? (
-          <a class="button secondary" href={props.path}>
-            Clear
-          </a>
-        ) : null}
-      </div>
+      </FilterButtons>
     </form>
+  );
+}
+
+/** The buttons of a list's filter form: submit, the CSV link (`children`) and, once a filter is set, Clear (the unfiltered list). */
+export function FilterButtons(props: { submit: string; path: string; filtered: boolean; children?: Child }) {
+  return (
+    <div class="buttons">
+      <button type="submit">{props.submit}</button>
+      {props.children}
+      {props.filtered ? (
+        <a class="button secondary" href={props.path}>
+          Clear
+        </a>
+      ) : null}
+    </div>
   );
 }
 

@@ -4,7 +4,7 @@ import type { CustomerDetailView, CustomerFilters, CustomerListRowView } from '.
 import { CustomerStory } from './customer-story.tsx';
 import { statusInWords } from './status-words.ts';
 import type { PageOf } from '../presenters/pagination.ts';
-import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Pagination, PeriodFields, Time, CopyButton, mayShow } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, FilterButtons, Pagination, PeriodFields, Time, CopyButton, mayShow } from './components.tsx';
 import { eraseCustomerConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 import { anyTime, type ListPeriod } from '../date-range.ts';
@@ -47,17 +47,11 @@ export function CustomersPage(props: { frame: Frame; filters: CustomerFilters; p
           </select>
         </div>
         <PeriodFields period={props.period} />
-        <div class="buttons">
-          <button type="submit">Search</button>
+        <FilterButtons submit="Search" path={path} filtered={filtered}>
           {mayShow(frame, 'GET', `${path}/export.csv`) ? (
             <ExportLink path={`${path}/export.csv`} query={{ reference: filters.reference, kyc: filters.kycStatus, email: filters.email, from: props.period.from, to: props.period.to }} />
           ) : null}
-          {filtered ? (
-            <a class="button secondary" href={path}>
-              Clear
-            </a>
-          ) : null}
-        </div>
+        </FilterButtons>
       </form>
       {result.items.length === 0 ? (
         filtered ? (

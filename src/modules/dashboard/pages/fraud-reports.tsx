@@ -1,9 +1,9 @@
 import type { FraudReportResponse } from '../../fraud-reports/index.ts';
-import { modePath, withQuery } from '../paths.ts';
+import { modePath } from '../paths.ts';
 import type { FraudReportFilters } from '../presenters/fraud-reports.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView } from '../presenters/payment-pages.ts';
-import { Badge, DataTable, EmptyState, Money, Pagination, Time } from './components.tsx';
+import { Badge, DataTable, EmptyState, ExportLink, FilterButtons, Money, Pagination, Time } from './components.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
 
 /** Fraud report dates are `YYYY-MM-DD hh:mm:ss` in UTC. */
@@ -33,17 +33,9 @@ export function FraudReportsPage(props: { frame: Frame; filters: FraudReportFilt
           <label for="until">Issued until (UTC day)</label>
           <input id="until" name="until" type="date" value={filters.until ?? ''} />
         </div>
-        <div class="buttons">
-          <button type="submit">Filter</button>
-          <a class="button secondary" href={withQuery(`${path}/export.csv`, { paymentId: filters.paymentId, from: filters.from, until: filters.until })} download="">
-            Export CSV
-          </a>
-          {filtered ? (
-            <a class="button secondary" href={path}>
-              Clear
-            </a>
-          ) : null}
-        </div>
+        <FilterButtons submit="Filter" path={path} filtered={filtered}>
+          <ExportLink path={`${path}/export.csv`} query={{ paymentId: filters.paymentId, from: filters.from, until: filters.until }} />
+        </FilterButtons>
       </form>
       {result === null ? null : result.items.length === 0 ? (
         filtered ? (

@@ -3,7 +3,7 @@ import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, InvoiceRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
-import { ActionButton, Badge, DataTable, EmptyState, ExportLink, Money, Pagination, PeriodFields, PeriodFilter, StatusFilter, Time, CopyButton, mayShow } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, FilterButtons, Money, Pagination, PeriodFields, PeriodFilter, StatusFilter, Time, CopyButton, mayShow } from './components.tsx';
 import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
@@ -252,15 +252,9 @@ export function EntitlementsPage(props: { frame: Frame; filters: EntitlementFilt
           </select>
         </div>
         <PeriodFields period={period} />
-        <div class="buttons">
-          <button type="submit">Filter</button>
+        <FilterButtons submit="Filter" path={path} filtered={filtered}>
           <ExportLink path={`${path}/export.csv`} query={query} />
-          {filtered ? (
-            <a class="button secondary" href={path}>
-              Clear
-            </a>
-          ) : null}
-        </div>
+        </FilterButtons>
       </form>
       {result.items.length === 0 ? (
         filtered ? (
