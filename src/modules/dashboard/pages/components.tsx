@@ -153,6 +153,18 @@ export function ActionLink(props: { frame: Pick<Frame, 'role'>; href: string; ch
   );
 }
 
+/** A list screen's heading with its create button (`newPath`, shown when the role may open it). */
+export function ListHeading(props: { frame: Pick<Frame, 'role'>; title: string; newPath: string; newLabel: string }) {
+  return (
+    <div class="split">
+      <h1>{props.title}</h1>
+      <ActionLink frame={props.frame} class="button" href={props.newPath}>
+        {props.newLabel}
+      </ActionLink>
+    </div>
+  );
+}
+
 /** Says what is missing and what to do about it. */
 export function EmptyState(props: { title: string; children?: Child }) {
   return (

@@ -2,13 +2,14 @@ import { paymentPageStatuses, type PaymentPageStatus } from '../../../db/schema/
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PaymentAttemptView, PaymentPageDetailView, PaymentPageRowView } from '../presenters/payment-pages.ts';
-import { ActionButton, ActionLink, Badge, mayShow, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, CopyButton } from './components.tsx';
+import { ActionButton, ListHeading, Badge, mayShow, DataTable, EmptyState, Money, Pagination, StatusFilter, Time } from './components.tsx';
 import { expirePaymentConfirmation, paidWithCard } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
 import type { ListPeriod } from '../date-range.ts';
 import type { DisputeRowView } from '../presenters/disputes.ts';
 import { DisputesTable } from './disputes.tsx';
+import { IdRow, MetadataRows, PageAddressRow, TimeRow } from './detail-rows.tsx';
 import { RefundForm, RefundsTable } from './refunds.tsx';
 
 export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatus | undefined; period: ListPeriod; result: PageOf<PaymentPageRowView> }) {
@@ -16,12 +17,7 @@ export function PaymentPagesPage(props: { frame: Frame; status: PaymentPageStatu
   const path = modePath(frame.mode, '/payment-pages');
   return (
     <DashboardPage frame={frame} section="payment-pages" title="Payment pages">
-      <div class="split">
-        <h1>Payment pages</h1>
-        <ActionLink frame={frame} class="button" href={modePath(frame.mode, '/payment-pages/new')}>
-          New payment page
-        </ActionLink>
-      </div>
+      <ListHeading frame={frame} title="Payment pages" newPath={modePath(frame.mode, '/payment-pages/new')} newLabel="New payment page" />
       <StatusFilter path={path} label="Filter payment pages" options={paymentPageStatuses} selected={props.status} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
         props.status ? (
@@ -137,11 +133,7 @@ export function PaymentPageDetailPage(props: {
           <Money amount={page.amount} currency={page.currency} />
         </p>
         <dl>
-          <dt>ID</dt>
-          <dd>
-            <code>{page.id}</code>
-            <CopyButton value={page.id} label="Copy the payment page ID" />
-          </dd>
+          <IdRow id={page.id} copyLabel="Copy the payment page ID" />
           <dt>Customer</dt>
           <dd>
             <a href={modePath(frame.mode, `/customers/${page.customer.id}`)}>{page.customer.referenceId}</a> <span class="muted">{page.customer.email}</span>
@@ -152,27 +144,10 @@ export function PaymentPageDetailPage(props: {
               <dd>{page.description}</dd>
             </>
           ) : null}
-          <dt>Checkout address</dt>
-          <dd>
-            <a href={page.url}>{page.url}</a>
-            <CopyButton value={page.url} label="Copy the page address" />
-          </dd>
-          <dt>Created</dt>
-          <dd>
-            <Time value={new Date(page.createdAt)} />
-          </dd>
-          <dt>Expires</dt>
-          <dd>
-            <Time value={new Date(page.expiresAt)} />
-          </dd>
-          {page.paidAt ? (
-            <>
-              <dt>Paid</dt>
-              <dd>
-                <Time value={new Date(page.paidAt)} />
-              </dd>
-            </>
-          ) : null}
+          <PageAddressRow term="Checkout address" url={page.url} />
+          <TimeRow term="Created" at={page.createdAt} />
+          <TimeRow term="Expires" at={page.expiresAt} />
+          {page.paidAt ? <TimeRow term="Paid" at={page.paidAt} /> : null}
           {page.status === 'PAID' ? (
             <>
               <dt>Refunded</dt>
@@ -181,14 +156,7 @@ export function PaymentPageDetailPage(props: {
               </dd>
             </>
           ) : null}
-          {page.expiredAt ? (
-            <>
-              <dt>Expired</dt>
-              <dd>
-                <Time value={new Date(page.expiredAt)} />
-              </dd>
-            </>
-          ) : null}
+          {page.expiredAt ? <TimeRow term="Expired" at={page.expiredAt} /> : null}
           {page.subscription ? (
             <>
               <dt>Subscription</dt>
@@ -204,14 +172,7 @@ export function PaymentPageDetailPage(props: {
               </dd>
             </>
           ) : null}
-          {Object.entries(page.metadata).map(([key, value]) => (
-            <>
-              <dt>
-                <code>{key}</code>
-              </dt>
-              <dd>{value}</dd>
-            </>
-          ))}
+          <MetadataRows metadata={page.metadata} />
         </dl>
       </div>
       {page.lineItems !== undefined ? (

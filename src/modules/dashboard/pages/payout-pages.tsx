@@ -2,11 +2,12 @@ import { payoutPageStatuses } from '../../payout-pages/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { PayoutPageDetailView, PayoutPageRowView } from '../presenters/payout-pages.ts';
-import { ActionButton, ActionLink, Badge, RoleNote, mayShow, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption, CopyButton } from './components.tsx';
+import { ActionButton, ListHeading, Badge, RoleNote, mayShow, DataTable, EmptyState, Money, Pagination, StatusFilter, Time, type FilterOption } from './components.tsx';
 import { cancelPayoutConfirmation, releasePayoutConfirmation, reissuePayoutConfirmation } from './confirmations.tsx';
 import type { PayoutPageResponse } from '../../payout-pages/index.ts';
 import { payoutSubStatusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
+import { IdRow, MetadataRows, PageAddressRow, TimeRow } from './detail-rows.tsx';
 import type { ListPeriod } from '../date-range.ts';
 
 const filterOptions: FilterOption[] = [
@@ -30,12 +31,7 @@ export function PayoutPagesPage(props: { frame: Frame; filter: string; period: L
   const path = modePath(frame.mode, '/payout-pages');
   return (
     <DashboardPage frame={frame} section="payout-pages" title="Payouts">
-      <div class="split">
-        <h1>Payout pages</h1>
-        <ActionLink frame={frame} class="button" href={modePath(frame.mode, '/payout-pages/new')}>
-          New payout page
-        </ActionLink>
-      </div>
+      <ListHeading frame={frame} title="Payout pages" newPath={modePath(frame.mode, '/payout-pages/new')} newLabel="New payout page" />
       <StatusFilter path={path} label="Filter payout pages" options={filterOptions} selected={props.filter} period={props.period} exportPath={`${path}/export.csv`} />
       {result.items.length === 0 ? (
         props.filter || props.period.from || props.period.to ? (
@@ -124,11 +120,7 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
             <StatusCell status={page.status} subStatus={page['sub-status']} />
             {page.statusReason ? <span class="muted"> ({page.statusReason})</span> : null}
           </dd>
-          <dt>ID</dt>
-          <dd>
-            <code>{page.id}</code>
-            <CopyButton value={page.id} label="Copy the payout page ID" />
-          </dd>
+          <IdRow id={page.id} copyLabel="Copy the payout page ID" />
           <dt>Customer</dt>
           <dd>
             <a href={modePath(frame.mode, `/customers/${page.customer.id}`)}>{page.customer.referenceId}</a> {page.customer.email ? <span class="muted">{page.customer.email}</span> : null}
@@ -152,31 +144,14 @@ export function PayoutPageDetailPage(props: { frame: Frame; detail: PayoutPageDe
               </dd>
             </>
           ) : null}
-          <dt>Page address</dt>
-          <dd>
-            <a href={page.url}>{page.url}</a>
-            <CopyButton value={page.url} label="Copy the page address" />
-          </dd>
-          <dt>Created</dt>
-          <dd>
-            <Time value={new Date(page.createdAt)} />
-          </dd>
+          <PageAddressRow term="Page address" url={page.url} />
+          <TimeRow term="Created" at={page.createdAt} />
           <dt>Customer confirmed</dt>
           <dd>
             <Time value={page.customerConfirmedAt ? new Date(page.customerConfirmedAt) : null} fallback="not yet" />
           </dd>
-          <dt>Expires</dt>
-          <dd>
-            <Time value={new Date(page.expiresAt)} />
-          </dd>
-          {Object.entries(page.metadata).map(([key, value]) => (
-            <>
-              <dt>
-                <code>{key}</code>
-              </dt>
-              <dd>{value}</dd>
-            </>
-          ))}
+          <TimeRow term="Expires" at={page.expiresAt} />
+          <MetadataRows metadata={page.metadata} />
         </dl>
       </div>
       {props.detail.attempts.length > 0 ? (

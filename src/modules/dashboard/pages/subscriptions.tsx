@@ -3,10 +3,11 @@ import type { SubscriptionResponse } from '../../subscriptions/index.ts';
 import { modePath } from '../paths.ts';
 import type { PageOf } from '../presenters/pagination.ts';
 import type { EntitlementFilters, EntitlementRowView, InvoiceRowView, SubscriptionRowView } from '../presenters/subscriptions.ts';
-import { ActionButton, Badge, DataTable, EmptyState, ExportLink, FilterButtons, Money, Pagination, PeriodFields, PeriodFilter, StatusFilter, Time, CopyButton, mayShow } from './components.tsx';
+import { ActionButton, Badge, DataTable, EmptyState, ExportLink, FilterButtons, Money, Pagination, PeriodFields, PeriodFilter, StatusFilter, Time, mayShow } from './components.tsx';
 import { cancelSubscriptionConfirmation } from './confirmations.tsx';
 import { statusInWords } from './status-words.ts';
 import { DashboardPage, type Frame } from './layout.tsx';
+import { IdRow } from './detail-rows.tsx';
 import { anyTime, type ListPeriod } from '../date-range.ts';
 
 function every(interval: string, count: number): string {
@@ -134,11 +135,7 @@ export function SubscriptionPage(props: {
       </div>
       <div class="card">
         <dl>
-          <dt>ID</dt>
-          <dd>
-            <code>{subscription.id}</code>
-            <CopyButton value={subscription.id} label="Copy the subscription ID" />
-          </dd>
+          <IdRow id={subscription.id} copyLabel="Copy the subscription ID" />
           <dt>Customer</dt>
           <dd>
             <a href={modePath(frame.mode, `/customers/${subscription.customerId}`)}>{props.customerReferenceId ?? subscription.customerId}</a>

@@ -7,6 +7,7 @@ import { anyTime, type ListPeriod } from '../date-range.ts';
 import { ActionButton, Badge, CsrfField, DataTable, EmptyState, ExportLink, Pagination, PeriodFilter, PostForm, SelectFilter, Time, CopyButton, mayShow } from './components.tsx';
 import { deleteEndpointConfirmation, rotateWebhookSecretConfirmation } from './confirmations.tsx';
 import { DashboardPage, type Frame } from './layout.tsx';
+import { IdRow } from './detail-rows.tsx';
 
 const at = (millis: number | null | undefined) => (millis ? new Date(millis) : null);
 
@@ -222,11 +223,7 @@ export function WebhookEndpointPage(props: {
       {props.secret ? <SecretCard title={props.secret.title} secret={props.secret.value} /> : null}
       <div class="card">
         <dl>
-          <dt>ID</dt>
-          <dd>
-            <code>{endpoint.id}</code>
-            <CopyButton value={endpoint.id} label="Copy the endpoint ID" />
-          </dd>
+          <IdRow id={endpoint.id} copyLabel="Copy the endpoint ID" />
           {endpoint.description ? (
             <>
               <dt>Description</dt>
