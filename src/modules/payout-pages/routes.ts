@@ -80,71 +80,57 @@ export function registerPayoutPageRoutes(api: Api, payoutPages: PayoutPagesServi
     },
   );
 
-  api.post(
-    '/payout_pages/:payoutPageId/release',
+  // The merchant's three actions on one page: the same parameters and answers, a state change each.
+  const actions = [
     {
-      schema: {
-        tags,
-        operationId: 'payoutPages_release',
-        summary: 'Release a MANUAL payout',
-        description:
-          'MANUAL pages in PENDING/AWAITING_RELEASE (customer confirmed, KYC approved) move to PROCESSING and are handed to the payout rail. ' +
-          'Anything else answers 409 INVALID_STATE; so does a live page when no live payout rail is configured.',
-        querystring: LivemodeQuery,
-        params: PayoutPageIdParams,
-        body: Type.Optional(EmptyBody),
-        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
-      },
+      path: 'release',
+      operationId: 'payoutPages_release',
+      summary: 'Release a MANUAL payout',
+      description:
+        'MANUAL pages in PENDING/AWAITING_RELEASE (customer confirmed, KYC approved) move to PROCESSING and are handed to the payout rail. ' +
+        'Anything else answers 409 INVALID_STATE; so does a live page when no live payout rail is configured.',
+      perform: payoutPages.releasePayoutPage,
     },
-    async (request) => {
-      const { merchant } = requireAuth(request);
-      return succeeded(await payoutPages.releasePayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
-    },
-  );
-
-  api.post(
-    '/payout_pages/:payoutPageId/cancel',
     {
-      schema: {
-        tags,
-        operationId: 'payoutPages_cancel',
-        summary: 'Cancel a payout page',
-        description: 'Before PROCESSING: → CANCELED/MERCHANT_CANCELED and the reservation is released. Later: 409 INVALID_STATE.',
-        querystring: LivemodeQuery,
-        params: PayoutPageIdParams,
-        body: Type.Optional(EmptyBody),
-        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
-      },
+      path: 'cancel',
+      operationId: 'payoutPages_cancel',
+      summary: 'Cancel a payout page',
+      description: 'Before PROCESSING: → CANCELED/MERCHANT_CANCELED and the reservation is released. Later: 409 INVALID_STATE.',
+      perform: payoutPages.cancelPayoutPage,
     },
-    async (request) => {
-      const { merchant } = requireAuth(request);
-      return succeeded(await payoutPages.cancelPayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
-    },
-  );
-
-  api.post(
-    '/payout_pages/:payoutPageId/reissue',
     {
-      schema: {
-        tags,
-        operationId: 'payoutPages_reissue',
-        summary: 'Reissue a locked payout page',
-        description:
-          'A hosted page locks after 10 wrong verification codes in its life (`lockedAt` is set, PAYOUT_PAGE_LOCKED is sent and you and the customer get an e-mail): ' +
-          'no code is sent or accepted on it. Reissuing unlocks it, sets the wrong-code count back to 0, makes every earlier code and session useless, ' +
-          'emits PAYOUT_PAGE_REISSUED and e-mails the customer the link again; the payout, its state and its expiry do not change. ' +
-          'A page that is not locked, or where the customer has nothing left to do (CANCELED, EXPIRED, PROCESSED, FAILED/KYC_REJECTED), answers 409 INVALID_STATE.',
-        querystring: LivemodeQuery,
-        params: PayoutPageIdParams,
-        body: Type.Optional(EmptyBody),
-        response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+      path: 'reissue',
+      operationId: 'payoutPages_reissue',
+      summary: 'Reissue a locked payout page',
+      description:
+        'A hosted page locks after 10 wrong verification codes in its life (`lockedAt` is set, PAYOUT_PAGE_LOCKED is sent and you and the customer get an e-mail): ' +
+        'no code is sent or accepted on it. Reissuing unlocks it, sets the wrong-code count back to 0, makes every earlier code and session useless, ' +
+        'emits PAYOUT_PAGE_REISSUED and e-mails the customer the link again; the payout, its state and its expiry do not change. ' +
+        'A page that is not locked, or where the customer has nothing left to do (CANCELED, EXPIRED, PROCESSED, FAILED/KYC_REJECTED), answers 409 INVALID_STATE.',
+      perform: payoutPages.reissuePayoutPage,
+    },
+  ] as const;
+  for (const { path, operationId, summary, description, perform } of actions) {
+    api.post(
+      `/payout_pages/:payoutPageId/${path}`,
+      {
+        schema: {
+          tags,
+          operationId,
+          summary,
+          description,
+          querystring: LivemodeQuery,
+          params: PayoutPageIdParams,
+          body: Type.Optional(EmptyBody),
+          response: { 200: Envelope(PayoutPage), ...errorResponses(403, 404, 409) },
+        },
       },
-    },
-    async (request) => {
-      const { merchant } = requireAuth(request);
-      return succeeded(await payoutPages.reissuePayoutPage(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
-    },
-  );
+      async (request) => {
+        const { merchant } = requireAuth(request);
+        return succeeded(await perform(merchant, modeFilter(merchant, request.query.livemode), request.params.payoutPageId));
+      },
+    );
+  }
 
   api.post(
     '/test_helpers/payout_pages/:payoutPageId/confirm',
