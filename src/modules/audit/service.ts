@@ -11,19 +11,10 @@ import { createBoundCursorCodecs, createdBetween, keysetPage, olderThan, type Pa
 /** What the HTTP layer knows about one state-changing request once it is answered. */
 export type AuditEntry = Parameters<AuditRecorder['record']>[0];
 
-export interface AuditEventView {
+/** A recorded entry as the log answers it: the entry with its id and time. */
+export interface AuditEventView extends Omit<AuditEntry, 'outcome'> {
   id: string;
-  merchantId: string | null;
-  livemode: boolean | null;
-  actorType: AuditActorType;
-  actorId: string;
-  action: string;
-  target: string | null;
-  address: string;
   outcome: AuditOutcome;
-  statusCode: number;
-  errorCode: string | null;
-  requestId: string;
   createdAt: Date;
 }
 

@@ -2,7 +2,7 @@ import { Layout } from '../../layout.tsx';
 import type { Brand } from '../../../modules/merchants/index.ts';
 import type { ExtraSources } from '../../security.ts';
 import type { PaymentPageResponse } from '../../../modules/payment-pages/index.ts';
-import { formatAmount, SandboxNote, stateStyles } from './views.tsx';
+import { CancelLink, formatAmount, SandboxNote, stateStyles } from './views.tsx';
 import { OrderSummary, orderSummaryStyles } from './order-summary.tsx';
 
 /** The live checkout's Stripe settings (from the operator's configuration). */
@@ -144,11 +144,7 @@ export function StripeCheckoutPage(props: { nonce: string; page: PaymentPageResp
           <span>Card details go straight to Stripe over an encrypted connection; {props.merchantName} never sees your card number or security code.</span>
         </p>
       </div>
-      {page.failureReturnUrl ? (
-        <p class="links">
-          <a href={page.failureReturnUrl}>Cancel and return to {props.merchantName}</a>
-        </p>
-      ) : null}
+      <CancelLink url={page.failureReturnUrl} merchantName={props.merchantName} />
     </Layout>
   );
 }

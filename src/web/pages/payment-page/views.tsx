@@ -60,6 +60,15 @@ input[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
 .links { margin-top: 1rem; text-align: center; }
 `;
 
+/** Back to the merchant without paying (the page's `failureReturnUrl`, when it has one). */
+export function CancelLink(props: { url: string | undefined; merchantName: string }) {
+  return props.url ? (
+    <p class="links">
+      <a href={props.url}>Cancel and return to {props.merchantName}</a>
+    </p>
+  ) : null;
+}
+
 function FieldError(props: { id: string; message: string | undefined }) {
   return props.message ? (
     <p class="field-error" id={`${props.id}-error`}>
@@ -179,11 +188,7 @@ export function CheckoutPage(props: { nonce: string; page: PaymentPageResponse; 
           </form>
         </div>
       )}
-      {page.failureReturnUrl ? (
-        <p class="links">
-          <a href={page.failureReturnUrl}>Cancel and return to {props.merchantName}</a>
-        </p>
-      ) : null}
+      <CancelLink url={page.failureReturnUrl} merchantName={props.merchantName} />
     </Layout>
   );
 }
