@@ -18,8 +18,15 @@ function carriedFields(body: unknown): Record<string, string> {
   return fields;
 }
 
+/** Requests answered with the confirmation step: nothing was attempted yet, so the audit log leaves them out. */
+const confirmationSteps = new WeakSet<FastifyRequest>();
+
+export function isConfirmationStep(request: FastifyRequest): boolean {
+  return confirmationSteps.has(request);
+}
+
 /**
- * The guard of an irreversible action (issue 16 item 8): a POST without `confirmed=1` changes
+ * The guard of an irreversible action (decision 0030): a POST without `confirmed=1` changes
  * nothing and answers the confirmation page (200), which says what will happen and posts the same
  * form again with `confirmed=1`. So a form posted without JavaScript, or crafted, never skips it.
  * The CSRF check (the signed-in scope's preHandler) runs before this. `confirmation` reads the
@@ -28,13 +35,6 @@ function carriedFields(body: unknown): Record<string, string> {
  * the confirmation page was sent (the route returns its reply). A boolean, not the reply: a Fastify
  * reply is thenable, so awaiting a promise of it would not give it back.
  */
-/** Requests answered with the confirmation step: nothing was attempted yet, so the audit log leaves them out. */
-const confirmationSteps = new WeakSet<FastifyRequest>();
-
-export function isConfirmationStep(request: FastifyRequest): boolean {
-  return confirmationSteps.has(request);
-}
-
 export async function confirmFirst(
   view: ScreenRequest,
   request: FastifyRequest,
