@@ -77,3 +77,9 @@ export async function paidStripePage(
   }
   return { pageId: page.id, paymentId: session.paymentId, intentId: state.intent.id, clientReferenceId: page.clientReferenceId };
 }
+
+/** A Stripe event of `type` carrying `object`, as JSON text the way Stripe sends it. */
+export function stripeEventPayload<T extends Stripe.Event>(type: T['type'], object: T['data']['object'], id: string, livemode: boolean): string {
+  const event = { id, object: 'event', api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object }, livemode, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type } as T;
+  return JSON.stringify(event);
+}

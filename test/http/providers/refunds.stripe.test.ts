@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { balanceOf } from '../../helpers/ledger.ts';
-import { closeStripeSuite, deliverStripeEvent, openStripeSuite, paidStripePage, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, paidStripePage, stripeEventPayload, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
 import { ledgerMovements, refundEvents, type RefundBody } from '../../helpers/refunds.ts';
 import type { StripeReplica } from '../../providers/stripe/replica.ts';
 
@@ -24,10 +24,7 @@ describe('Stripe refunds (replica)', () => {
   });
   after(async () => closeStripeSuite(suite));
 
-  function envelope<T extends Stripe.Event>(type: T['type'], object: T['data']['object']): string {
-    const event = { id: `evt_refund_${(eventCounter += 1)}`, object: 'event', api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object }, livemode: true, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type } as T;
-    return JSON.stringify(event);
-  }
+  const envelope = <T extends Stripe.Event>(type: T['type'], object: T['data']['object']) => stripeEventPayload<T>(type, object, `evt_refund_${(eventCounter += 1)}`, true);
 
   const deliver = (payload: string) => deliverStripeEvent(context, payload, stripeSignature(payload, webhookSecret));
 

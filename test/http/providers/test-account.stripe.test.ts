@@ -6,7 +6,7 @@ import { queryRows } from '../../../src/db/client.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { balanceOf } from '../../helpers/ledger.ts';
-import { closeStripeSuite, deliverStripeEvent, openStripeSuite, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, stripeEventPayload, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
 import { createPage, eventsOf, payPage } from '../../helpers/payment-pages.ts';
 import { runInProcess } from '../../cli/helpers.ts';
 import type { StripeReplica } from '../../providers/stripe/replica.ts';
@@ -39,18 +39,7 @@ describe('Stripe test account backing sandbox mode (replica)', () => {
   }
 
   function deliver(type: 'payment_intent.succeeded', intentId: string, id: string, secret = webhookSecret) {
-    const event: Stripe.PaymentIntentSucceededEvent = {
-      id,
-      object: 'event',
-      api_version: '2025-01-01',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: replica.expanded(intentId) },
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-    };
-    const payload = JSON.stringify(event);
+    const payload = stripeEventPayload<Stripe.PaymentIntentSucceededEvent>(type, replica.expanded(intentId), id, false);
     return deliverStripeEvent(context, payload, stripeSignature(payload, secret));
   }
 

@@ -5,7 +5,7 @@ import type Stripe from 'stripe';
 import { queryRows } from '../../../src/db/client.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { closeStripeSuite, deliverStripeEvent, openStripeSuite, stripeEventJobs, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, stripeEventJobs, stripeEventPayload, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
 import { createPage, eventsOf } from '../../helpers/payment-pages.ts';
 import type { StripeReplica } from '../../providers/stripe/replica.ts';
 
@@ -26,20 +26,8 @@ describe('Stripe: configuration, webhooks and settlement (replica)', () => {
   });
   after(async () => closeStripeSuite(suite, { ledger: false }));
 
-  function eventFor(type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', intentId: string, id = `evt_${(eventCounter += 1)}`): string {
-    const event: Stripe.PaymentIntentSucceededEvent | Stripe.PaymentIntentPaymentFailedEvent = {
-      id,
-      object: 'event',
-      api_version: '2025-01-01',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: replica.expanded(intentId) },
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-    };
-    return JSON.stringify(event);
-  }
+  const eventFor = (type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', intentId: string, id = `evt_${(eventCounter += 1)}`) =>
+    stripeEventPayload<Stripe.PaymentIntentSucceededEvent | Stripe.PaymentIntentPaymentFailedEvent>(type, replica.expanded(intentId), id, false);
 
   const deliver = (payload: string, signature = stripeSignature(payload, webhookSecret)) => deliverStripeEvent(context, payload, signature);
 
