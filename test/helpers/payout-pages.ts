@@ -3,9 +3,12 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { customers, emails, events, payoutAttempts, payoutPageStatusHistory } from '../../src/db/schema/index.ts';
 import type { PayoutMethodInput } from '../../src/modules/payout-pages/destinations.ts';
+import { queryRows } from '../../src/db/client.ts';
+import { AppError } from '../../src/http/errors.ts';
 import { openEmailContent } from '../../src/modules/email/sealing.ts';
 import { createTestContext, json, type TestContext, type TestContextOptions, type TestMerchant } from './context.ts';
 import { assertLedgerInvariants } from './ledger.ts';
+import { listCalls } from './lists.ts';
 import { FormClient } from './browser.ts';
 import { maxWrongCodes } from '../../src/modules/payout-pages/lock.ts';
 
@@ -229,4 +232,89 @@ export async function closePayoutPageSuite(context: TestContext, options: { quie
   if (options.quietLogs) {
     assert.deepEqual(problems, [], 'no warnings or errors were logged');
   }
+}
+
+/** A payout page as GET /v1/payout_pages lists it. */
+export type ListedPayoutPage = PayoutPageData & { createdAt: number; clientReferenceId: string };
+
+/**
+ * The `before` of the GET /v1/payout_pages suites: a live-enabled merchant (sandbox balance credited)
+ * with 23 one-unit pages (every fourth live, every fifth canceled, two customers, two per millisecond so
+ * the id breaks the tie) and another live-enabled merchant with one page for customer A. `created` is
+ * newest first, each as GET by id answers it.
+ */
+export async function openPayoutPageListSuite(): Promise<{
+  context: TestContext;
+  merchant: TestMerchant;
+  other: TestMerchant;
+  created: ListedPayoutPage[];
+  customerA: { referenceId: string; email: string };
+}> {
+  const context = await createTestContext();
+  const merchant = await context.createMerchant({ live: true });
+  const other = await context.createMerchant({ live: true });
+  const customerA = { referenceId: uniqueReference('list-a'), email: 'a@example.com' };
+  const customerB = { referenceId: uniqueReference('list-b'), email: 'b@example.com' };
+  assert.equal((await context.admin('POST', `/admin/v1/merchants/${merchant.id}/balance/credit`, { amount: 1_000_000, currency: 'USDC' })).statusCode, 200);
+  const pages: PayoutPageData[] = [];
+  for (let index = 0; index < 23; index += 1) {
+    // Two pages share each millisecond: the id breaks the tie.
+    if (index % 2 === 0) {
+      context.clock.advance(1_000);
+    }
+    const livemode = index % 4 === 0;
+    const page = await createPage(context, merchant, { amount: 1, customer: index % 3 === 0 ? customerA : customerB }, `?livemode=${livemode}`);
+    if (index % 5 === 1) {
+      assert.equal((await pageAction(context, merchant, page.id, 'cancel')).statusCode, 200);
+    }
+    pages.push(page);
+  }
+  const created = (await Promise.all(pages.map((page) => getPage(context, merchant, page.id)))) as ListedPayoutPage[];
+  created.sort((left, right) => right.createdAt - left.createdAt || (left.id < right.id ? 1 : -1));
+  await createPage(context, other, { amount: 1, customer: customerA });
+  return { context, merchant, other, created, customerA };
+}
+
+/** GET /v1/payout_pages as the suite's merchant (`listCalls`: `list`, `all`, `ids`). */
+export function payoutPageLists(current: () => { context: TestContext; merchant: TestMerchant }) {
+  return listCalls<ListedPayoutPage, 'payoutPages'>(current, '/v1/payout_pages', 'payoutPages');
+}
+
+/** Sandbox bank accounts: one the rail pays and returns a few seconds later (ending 0003), one it pays. */
+export const returnedBankMethod = { ...bankMethod, accountNumber: '77770003' } as const;
+export const otherBankMethod = { ...bankMethod, accountNumber: '123456780' } as const;
+
+export type RetryOutcome = { ok: true; page: PayoutPageData } | { ok: false; code: string; message: string };
+
+/** Other details after a failed payout, as the hosted page's confirmation sends them (the test helper's confirm stays CREATED-only). */
+export async function retryPayout(context: TestContext, merchant: TestMerchant, pageId: string, method: PayoutMethodInput): Promise<RetryOutcome> {
+  try {
+    await context.platform.services.payoutPages.confirm(pageId, method);
+    return { ok: true, page: await getPage(context, merchant, pageId) };
+  } catch (error) {
+    if (error instanceof AppError) {
+      return { ok: false, code: error.code, message: error.message };
+    }
+    throw error;
+  }
+}
+
+/** A page's ledger movements (kind and idempotency key), oldest first. */
+export function ledgerMovementsOf(context: TestContext, pageId: string) {
+  return queryRows<{ kind: string; key: string }>(context.database.db, sql`select kind, idempotency_key as key from ledger_transactions where reference = ${pageId} order by created_at, id`);
+}
+
+/** A 4,321 page paid to the account ending 0003 and returned by the sandbox rail (FAILED/PAYOUT_RETURNED). */
+export async function paidThenReturned(context: TestContext, merchant: TestMerchant, releaseMethod: 'AUTOMATIC' | 'MANUAL' = 'AUTOMATIC'): Promise<PayoutPageData> {
+  const page = await createPage(context, merchant, { amount: 4_321, releaseMethod });
+  assert.equal((await confirmPage(context, merchant, page.id, { payoutMethod: returnedBankMethod, kyc: fullKyc })).statusCode, 200);
+  await advanceAndDrain(context); // KYC approved → released (AUTOMATIC)
+  if (releaseMethod === 'MANUAL') {
+    assert.equal((await pageAction(context, merchant, page.id, 'release')).statusCode, 200);
+  }
+  await advanceAndDrain(context); // paid
+  const paid = await getPage(context, merchant, page.id);
+  assert.equal(`${paid.status}/${paid['sub-status']}`, 'PROCESSED/PAID');
+  await advanceAndDrain(context); // returned a few (sandbox: SANDBOX_PAYOUT_DELAY_MS) seconds later
+  return getPage(context, merchant, page.id);
 }

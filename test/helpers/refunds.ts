@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { json, type TestContext, type TestMerchant } from './context.ts';
+import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 import { createPage, payPage, testCards, type PageBody } from './payment-pages.ts';
 
 export interface RefundBody {
@@ -79,4 +79,32 @@ export async function refundFootprint(context: TestContext): Promise<{ refunds: 
   );
   assert.ok(row);
   return row;
+}
+
+/**
+ * The `before` of the GET /v1/refunds suites: a merchant with two paid pages, five refunds on the first
+ * (pageA, oldest first) and one on the second (pageB), 10 ms apart; another merchant with none.
+ */
+export async function openRefundListSuite(): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; pageA: string; pageB: string; madeOnA: RefundBody[]; madeOnB: RefundBody }> {
+  const context = await createTestContext();
+  const merchant = await context.createMerchant();
+  const other = await context.createMerchant();
+  const pageA = (await paidPage(context, merchant, { amount: 1000 })).id;
+  const pageB = (await paidPage(context, merchant, { amount: 1000 })).id;
+  const madeOnA: RefundBody[] = [];
+  for (let index = 0; index < 5; index += 1) {
+    context.clock.advance(10);
+    madeOnA.push(await createRefund(context, merchant, { paymentPageId: pageA, amount: 100 + index }));
+  }
+  context.clock.advance(10);
+  const madeOnB = await createRefund(context, merchant, { paymentPageId: pageB, amount: 50 });
+  return { context, merchant, other, pageA, pageB, madeOnA, madeOnB };
+}
+
+/** A page of GET /v1/refunds. */
+export type RefundList = { refunds: RefundBody[]; hasMore: boolean; nextCursor?: string };
+
+/** GET /v1/refunds`query` as the suite's merchant unless another is given (the answer unchecked); `current` is read at each call. */
+export function refundLists(current: () => { context: TestContext; merchant: TestMerchant }) {
+  return (query: string, as: TestMerchant = current().merchant) => current().context.request({ method: 'GET', url: `/v1/refunds${query}`, apiKey: as.apiKey });
 }

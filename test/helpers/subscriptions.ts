@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { queryRows } from '../../src/db/client.ts';
+import { subscriptions as subscriptionRows } from '../../src/db/schema/index.ts';
+import { listCalls } from './lists.ts';
 import { TestClock } from './clock.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
 import { createPage, payPage, testCards, type PageBody } from './payment-pages.ts';
@@ -147,4 +149,40 @@ export const utc = (iso: string): number => new Date(`${iso}Z`).getTime();
 export async function openSubscriptionSuite(start: string): Promise<{ context: TestContext; merchant: TestMerchant }> {
   const context = await createTestContext({ clock: new TestClock(utc(start)) });
   return { context, merchant: await context.createMerchant() };
+}
+
+/**
+ * The `before` of the GET /v1/subscriptions suites: a live-enabled merchant with nine sandbox monthly
+ * subscriptions (two customers, three and six; two CANCELED; two per second) and another merchant with
+ * one weekly subscription for the first customer's reference. `created` is newest first, each as GET by
+ * id answers it.
+ */
+export async function openSubscriptionListSuite(): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; created: SubscriptionBody[] }> {
+  const context = await createTestContext();
+  const merchant = await context.createMerchant({ live: true });
+  const other = await context.createMerchant();
+  const referenceA = `sub-list-a-${Date.now()}`;
+  const referenceB = `sub-list-b-${Date.now()}`;
+  const ids: string[] = [];
+  for (let index = 0; index < 9; index += 1) {
+    if (index % 2 === 0) {
+      context.clock.advance(1_000);
+    }
+    const { subscription } = await startSubscription(context, merchant, { interval: 'MONTH', customerReferenceId: index % 3 === 0 ? referenceA : referenceB });
+    ids.push(subscription.id);
+  }
+  // Two ended subscriptions, for the status filter.
+  await context.database.db
+    .update(subscriptionRows)
+    .set({ status: 'CANCELED', endedAt: context.clock.now(), canceledAt: context.clock.now() })
+    .where(inArray(subscriptionRows.id, [ids[1] ?? '', ids[5] ?? '']));
+  const created = await Promise.all(ids.map((id) => readSubscription(context, merchant, id)));
+  created.sort((left, right) => right.createdAt - left.createdAt || (left.id < right.id ? 1 : -1));
+  await startSubscription(context, other, { interval: 'WEEK', customerReferenceId: referenceA });
+  return { context, merchant, other, created };
+}
+
+/** GET /v1/subscriptions as the suite's merchant (`listCalls`, two a page: `list`, `all`, `ids`). */
+export function subscriptionLists(current: () => { context: TestContext; merchant: TestMerchant }) {
+  return listCalls<SubscriptionBody, 'subscriptions'>(current, '/v1/subscriptions', 'subscriptions', 2);
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { recordEvent, type EventType, type RecordedEvent } from '../../src/modules/events/record.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from './context.ts';
+import { WebhookReceiver } from './webhook-receiver.ts';
 
 export interface CreatedEndpoint {
   id: string;
@@ -72,4 +73,38 @@ export function merchantCalls(current: () => TestContext) {
       current().request({ method: 'POST', url, apiKey: merchant.apiKey, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) }),
     get: (merchant: TestMerchant, url: string) => current().request({ method: 'GET', url, apiKey: merchant.apiKey }),
   };
+}
+
+/** The answer of POST /v1/webhook_endpoints/:id/test. */
+export interface TestEventAnswer {
+  event: { id: string; type: string; createdAt: number; livemode: boolean; data: Record<string, unknown> };
+  delivery: DeliveryBody & { eventType: string; livemode: boolean };
+}
+
+/** The `before` of the POST /v1/webhook_endpoints/:id/test suites: a test context with one sandbox merchant, and a receiver for the deliveries. */
+export async function openTestEventSuite(): Promise<{ context: TestContext; merchant: TestMerchant; receiver: WebhookReceiver }> {
+  const context = await createTestContext();
+  return { context, merchant: await context.createMerchant(), receiver: await WebhookReceiver.start() };
+}
+
+/** Their `after`. */
+export async function closeTestEventSuite(context: TestContext, receiver: WebhookReceiver): Promise<void> {
+  await context.close();
+  await receiver.close();
+}
+
+/**
+ * POST /v1/webhook_endpoints/:id/test as `target` (`sendTest`, the answer unchecked) and `sent` (200 and
+ * SUCCEEDED asserted, the data answered); `current` is read at each call.
+ */
+export function testEventCalls(current: () => TestContext) {
+  const sendTest = (target: TestMerchant, endpointId: string, body: unknown, query = '', headers?: Record<string, string>) =>
+    current().request({ method: 'POST', url: `/v1/webhook_endpoints/${endpointId}/test${query}`, apiKey: target.apiKey, body, ...(headers ? { headers } : {}) });
+  async function sent(response: Awaited<ReturnType<typeof sendTest>>): Promise<TestEventAnswer> {
+    assert.equal(response.statusCode, 200, response.body);
+    const body = json<{ status: string; data: TestEventAnswer }>(response);
+    assert.equal(body.status, 'SUCCEEDED');
+    return body.data;
+  }
+  return { sendTest, sent };
 }

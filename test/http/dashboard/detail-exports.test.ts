@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parse } from 'csv-parse/sync';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { dayAfter, dayMs, openExportSuite, readCsv } from '../../helpers/dashboard.ts';
 import { createRefund } from '../../helpers/refunds.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
 import { createCustomer, createPaymentPage, createPayoutPage, identity, payPaymentPage, settleJobs } from './fixtures.ts';
 import { addMember, latestInvitePath, memberEmail, postInvite } from './team-helpers.ts';
-
-const dayMs = 86_400_000;
-
-type Row = Record<string, string>;
 
 /**
  * The lists inside screens take the same creation period and CSV as the list screens (issue 16 item
@@ -37,16 +33,8 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
   const refunds: string[] = [];
   const invitedOnDay: string[] = [];
 
-  const day = (offset: number) => new Date(Date.parse(`${firstDay}T00:00:00.000Z`) + offset * dayMs).toISOString().slice(0, 10);
+  const day = (offset: number) => dayAfter(firstDay, offset);
   const dayThreeStart = () => Date.parse(`${day(3)}T00:00:00.000Z`);
-
-  async function csv(client: DashboardClient, url: string): Promise<{ header: string[]; rows: Row[]; body: string }> {
-    const response = await client.get(url);
-    assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
-    assert.match(String(response.headers['content-type']), /^text\/csv/);
-    const header = (parse(response.body, { to: 1 }) as string[][])[0] ?? [];
-    return { header, rows: parse(response.body, { columns: true }) as Row[], body: response.body };
-  }
 
   async function api<T>(of: TestMerchant, method: string, url: string, body?: unknown): Promise<T> {
     const response = await context.request({ method, url, apiKey: of.apiKey, ...(body === undefined ? {} : { body }) });
@@ -70,10 +58,7 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
   }
 
   before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Detail Sails', live: true });
-    other = await context.createMerchant({ name: 'Other Detail Sails' });
-    firstDay = context.clock.now().toISOString().slice(0, 10);
+    ({ context, merchant, other, firstDay } = await openExportSuite({ merchant: 'Detail Sails', other: 'Other Detail Sails', live: true }));
     owner = await signedInClient(context, merchant);
 
     // Day 0: the customer (identity complete: a verification), a payout, a paid subscription, a refunded payment; an endpoint's test event; an invitation.
@@ -140,7 +125,7 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
       subscriptions: Array<{ id: string; productId: string; amount: number; status: string }>;
       kycVerifications: Array<{ id: string; status: string; createdAt: number }>;
     }>(merchant, 'GET', `/v1/customers/${customerId}/export?livemode=false`);
-    const payoutCsv = await csv(owner, `${base}/payout-pages/export.csv`);
+    const payoutCsv = await readCsv(owner, `${base}/payout-pages/export.csv`);
     assert.deepEqual(payoutCsv.header, ['id', 'clientReferenceId', 'amount', 'currency', 'status', 'subStatus', 'createdAt']);
     assert.deepEqual(new Set(payoutCsv.rows.map((row) => row.id)), new Set(document.payoutPages.map((page) => page.id)));
     assert.deepEqual(payoutCsv.rows.map((row) => row.id), [...payouts].reverse(), 'newest first');
@@ -150,16 +135,16 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
       assert.equal(Date.parse(String(row?.createdAt)), page.createdAt);
     }
     assert.equal(payoutCsv.rows[1]?.clientReferenceId, "'=cmd|day0", 'a cell that starts like a formula is escaped');
-    const paymentCsv = await csv(owner, `${base}/payment-pages/export.csv`);
+    const paymentCsv = await readCsv(owner, `${base}/payment-pages/export.csv`);
     assert.deepEqual(new Set(paymentCsv.rows.map((row) => row.id)), new Set(document.paymentPages.map((page) => page.id)));
     assert.deepEqual(new Set(paymentCsv.rows.map((row) => `${row.id} ${row.status} ${row.amount}`)), new Set(document.paymentPages.map((page) => `${page.id} ${page.status} ${page.amount}`)));
-    const subscriptionCsv = await csv(owner, `${base}/subscriptions/export.csv`);
+    const subscriptionCsv = await readCsv(owner, `${base}/subscriptions/export.csv`);
     assert.deepEqual(subscriptionCsv.rows.map((row) => [row.id, row.productId, row.status, Number(row.amount)]), document.subscriptions.map((sub) => [sub.id, sub.productId, sub.status, sub.amount]));
-    const verificationCsv = await csv(owner, `${base}/verifications/export.csv`);
+    const verificationCsv = await readCsv(owner, `${base}/verifications/export.csv`);
     assert.deepEqual(verificationCsv.header, ['id', 'provider', 'status', 'reason', 'createdAt', 'decidedAt']);
     assert.ok(document.kycVerifications.length > 0, 'the customer was verified');
     assert.deepEqual(new Set(verificationCsv.rows.map((row) => `${row.id} ${row.status}`)), new Set(document.kycVerifications.map((check) => `${check.id} ${check.status}`)));
-    const refundCsv = await csv(owner, `${base}/refunds/export.csv`);
+    const refundCsv = await readCsv(owner, `${base}/refunds/export.csv`);
     assert.deepEqual(refundCsv.rows.map((row) => row.id), [...refunds].reverse());
     assert.ok(refundCsv.rows.every((row) => row.amount === '500' && payments.includes(String(row.paymentPageId))));
     for (const file of [payoutCsv, paymentCsv, subscriptionCsv, verificationCsv, refundCsv]) {
@@ -167,15 +152,15 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
     }
 
     // The period narrows each file as it narrows the screen.
-    assert.deepEqual((await csv(owner, `${base}/payout-pages/export.csv?from=${day(3)}`)).rows.map((row) => row.id), [payouts[1]]);
-    assert.deepEqual((await csv(owner, `${base}/refunds/export.csv?to=${day(2)}`)).rows.map((row) => row.id), [refunds[0]]);
-    assert.deepEqual((await csv(owner, `${base}/verifications/export.csv?from=${day(3)}`)).rows, []);
-    assert.equal((await csv(owner, `${base}/payment-pages/export.csv?to=${day(2)}`)).rows.length, 2);
+    assert.deepEqual((await readCsv(owner, `${base}/payout-pages/export.csv?from=${day(3)}`)).rows.map((row) => row.id), [payouts[1]]);
+    assert.deepEqual((await readCsv(owner, `${base}/refunds/export.csv?to=${day(2)}`)).rows.map((row) => row.id), [refunds[0]]);
+    assert.deepEqual((await readCsv(owner, `${base}/verifications/export.csv?from=${day(3)}`)).rows, []);
+    assert.equal((await readCsv(owner, `${base}/payment-pages/export.csv?to=${day(2)}`)).rows.length, 2);
   });
 
   test("detailExports.happy: a subscription — the period narrows its invoices and entitlements on the screen and in their CSVs, as the API's entitlements", async () => {
     const base = `/dashboard/sandbox/subscriptions/${subscriptionId}`;
-    const invoices = await csv(owner, `${base}/invoices/export.csv`);
+    const invoices = await readCsv(owner, `${base}/invoices/export.csv`);
     assert.deepEqual(invoices.header, ['id', 'periodNumber', 'amount', 'currency', 'periodStart', 'periodEnd', 'paidAt', 'paymentId', 'createdAt']);
     assert.deepEqual(invoices.rows.map((row) => [row.periodNumber, row.amount, row.currency]), [
       ['2', '2500', 'USD'],
@@ -188,18 +173,18 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
     assert.doesNotMatch(text, /#1 25\.00 USD/, 'the invoice of day 0 is outside the period');
     assert.match(screen.body, new RegExp(`href="${base}/invoices/export\\.csv\\?from=${day(3)}" download=""`));
     assert.match(screen.body, new RegExp(`href="${base}/entitlements/export\\.csv\\?from=${day(3)}" download=""`));
-    assert.deepEqual((await csv(owner, `${base}/invoices/export.csv?from=${day(3)}`)).rows.map((row) => row.periodNumber), ['2']);
+    assert.deepEqual((await readCsv(owner, `${base}/invoices/export.csv?from=${day(3)}`)).rows.map((row) => row.periodNumber), ['2']);
     assert.match(textOf((await owner.get(`${base}?to=${day(-1)}`)).body), /No invoice in this period\. .*No entitlement in this period\./);
 
     // GET /v1/entitlements answers without the envelope.
     const answer = await context.request({ method: 'GET', url: `/v1/entitlements?livemode=false&subscriptionId=${subscriptionId}`, apiKey: merchant.apiKey });
     assert.equal(answer.statusCode, 200, answer.body);
     const fromApi = json<{ entitlements: Array<{ id: string; createdAt: number }> }>(answer);
-    const entitlements = await csv(owner, `${base}/entitlements/export.csv`);
+    const entitlements = await readCsv(owner, `${base}/entitlements/export.csv`);
     assert.deepEqual(entitlements.header, ['id', 'productId', 'subscriptionId', 'customerId', 'customerReferenceId', 'startPeriod', 'endPeriod', 'active', 'createdAt']);
     assert.equal(entitlements.rows.length, 2);
     assert.deepEqual(new Set(entitlements.rows.map((row) => row.id)), new Set(fromApi.entitlements.map((entitlement) => entitlement.id)));
-    const dayThree = await csv(owner, `${base}/entitlements/export.csv?from=${day(3)}`);
+    const dayThree = await readCsv(owner, `${base}/entitlements/export.csv?from=${day(3)}`);
     assert.deepEqual(dayThree.rows.map((row) => row.id), fromApi.entitlements.filter((entitlement) => entitlement.createdAt >= dayThreeStart()).map((entitlement) => entitlement.id));
     assert.equal(dayThree.rows.length, 1);
     assert.ok(screen.body.includes(dayThree.rows[0]?.id ?? '-') && !screen.body.includes(entitlements.rows[1]?.id ?? '-'), 'the screen lists the entitlement of day 3 only');
@@ -207,7 +192,7 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
 
   test("detailExports.happy: an event's deliveries — the CSV holds what the event's page lists (endpoint address, no answer body); no period: one delivery an endpoint", async () => {
     const base = `/dashboard/sandbox/developers/events/${testEventId}`;
-    const all = await csv(owner, `${base}/export.csv`);
+    const all = await readCsv(owner, `${base}/export.csv`);
     assert.deepEqual(all.header, ['id', 'endpointId', 'endpointUrl', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt']);
     // The redelivery of day 3 reused the event's one delivery to the endpoint (one row an endpoint, created with the event).
     assert.deepEqual(all.rows.map((row) => [row.endpointId, row.endpointUrl, row.status]), [[endpointId, 'https://hooks.example.com/detail', 'PENDING']]);
@@ -228,11 +213,11 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
     assert.match((await owner.get(`/dashboard/sandbox/team?to=${day(3)}`)).body, new RegExp(`href="/dashboard/sandbox/team/members/export\\.csv\\?to=${day(3)}" download=""`));
     assert.match(screen.body, new RegExp(`href="/dashboard/sandbox/team/invites/export\\.csv\\?from=${day(3)}" download=""`));
 
-    const members = await csv(owner, '/dashboard/sandbox/team/members/export.csv');
+    const members = await readCsv(owner, '/dashboard/sandbox/team/members/export.csv');
     assert.deepEqual(members.header, ['id', 'email', 'role', 'lastSignInAt', 'createdAt']);
     assert.deepEqual(members.rows.map((row) => [row.email, row.role]), [[merchant.dashboardUser.email, 'owner']], "the merchant's team only");
     assert.ok(members.rows[0]?.lastSignInAt !== '', 'the owner signed in');
-    const invites = await csv(owner, '/dashboard/sandbox/team/invites/export.csv');
+    const invites = await readCsv(owner, '/dashboard/sandbox/team/invites/export.csv');
     assert.deepEqual(invites.header, ['id', 'email', 'role', 'status', 'expiresAt', 'createdAt']);
     assert.deepEqual(invites.rows.map((row) => [row.email, row.role, row.status]), [
       [invitedOnDay[1], 'developer', 'pending'],
@@ -240,8 +225,8 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
     ]);
     const token = (await latestInvitePath(context, merchant.id, String(invitedOnDay[1]))).split('/').at(-1) ?? '';
     assert.ok(token.length === 43 && !invites.body.includes(token), 'never the link');
-    assert.deepEqual((await csv(owner, `/dashboard/sandbox/team/invites/export.csv?from=${day(3)}`)).rows.map((row) => row.email), [invitedOnDay[1]]);
-    assert.deepEqual((await csv(owner, `/dashboard/sandbox/team/members/export.csv?from=${day(3)}`)).rows, []);
+    assert.deepEqual((await readCsv(owner, `/dashboard/sandbox/team/invites/export.csv?from=${day(3)}`)).rows.map((row) => row.email), [invitedOnDay[1]]);
+    assert.deepEqual((await readCsv(owner, `/dashboard/sandbox/team/members/export.csv?from=${day(3)}`)).rows, []);
   });
 
   test("detailExports.scoping: another merchant's customer, subscription or event is 404, on the screen with a period and on every CSV", async () => {
@@ -263,7 +248,7 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
     }
     // The other merchant's owner does not see this merchant's team in the file.
     const foreign = await signedInClient(context, other);
-    const theirs = await csv(foreign, '/dashboard/sandbox/team/invites/export.csv');
+    const theirs = await readCsv(foreign, '/dashboard/sandbox/team/invites/export.csv');
     assert.deepEqual(theirs.rows, []);
   });
 
@@ -293,9 +278,9 @@ describe('dashboard: period and CSV of the lists inside a customer, a subscripti
     }
     const team = await admin.client.get('/dashboard/sandbox/team');
     assert.ok(team.body.includes('/dashboard/sandbox/team/members/export.csv') && team.body.includes('/dashboard/sandbox/team/invites/export.csv'));
-    const members = await csv(admin.client, '/dashboard/sandbox/team/members/export.csv');
+    const members = await readCsv(admin.client, '/dashboard/sandbox/team/members/export.csv');
     assert.deepEqual(new Set(members.rows.map((row) => row.email)), new Set([merchant.dashboardUser.email, viewer.email, developer.email, admin.email]));
-    assert.equal((await csv(admin.client, `/dashboard/sandbox/customers/${customerId}/verifications/export.csv`)).rows.length > 0, true);
+    assert.equal((await readCsv(admin.client, `/dashboard/sandbox/customers/${customerId}/verifications/export.csv`)).rows.length > 0, true);
   });
 
   test('detailExports.errors: a bad day or a period that ends before it starts is 400 naming the field, on each screen and CSV', async () => {

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parse } from 'csv-parse/sync';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { dayAfter, dayMs, openExportSuite, readCsv } from '../../helpers/dashboard.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
 import { createPaymentPage, createPayoutPage, payPaymentPage } from './fixtures.ts';
 import { addMember } from './team-helpers.ts';
 import { inviteEmailTemplate } from '../../../src/modules/dashboard/team.ts';
-
-const dayMs = 86_400_000;
-
-type Row = Record<string, string>;
 
 /**
  * The lists of the developer screens, entitlements and the inbox take the same creation period
@@ -38,7 +34,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     return json<{ data: { delivery: { id: string } } }>(response).data.delivery.id;
   }
 
-  const day = (offset: number) => new Date(Date.parse(`${firstDay}T00:00:00.000Z`) + offset * dayMs).toISOString().slice(0, 10);
+  const day = (offset: number) => dayAfter(firstDay, offset);
 
   async function addEndpoint(of: TestMerchant, description: string): Promise<string> {
     const response = await context.request({ method: 'POST', url: '/v1/webhook_endpoints?livemode=false', apiKey: of.apiKey, body: { url: `https://hooks.example.com/${description.length}`, description } });
@@ -56,20 +52,10 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     return json<{ data: { customerId: string } }>(customers).data.customerId;
   }
 
-  async function csv(client: DashboardClient, url: string): Promise<{ header: string[]; rows: Row[]; body: string }> {
-    const response = await client.get(url);
-    assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
-    assert.match(String(response.headers['content-type']), /^text\/csv/);
-    const header = (parse(response.body, { to: 1 }) as string[][])[0] ?? [];
-    return { header, rows: parse(response.body, { columns: true }) as Row[], body: response.body };
-  }
 
   before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant({ name: 'Lists Sails' });
-    other = await context.createMerchant({ name: 'Other Lists Sails' });
+    ({ context, merchant, other, firstDay } = await openExportSuite({ merchant: 'Lists Sails', other: 'Other Lists Sails' }));
     secrets.push(merchant.apiKey, other.apiKey);
-    firstDay = context.clock.now().toISOString().slice(0, 10);
     // Day 0: an endpoint, a paid subscription (its payment and entitlement events), a payout page (its e-mail).
     endpointIds.push(await addEndpoint(merchant, '=HYPERLINK("http://evil.example")'));
     deliveryIds.push(await testDelivery(merchant, endpointIds[0] ?? ''));
@@ -106,7 +92,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     assert.match(screen.body, new RegExp(`href="/dashboard/sandbox/developers/api-keys/export\\.csv\\?from=${day(3)}" download=""`));
     assert.equal((screen.body.match(/<code>sk_…/g) ?? []).length, 1, 'only the key of day 3 is listed');
 
-    const all = await csv(owner, '/dashboard/sandbox/developers/api-keys/export.csv');
+    const all = await readCsv(owner, '/dashboard/sandbox/developers/api-keys/export.csv');
     assert.deepEqual(all.header, ['id', 'name', 'last4', 'createdAt', 'lastUsedAt', 'revokedAt']);
     assert.equal(all.rows.length, 2, 'the merchant\'s first key and the one of day 3; none of the other merchant');
     assert.equal(all.rows[0]?.name, "'=1+1 day three", 'a cell that starts like a formula is escaped');
@@ -115,7 +101,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     for (const secret of secrets) {
       assert.ok(!all.body.includes(secret), 'no API key, no signing secret');
     }
-    const early = await csv(owner, `/dashboard/sandbox/developers/api-keys/export.csv?to=${day(2)}`);
+    const early = await readCsv(owner, `/dashboard/sandbox/developers/api-keys/export.csv?to=${day(2)}`);
     assert.deepEqual(early.rows.map((row) => row.id), [all.rows[1]?.id]);
   });
 
@@ -134,14 +120,14 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     const material = [...revealed.body.matchAll(/<code class="secret">([^<]+)<\/code>/g)].map((match) => match[1] ?? '');
     assert.equal(material.length, 1);
 
-    const all = await csv(owner, '/dashboard/sandbox/developers/pii-key/export.csv');
+    const all = await readCsv(owner, '/dashboard/sandbox/developers/pii-key/export.csv');
     assert.deepEqual(all.header, ['id', 'active', 'createdAt']);
     assert.deepEqual(all.rows.map((row) => row.active), ['true', 'false'], 'the new key, then the retired one; none of the other merchant');
     assert.equal(all.rows[0]?.id, listed(screen.body)[0]);
     for (const secret of [...material, ...secrets]) {
       assert.ok(secret !== '' && !all.body.includes(secret), 'no key material');
     }
-    const early = await csv(owner, `/dashboard/sandbox/developers/pii-key/export.csv?to=${day(2)}`);
+    const early = await readCsv(owner, `/dashboard/sandbox/developers/pii-key/export.csv?to=${day(2)}`);
     assert.deepEqual(early.rows.map((row) => row.active), ['false']);
   });
 
@@ -151,7 +137,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     assert.ok(screen.body.includes(endpointIds[1] ?? '-') && !screen.body.includes(endpointIds[0] ?? '-'), 'only the endpoint of day 3');
     assert.match(screen.body, /href="\/dashboard\/sandbox\/developers\/webhooks\/export\.csv\?from=[-0-9]+&amp;to=[-0-9]+" download=""/);
 
-    const all = await csv(owner, '/dashboard/sandbox/developers/webhooks/export.csv');
+    const all = await readCsv(owner, '/dashboard/sandbox/developers/webhooks/export.csv');
     assert.deepEqual(all.header, ['id', 'url', 'description', 'enabledEvents', 'status', 'failingSince', 'createdAt']);
     assert.deepEqual(all.rows.map((row) => row.id), [endpointIds[1], endpointIds[0]], 'newest first, none of the other merchant');
     assert.deepEqual(all.rows.map((row) => [row.description, row.enabledEvents, row.status]), [
@@ -161,7 +147,7 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     for (const secret of secrets) {
       assert.ok(!all.body.includes(secret), 'no signing secret');
     }
-    const early = await csv(owner, `/dashboard/sandbox/developers/webhooks/export.csv?to=${day(0)}`);
+    const early = await readCsv(owner, `/dashboard/sandbox/developers/webhooks/export.csv?to=${day(0)}`);
     assert.deepEqual(early.rows.map((row) => row.id), [endpointIds[0]]);
   });
 
@@ -177,11 +163,11 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     assert.match(screen.body, new RegExp(`href="${base}/export\\.csv\\?from=${day(3)}" download=""`));
     assert.match(screen.body, new RegExp(`href="${base}\\?from=${day(3)}&amp;page=2#deliveries" rel="next"`), 'the pages keep the period');
 
-    const all = await csv(owner, `${base}/export.csv`);
+    const all = await readCsv(owner, `${base}/export.csv`);
     assert.deepEqual(all.header, ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'nextAttemptAt', 'completedAt', 'createdAt']);
     assert.deepEqual(all.rows.map((row) => row.id), newestFirst);
     assert.ok(all.rows.every((row) => row.eventType === 'PAYMENT_SUCCEEDED' && row.status === 'PENDING' && row.attemptCount === '0'));
-    assert.deepEqual((await csv(owner, `${base}/export.csv?to=${day(0)}`)).rows.map((row) => row.id), [deliveryIds[0]]);
+    assert.deepEqual((await readCsv(owner, `${base}/export.csv?to=${day(0)}`)).rows.map((row) => row.id), [deliveryIds[0]]);
     assert.equal((await owner.get(`/dashboard/sandbox/developers/webhooks/${otherEndpointId}/export.csv`)).statusCode, 404);
     assert.equal((await owner.get(`/dashboard/sandbox/developers/webhooks/${otherEndpointId}?from=${day(3)}`)).statusCode, 404);
   });
@@ -191,14 +177,14 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     const dayThree = api.filter((event) => event.createdAt >= Date.parse(`${day(3)}T00:00:00.000Z`));
     assert.ok(dayThree.length > 0 && dayThree.length < api.length, 'events on both days');
 
-    const all = await csv(owner, '/dashboard/sandbox/developers/events/export.csv');
+    const all = await readCsv(owner, '/dashboard/sandbox/developers/events/export.csv');
     assert.deepEqual(all.header, ['id', 'type', 'createdAt', 'deliveriesSucceeded', 'deliveriesPending', 'deliveriesFailed']);
     assert.deepEqual(all.rows.map((row) => [row.id, row.type, Date.parse(String(row.createdAt))]), api.map((event) => [event.id, event.type, event.createdAt]));
     assert.ok(all.rows.every((row) => /^\d+$/.test(String(row.deliveriesSucceeded)) && /^\d+$/.test(String(row.deliveriesFailed))));
 
-    const period = await csv(owner, `/dashboard/sandbox/developers/events/export.csv?from=${day(3)}`);
+    const period = await readCsv(owner, `/dashboard/sandbox/developers/events/export.csv?from=${day(3)}`);
     assert.deepEqual(period.rows.map((row) => row.id), dayThree.map((event) => event.id));
-    const entitlements = await csv(owner, `/dashboard/sandbox/developers/events/export.csv?type=ENTITLEMENT_CREATED&to=${day(2)}`);
+    const entitlements = await readCsv(owner, `/dashboard/sandbox/developers/events/export.csv?type=ENTITLEMENT_CREATED&to=${day(2)}`);
     assert.deepEqual(entitlements.rows.map((row) => row.id), api.filter((event) => event.type === 'ENTITLEMENT_CREATED' && !dayThree.includes(event)).map((event) => event.id));
     assert.equal(entitlements.rows.length, 1);
 
@@ -212,16 +198,16 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
   });
 
   test('listExports.happy: entitlements — the period and the filters narrow the list and the CSV', async () => {
-    const all = await csv(owner, '/dashboard/sandbox/entitlements/export.csv');
+    const all = await readCsv(owner, '/dashboard/sandbox/entitlements/export.csv');
     assert.deepEqual(all.header, ['id', 'productId', 'subscriptionId', 'customerId', 'customerReferenceId', 'startPeriod', 'endPeriod', 'active', 'createdAt']);
     assert.deepEqual(all.rows.map((row) => row.customerId), [...entitlementCustomers].reverse(), 'newest first, none of the other merchant');
     assert.deepEqual(all.rows.map((row) => [row.productId, row.active]), [
       ['lists-plan', 'true'],
       ['lists-plan', 'true'],
     ]);
-    const dayThree = await csv(owner, `/dashboard/sandbox/entitlements/export.csv?from=${day(3)}&to=${day(3)}`);
+    const dayThree = await readCsv(owner, `/dashboard/sandbox/entitlements/export.csv?from=${day(3)}&to=${day(3)}`);
     assert.deepEqual(dayThree.rows.map((row) => row.customerId), [entitlementCustomers[1]]);
-    const byCustomer = await csv(owner, `/dashboard/sandbox/entitlements/export.csv?customerId=${entitlementCustomers[0]}&from=${day(3)}`);
+    const byCustomer = await readCsv(owner, `/dashboard/sandbox/entitlements/export.csv?customerId=${entitlementCustomers[0]}&from=${day(3)}`);
     assert.deepEqual(byCustomer.rows, [], 'the customer filter and the period together');
 
     const screen = await owner.get(`/dashboard/sandbox/entitlements?to=${day(2)}`);
@@ -236,15 +222,15 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
     assert.ok(screen.body.includes('day3.lists@example.com') && !screen.body.includes('day0.lists@example.com'), 'only the e-mails of day 3');
     const listed = [...screen.body.matchAll(/href="\/dashboard\/sandbox\/inbox\/(eml_[^"]+)"/g)].map((match) => match[1]);
 
-    const dayThree = await csv(owner, `/dashboard/sandbox/inbox/export.csv?from=${day(3)}`);
+    const dayThree = await readCsv(owner, `/dashboard/sandbox/inbox/export.csv?from=${day(3)}`);
     assert.deepEqual(dayThree.header, ['id', 'createdAt', 'template', 'status', 'to', 'subject', 'relatedId']);
     assert.deepEqual(dayThree.rows.map((row) => row.id), listed, 'the CSV holds exactly what the screen lists');
-    const all = await csv(owner, '/dashboard/sandbox/inbox/export.csv');
+    const all = await readCsv(owner, '/dashboard/sandbox/inbox/export.csv');
     const recipients = new Set(all.rows.map((row) => row.to));
     assert.ok(recipients.has('day0.lists@example.com') && recipients.has('day3.lists@example.com'));
     assert.ok(!recipients.has('other.lists@example.com') && !all.body.includes(otherPayoutPageId), 'none of the other merchant');
     assert.ok(!all.body.includes('http'), 'no body (the page links the e-mails carry)');
-    const early = await csv(owner, `/dashboard/sandbox/inbox/export.csv?to=${day(2)}`);
+    const early = await readCsv(owner, `/dashboard/sandbox/inbox/export.csv?to=${day(2)}`);
     assert.ok(early.rows.length > 0 && early.rows.every((row) => Date.parse(String(row.createdAt)) < Date.parse(`${day(3)}T00:00:00.000Z`)));
   });
 
@@ -258,8 +244,8 @@ describe('dashboard lists: period and CSV on events, entitlements, API keys, web
       assert.ok(!response.body.includes('lists@example.com'));
       assert.equal((await refused.get('/dashboard/sandbox/inbox')).statusCode, 200, 'the screen stays readable');
     }
-    const ownRows = (await csv(owner, '/dashboard/sandbox/inbox/export.csv')).rows;
-    const supportRows = (await csv(support.client, '/dashboard/sandbox/inbox/export.csv')).rows;
+    const ownRows = (await readCsv(owner, '/dashboard/sandbox/inbox/export.csv')).rows;
+    const supportRows = (await readCsv(support.client, '/dashboard/sandbox/inbox/export.csv')).rows;
     assert.ok(ownRows.some((row) => row.to === viewer.email && row.template === inviteEmailTemplate), 'the owner sees the invitation e-mails');
     assert.ok(supportRows.length > 0 && supportRows.every((row) => row.template !== inviteEmailTemplate), 'support does not, as on its screen');
     assert.equal(supportRows.length, ownRows.filter((row) => row.template !== inviteEmailTemplate).length);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../../src/db/client.ts';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { openPaymentPageSuite, pageCalls, pageRequest } from '../../helpers/payment-pages.ts';
+import { openPaymentPageSuite, pageCalls, pageRequest, sampleLineItems } from '../../helpers/payment-pages.ts';
 import type { ErrorBody } from '../../helpers/assertions.ts';
 
 describe('POST /v1/payment_pages: duplicates and invalid input', () => {
@@ -14,6 +16,7 @@ describe('POST /v1/payment_pages: duplicates and invalid input', () => {
   after(async () => context.close());
 
   const { create } = pageCalls(() => ({ context, merchant }));
+  const pageCount = async () => (await queryRows<{ n: number }>(context.database.db, sql`select count(*)::int as n from payment_pages where merchant_id = ${merchant.id}`))[0]?.n ?? 0;
 
   test('clientReferenceId is unique per merchant and mode: 409 DUPLICATE_CLIENT_REFERENCE_ID', async () => {
     const body = pageRequest({ clientReferenceId: 'order-42' });
@@ -78,5 +81,31 @@ describe('POST /v1/payment_pages: duplicates and invalid input', () => {
     assert.equal(json<ErrorBody>(malformed).errorCode, 'WRONG_PARAMETER');
     const form = await context.request({ method: 'POST', url: '/v1/payment_pages?livemode=false', apiKey: merchant.apiKey, body: 'amount=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assert.equal(form.statusCode, 415);
+  });
+
+  test('bad descriptions and line items are 400 WRONG_PARAMETER naming the field, and nothing is written', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ amount: 16501, lineItems: sampleLineItems }, /^lineItems must add up to amount \(16501\): the lines' quantity × unitAmount add up to 16500/],
+      [{ amount: 100, lineItems: [{ name: 'a', quantity: 1, unitAmount: 50 }] }, /lineItems/],
+      [{ description: 'x'.repeat(501) }, /description/],
+      [{ description: '' }, /description/],
+      [{ lineItems: [] }, /lineItems/],
+      [{ lineItems: Array.from({ length: 101 }, () => ({ name: 'a', quantity: 1, unitAmount: 0 })) }, /lineItems/],
+      [{ amount: 100, lineItems: [{ name: '', quantity: 1, unitAmount: 100 }] }, /lineItems/],
+      [{ amount: 100, lineItems: [{ name: 'x'.repeat(201), quantity: 1, unitAmount: 100 }] }, /lineItems/],
+      [{ amount: 100, lineItems: [{ name: 'a', quantity: 0, unitAmount: 100 }] }, /lineItems/],
+      [{ amount: 100, lineItems: [{ name: 'a', quantity: 1.5, unitAmount: 100 }] }, /lineItems/],
+      [{ amount: 100, lineItems: [{ name: 'a', quantity: 1, unitAmount: -100 }] }, /lineItems/],
+      [{ amount: 100, lineItems: [{ name: 'a', quantity: 1, unitAmount: 100, sku: 'x' }] }, /lineItems/],
+    ];
+    const before = await pageCount();
+    for (const [overrides, field] of cases) {
+      const response = await create(pageRequest(overrides));
+      assert.equal(response.statusCode, 400, `${JSON.stringify(overrides).slice(0, 120)}: ${response.body}`);
+      const failure = json<{ errorCode: string; errorMessage: string }>(response);
+      assert.equal(failure.errorCode, 'WRONG_PARAMETER');
+      assert.match(failure.errorMessage, field);
+    }
+    assert.equal(await pageCount(), before, 'no page was written');
   });
 });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { createPage, openPaymentPageSuite, pageCalls, pageRequest, type PageBody } from '../../helpers/payment-pages.ts';
+import { createPage, openPaymentPageSuite, pageCalls, pageRequest, payPage, sampleLineItems, testCards, type PageBody } from '../../helpers/payment-pages.ts';
+import { signedInClient, textOf } from '../dashboard/client.ts';
 
-describe('POST /v1/payment_pages: pages created, customers found or created, replays', () => {
+describe('POST /v1/payment_pages: pages created, customers found or created, replays; the description and line items wherever the page is shown', () => {
   let context: TestContext;
   let merchant: TestMerchant;
 
@@ -97,5 +98,49 @@ describe('POST /v1/payment_pages: pages created, customers found or created, rep
     assert.equal(first.statusCode, 200);
     assert.equal(second.body, first.body);
     assert.equal(second.headers['idempotent-replayed'], 'true');
+  });
+
+  test('create, read and list answer the description and line items exactly as given', async () => {
+    const page = await createPage(context, merchant, { amount: 16500, description: 'Pro plan for Example Ltd, 2027', lineItems: sampleLineItems });
+    assert.equal(page.description, 'Pro plan for Example Ltd, 2027');
+    assert.deepEqual(page.lineItems, sampleLineItems);
+    const read = json<{ data: PageBody }>(await context.request({ method: 'GET', url: `/v1/payment_pages/${page.id}`, apiKey: merchant.apiKey })).data;
+    assert.deepEqual([read.description, read.lineItems], [page.description, sampleLineItems]);
+    const listed = json<{ data: { paymentPages: PageBody[] } }>(await context.request({ method: 'GET', url: `/v1/payment_pages?livemode=false&clientReferenceId=${page.clientReferenceId}`, apiKey: merchant.apiKey })).data.paymentPages;
+    assert.deepEqual(listed.map((listedPage) => [listedPage.description, listedPage.lineItems]), [[page.description, sampleLineItems]]);
+    const plain = await createPage(context, merchant);
+    assert.ok(!('description' in plain) && !('lineItems' in plain), 'absent when not given');
+  });
+
+  test('the hosted checkout and the paid page show the description and each line with the total, escaped; every state keeps the sandbox note', async () => {
+    const page = await createPage(context, merchant, { amount: 16500, description: 'Pro plan for Example Ltd, 2027', lineItems: sampleLineItems });
+    const checkout = await context.request({ method: 'GET', url: `/payment-page/${page.id}` });
+    assert.equal(checkout.statusCode, 200);
+    assert.match(checkout.body, /Pro plan for Example Ltd, 2027/);
+    assert.match(checkout.body, /Annual plan &lt;Pro&gt;/);
+    assert.ok(!checkout.body.includes('<Pro>'), 'names are escaped');
+    assert.match(checkout.body, /Extra seats<span class="quantity">3 × \$15\.00<\/span><\/th><td>\$45\.00<\/td>/);
+    assert.match(checkout.body, /Total<\/th><td>\$165\.00<\/td>/);
+    assert.equal((await payPage(context, merchant, page.id, testCards.visaCredit)).statusCode, 200);
+    const paid = await context.request({ method: 'GET', url: `/payment-page/${page.id}` });
+    assert.match(paid.body, /Payment complete/);
+    assert.match(paid.body, /Extra seats/);
+    assert.match(paid.body, /A receipt is on its way/);
+    assert.match(paid.body, /<p class="sandbox" role="note">Sandbox: a test payment, no money moves\.<\/p>/, 'the sandbox note stays after paying');
+    const expiring = await createPage(context, merchant);
+    assert.equal((await context.request({ method: 'POST', url: `/v1/payment_pages/${expiring.id}/expire`, apiKey: merchant.apiKey })).statusCode, 200);
+    const expired = await context.request({ method: 'GET', url: `/payment-page/${expiring.id}` });
+    assert.match(expired.body, /This payment page has expired/);
+    assert.match(expired.body, /<p class="sandbox" role="note">Sandbox: a test payment, no money moves\.<\/p>/, 'and on the expired page');
+  });
+
+  test("the dashboard's payment page screen shows the description and a line-items table", async () => {
+    const page = await createPage(context, merchant, { amount: 16500, description: 'Pro plan for Example Ltd, 2027', lineItems: sampleLineItems });
+    const client = await signedInClient(context, merchant);
+    const screen = await client.get(`/dashboard/sandbox/payment-pages/${page.id}`);
+    assert.equal(screen.statusCode, 200);
+    const text = textOf(screen.body).replace(/\s+/g, ' ');
+    assert.match(text, /Description Pro plan for Example Ltd, 2027/);
+    assert.match(text, /Item Quantity Unit price Amount Annual plan <Pro> 1 120\.00 USD 120\.00 USD Extra seats 3 15\.00 USD 45\.00 USD Welcome gift 1 0\.00 USD 0\.00 USD/);
   });
 });

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eq } from 'drizzle-orm';
 import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { balanceOf } from '../../helpers/ledger.ts';
-import { closePayoutPageSuite, getPage, openPayoutPageCreateSuite, pageBody, pageEmails, type PayoutPageData } from '../../helpers/payout-pages.ts';
+import { closePayoutPageSuite, createPage, getPage, openPayoutPageCreateSuite, pageBody, pageEmails, type PayoutPageData } from '../../helpers/payout-pages.ts';
+import { customers } from '../../../src/db/schema/index.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
+
 
 describe('POST /v1/payout_pages and GET: the answer', () => {
   let context: TestContext;
@@ -59,5 +62,17 @@ describe('POST /v1/payout_pages and GET: the answer', () => {
     assert.equal(second.body, first.body);
     assert.equal(second.headers['idempotent-replayed'], 'true');
     assert.equal((await balanceOf(context.database, merchant.id, false, 'USDC')).reserved, before.reserved + 777);
+  });
+
+  test('a customer created by a payout page has the page e-mail and signupAt = now', async () => {
+    const page = await createPage(context, merchant, { customer: { referenceId: 'brand-new-customer', email: 'New.Person@Example.com' } });
+    const customer = await context.request({ method: 'GET', url: `/v1/customers/${page.customer.id}`, apiKey: merchant.apiKey });
+    const data = json<{ data: { referenceId: string; email: string; signupAt: number; kycStatus: string } }>(customer).data;
+    assert.equal(data.referenceId, 'brand-new-customer');
+    assert.equal(data.email, 'New.Person@Example.com');
+    assert.equal(data.signupAt, context.clock.now().getTime());
+    assert.equal(data.kycStatus, 'NOT_STARTED');
+    const [row] = await context.database.db.select().from(customers).where(eq(customers.id, page.customer.id));
+    assert.ok(row);
   });
 });

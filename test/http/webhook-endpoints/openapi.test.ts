@@ -27,4 +27,13 @@ describe('/v1/webhook_endpoints in the OpenAPI document', () => {
       assert.ok(operation.summary && operation.tags && operation.tags.length > 0, `${path} has a summary and tags`);
     }
   });
+
+  test('the OpenAPI document describes the operation with its body', async () => {
+    const document = json<{ paths: Record<string, Record<string, { summary?: string; tags?: string[]; requestBody?: unknown }>> }>(await context.app.inject({ method: 'GET', url: '/openapi.json' }));
+    const operation = document.paths['/v1/webhook_endpoints/{endpointId}/test']?.post;
+    assert.ok(operation, 'POST /v1/webhook_endpoints/{endpointId}/test is documented');
+    assert.equal(operation.summary, 'Send a test event');
+    assert.deepEqual(operation.tags, ['Webhooks']);
+    assert.match(JSON.stringify(operation.requestBody), /eventType/);
+  });
 });

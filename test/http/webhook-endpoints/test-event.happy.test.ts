@@ -1,40 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertError, assertUnauthorized } from '../../helpers/assertions.ts';
-import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
-import { createEndpoint, deliveriesOf, type DeliveryBody } from '../../helpers/webhooks.ts';
-
-interface TestEventAnswer {
-  event: { id: string; type: string; createdAt: number; livemode: boolean; data: Record<string, unknown> };
-  delivery: DeliveryBody & { eventType: string; livemode: boolean };
-}
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertError } from '../../helpers/assertions.ts';
+import { assertVerified, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { closeTestEventSuite, createEndpoint, deliveriesOf, openTestEventSuite, testEventCalls } from '../../helpers/webhooks.ts';
 
 /** POST /v1/webhook_endpoints/:id/test: an example event to one endpoint through the normal delivery path. */
-describe('POST /v1/webhook_endpoints/:id/test', () => {
+describe('POST /v1/webhook_endpoints/:id/test: sent, delivered, retried, replayed', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   let receiver: WebhookReceiver;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant();
-    receiver = await WebhookReceiver.start();
-  });
-  after(async () => {
-    await context.close();
-    await receiver.close();
-  });
+  before(async () => ({ context, merchant, receiver } = await openTestEventSuite()));
+  after(async () => closeTestEventSuite(context, receiver));
 
-  const sendTest = (target: TestMerchant, endpointId: string, body: unknown, query = '', headers?: Record<string, string>) =>
-    context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpointId}/test${query}`, apiKey: target.apiKey, body, ...(headers ? { headers } : {}) });
-
-  async function sent(response: Awaited<ReturnType<typeof sendTest>>): Promise<TestEventAnswer> {
-    assert.equal(response.statusCode, 200, response.body);
-    const body = json<{ status: string; data: TestEventAnswer }>(response);
-    assert.equal(body.status, 'SUCCEEDED');
-    return body.data;
-  }
+  const { sendTest, sent } = testEventCalls(() => context);
 
   test('happy: a signed example event reaches only that endpoint and shows in its delivery log; GET /v1/events does not list it', async () => {
     receiver.reset();
@@ -119,64 +99,6 @@ describe('POST /v1/webhook_endpoints/:id/test', () => {
     );
   });
 
-  test('validation: eventType is required, a known type, and one the endpoint receives', async () => {
-    const endpoint = await createEndpoint(context, merchant, { url: receiver.url(), enabledEvents: ['PAYMENT_EXPIRED'] });
-    const cases: Array<[unknown, string]> = [
-      [{}, 'eventType is required'],
-      [{ eventType: 'PAYMENT_EXPLODED' }, 'eventType'],
-      [{ eventType: 'PAYMENT_EXPIRED', data: {} }, 'data is not a recognised field'],
-      [{ eventType: 42 }, 'eventType'],
-      [{ eventType: 'PAYMENT_SUCCEEDED' }, 'eventType must be one of the event types the endpoint receives (PAYMENT_EXPIRED)'],
-    ];
-    for (const [body, message] of cases) {
-      assertError(await sendTest(merchant, endpoint.id, body), 400, 'WRONG_PARAMETER', message);
-    }
-    assertError(await sendTest(merchant, endpoint.id, 'not json'), 400, 'WRONG_PARAMETER');
-    assert.deepEqual(await deliveriesOf(context, merchant, `endpointId=${endpoint.id}`), [], 'nothing was sent');
-  });
-
-  test('state: a disabled endpoint is 409; FRAUD_REPORTED needs the operator to enable fraud webhooks', async () => {
-    const endpoint = await createEndpoint(context, merchant, { url: receiver.url() });
-    await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpoint.id}`, apiKey: merchant.apiKey, body: { status: 'DISABLED' } });
-    assertError(await sendTest(merchant, endpoint.id, { eventType: 'PAYMENT_EXPIRED' }), 409, 'INVALID_STATE', 'enable it first');
-    await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpoint.id}`, apiKey: merchant.apiKey, body: { status: 'ENABLED' } });
-
-    assertError(await sendTest(merchant, endpoint.id, { eventType: 'FRAUD_REPORTED' }), 409, 'INVALID_STATE', 'FRAUD_REPORTED webhooks are not enabled');
-    const enabled = await context.admin('POST', `/admin/v1/merchants/${merchant.id}/settings`, { fraudReportWebhooksEnabled: true });
-    assert.equal(enabled.statusCode, 200, enabled.body);
-    const { event } = await sent(await sendTest(merchant, endpoint.id, { eventType: 'FRAUD_REPORTED' }));
-    assert.deepEqual(Object.keys(event.data).sort(), ['clientReferenceId', 'fraudReason', 'fraudReportId', 'pageId']);
-    assert.equal(event.data.fraudReportId, 'pay_test_0000000000000000000000000000000');
-    await context.drainJobs();
-  });
-
-  test('not found: unknown, deleted, another merchant’s, or the other mode’s endpoint', async () => {
-    const live = await context.createMerchant({ live: true });
-    const sandboxEndpoint = await createEndpoint(context, live, { url: receiver.url() });
-    const deleted = await createEndpoint(context, merchant, { url: receiver.url() });
-    await context.request({ method: 'DELETE', url: `/v1/webhook_endpoints/${deleted.id}`, apiKey: merchant.apiKey });
-    const body = { eventType: 'PAYMENT_EXPIRED' };
-
-    assertError(await sendTest(merchant, 'we_0000000000000000000000000000000000', body), 404, 'NOT_FOUND');
-    assertError(await sendTest(merchant, 'nope', body), 404, 'NOT_FOUND');
-    assertError(await sendTest(merchant, deleted.id, body), 404, 'NOT_FOUND');
-    assertError(await sendTest(merchant, sandboxEndpoint.id, body), 404, 'NOT_FOUND', sandboxEndpoint.id);
-    assertError(await sendTest(live, sandboxEndpoint.id, body, '?livemode=true'), 404, 'NOT_FOUND');
-    assert.deepEqual(await deliveriesOf(context, live, `endpointId=${sandboxEndpoint.id}`), [], 'nothing was sent');
-    await sent(await sendTest(live, sandboxEndpoint.id, body, '?livemode=false'));
-    await context.drainJobs();
-  });
-
-  test('auth: no key or a wrong key is 401; live for a sandbox-only merchant is 403', async () => {
-    const endpoint = await createEndpoint(context, merchant, { url: receiver.url() });
-    assertUnauthorized(await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpoint.id}/test`, body: { eventType: 'PAYMENT_EXPIRED' } }));
-    assertUnauthorized(
-      await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpoint.id}/test`, apiKey: `${merchant.apiKey.slice(0, -4)}AAAA`, body: { eventType: 'PAYMENT_EXPIRED' } }),
-    );
-    assertError(await sendTest(merchant, endpoint.id, { eventType: 'PAYMENT_EXPIRED' }, '?livemode=true'), 403, 'LIVE_MODE_NOT_ENABLED');
-    assert.deepEqual(await deliveriesOf(context, merchant, `endpointId=${endpoint.id}`), []);
-  });
-
   test('Idempotency-Key: the same request replays the first answer and sends one event; another body is 409', async () => {
     receiver.reset();
     const endpoint = await createEndpoint(context, merchant, { url: receiver.url('/idempotent') });
@@ -193,14 +115,5 @@ describe('POST /v1/webhook_endpoints/:id/test', () => {
     const deliveries = await deliveriesOf(context, merchant, `endpointId=${endpoint.id}`);
     assert.deepEqual(deliveries.map((delivery) => delivery.eventId), [event.id], 'one test event was sent');
     assert.equal(receiver.requests.length, 1);
-  });
-
-  test('the OpenAPI document describes the operation with its body', async () => {
-    const document = json<{ paths: Record<string, Record<string, { summary?: string; tags?: string[]; requestBody?: unknown }>> }>(await context.app.inject({ method: 'GET', url: '/openapi.json' }));
-    const operation = document.paths['/v1/webhook_endpoints/{endpointId}/test']?.post;
-    assert.ok(operation, 'POST /v1/webhook_endpoints/{endpointId}/test is documented');
-    assert.equal(operation.summary, 'Send a test event');
-    assert.deepEqual(operation.tags, ['Webhooks']);
-    assert.match(JSON.stringify(operation.requestBody), /eventType/);
   });
 });

@@ -1,55 +1,34 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Stripe from 'stripe';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
-import { createPage } from '../../helpers/payment-pages.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { balanceOf } from '../../helpers/ledger.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, paidStripePage, stripeEventPayload, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
 import { ledgerMovements, refundEvents, type RefundBody } from '../../helpers/refunds.ts';
-import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+import type { StripeReplica } from '../../providers/stripe/replica.ts';
 
 const webhookSecret = 'whsec_replica_0123456789';
 const secretKey = 'sk_live_replica';
 
 /** Live refunds through Stripe: the official package pointed at the replica, Stripe's refund webhooks verified and handled in jobs. */
 describe('Stripe refunds (replica)', () => {
+  let suite: StripeSuite;
   let replica: StripeReplica;
   let context: TestContext;
   let merchant: TestMerchant;
-  const signer = new Stripe('sk_test_signer_only');
   let eventCounter = 0;
 
   before(async () => {
-    replica = await startStripeReplica({ secretKey });
-    context = await createTestContext({ env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: replica.url } });
-    merchant = await context.createMerchant({ live: true });
+    suite = await openStripeSuite({ secretKey, webhookSecret });
+    ({ replica, context, merchant } = suite);
   });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await context.close();
-    await replica.close();
-  });
+  after(async () => closeStripeSuite(suite));
 
-  function envelope<T extends Stripe.Event>(type: T['type'], object: T['data']['object']): string {
-    const event = { id: `evt_refund_${(eventCounter += 1)}`, object: 'event', api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object }, livemode: true, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type } as T;
-    return JSON.stringify(event);
-  }
+  const envelope = <T extends Stripe.Event>(type: T['type'], object: T['data']['object']) => stripeEventPayload<T>(type, object, `evt_refund_${(eventCounter += 1)}`, true);
 
-  function deliver(payload: string) {
-    const signature = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
-    return context.app.inject({ method: 'POST', url: '/providers/stripe/webhooks', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
-  }
+  const deliver = (payload: string) => deliverStripeEvent(context, payload, stripeSignature(payload, webhookSecret));
 
-  /** A live page paid in Stripe's Payment Element with `card`, settled from the PaymentIntent. */
-  async function paidLivePage(amount: number, card: string): Promise<{ pageId: string; intentId: string; clientReferenceId: string }> {
-    const page = await createPage(context, merchant, { amount }, '?livemode=true');
-    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
-    const [state] = [...replica.intents.values()].filter((entry) => entry.intent.metadata['paysail_payment_id'] === session.paymentId);
-    assert.ok(state);
-    replica.confirm(state.intent.id, card);
-    const settled = await context.platform.services.paymentPages.completeCheckout(page.id);
-    assert.equal(settled.status, 'PAID');
-    return { pageId: page.id, intentId: state.intent.id, clientReferenceId: page.clientReferenceId };
-  }
+  const paidLivePage = (amount: number, card: string) => paidStripePage(suite, amount, card);
 
   async function refund(body: Record<string, unknown>): Promise<RefundBody> {
     const response = await context.request({ method: 'POST', url: '/v1/refunds?livemode=true', apiKey: merchant.apiKey, body });

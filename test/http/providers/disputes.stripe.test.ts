@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../../src/db/client.ts';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertLedgerInvariants } from '../../helpers/ledger.ts';
-import { createPage } from '../../helpers/payment-pages.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, paidStripePage, stripeEventJobs, type StripeSuite } from '../../helpers/stripe.ts';
 import { createEndpoint, deliveriesOf } from '../../helpers/webhooks.ts';
-import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+import type { StripeReplica } from '../../providers/stripe/replica.ts';
 import { signedInClient } from '../dashboard/client.ts';
 
 const webhookSecret = 'whsec_replica_disputes_0123';
@@ -26,43 +25,23 @@ interface Dispute {
 
 /** Live disputes and early fraud warnings through Stripe: signed webhooks → jobs → the object fetched from the replica → our records. */
 describe('Stripe disputes and early fraud warnings (replica)', () => {
+  let suite: StripeSuite;
   let replica: StripeReplica;
   let context: TestContext;
   let merchant: TestMerchant;
 
   before(async () => {
-    replica = await startStripeReplica({ secretKey });
-    context = await createTestContext({
-      env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: replica.url },
-    });
-    merchant = await context.createMerchant({ live: true });
+    suite = await openStripeSuite({ secretKey, webhookSecret });
+    ({ replica, context, merchant } = suite);
     // The live balance the disputes take from (funds received earlier).
     const credited = await context.admin('POST', `/admin/v1/merchants/${merchant.id}/balance/credit`, { currency: 'USD', amount: 1_000_000 });
     assert.equal(credited.statusCode, 200, credited.body);
   });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await context.close();
-    await replica.close();
-  });
+  after(async () => closeStripeSuite(suite));
 
-  /** A live page paid at Stripe with `card`; `settle` false leaves our payment PROCESSING (its webhook not arrived yet). */
-  async function paidIntent(card: string, amount: number, settle = true): Promise<{ pageId: string; paymentId: string; intentId: string; clientReferenceId: string }> {
-    const page = await createPage(context, merchant, { amount }, '?livemode=true');
-    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
-    const [state] = [...replica.intents.values()].filter((entry) => entry.intent.metadata['paysail_payment_id'] === session.paymentId);
-    assert.ok(state);
-    replica.confirm(state.intent.id, card);
-    if (settle) {
-      const completed = await context.platform.services.paymentPages.completeCheckout(page.id);
-      assert.equal(completed.status, 'PAID');
-    }
-    return { pageId: page.id, paymentId: session.paymentId, intentId: state.intent.id, clientReferenceId: page.clientReferenceId };
-  }
+  const paidIntent = (card: string, amount: number, settle = true) => paidStripePage(suite, amount, card, settle);
 
-  function deliver(event: { payload: string; signature: string }) {
-    return context.app.inject({ method: 'POST', url: '/providers/stripe/webhooks', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, payload: event.payload });
-  }
+  const deliver = (event: { payload: string; signature: string }) => deliverStripeEvent(context, event.payload, event.signature);
 
   async function deliverAndRun(event: { payload: string; signature: string }): Promise<void> {
     const response = await deliver(event);
@@ -93,11 +72,6 @@ describe('Stripe disputes and early fraud warnings (replica)', () => {
     return rows.map((row) => row.type);
   }
 
-  async function jobsFor(eventId: string): Promise<number> {
-    const rows = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from jobs where dedupe_key = ${`provider-event:stripe:${eventId}`}`);
-    return rows[0]?.count ?? 0;
-  }
-
   test('created → updated → closed won: debit once, return once, the dispute fetched from Stripe each time; a replay is recorded once', async () => {
     const paid = await paidIntent('4000000000000259', 5_000);
     const before = await availableUsd();
@@ -105,7 +79,7 @@ describe('Stripe disputes and early fraud warnings (replica)', () => {
     const created = replica.signedEvent('charge.dispute.created', opened, webhookSecret);
     await deliverAndRun(created);
     assert.equal((await deliver(created)).statusCode, 200, 'a replay is acknowledged');
-    assert.equal(await jobsFor(created.id), 1, 'and recorded once');
+    assert.equal(await stripeEventJobs(context, created.id), 1, 'and recorded once');
     await context.drainJobs();
     assert.ok(replica.requests.some((request) => request.method === 'GET' && request.path === `/v1/disputes/${opened.id}`), 'the dispute was fetched before acting');
 
@@ -167,7 +141,7 @@ describe('Stripe disputes and early fraud warnings (replica)', () => {
       assert.equal(response.statusCode, 400, response.body);
       assert.equal(json<{ errorCode: string }>(response).errorCode, 'WRONG_PARAMETER');
     }
-    assert.equal(await jobsFor(good.id), 0);
+    assert.equal(await stripeEventJobs(context, good.id), 0);
     await context.drainJobs();
     assert.deepEqual(await disputesOf(paid.pageId), []);
   });

@@ -1,57 +1,35 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { queryRows } from '../../../src/db/client.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, stripeEventJobs, stripeEventPayload, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
 import { createPage, eventsOf } from '../../helpers/payment-pages.ts';
-import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+import type { StripeReplica } from '../../providers/stripe/replica.ts';
 
 const webhookSecret = 'whsec_replica_0123456789';
 const secretKey = 'sk_live_replica';
 
 /** Live card payments through Stripe, end to end: the platform configured with live keys, the official package pointed at the replica. */
 describe('Stripe: configuration, webhooks and settlement (replica)', () => {
+  let suite: StripeSuite;
   let replica: StripeReplica;
   let context: TestContext;
   let merchant: TestMerchant;
-  const signer = new Stripe('sk_test_signer_only');
   let eventCounter = 0;
 
   before(async () => {
-    replica = await startStripeReplica({ secretKey });
-    context = await createTestContext({ env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: replica.url } });
-    merchant = await context.createMerchant({ live: true });
+    suite = await openStripeSuite({ secretKey, webhookSecret });
+    ({ replica, context, merchant } = suite);
   });
-  after(async () => {
-    await context.close();
-    await replica.close();
-  });
+  after(async () => closeStripeSuite(suite, { ledger: false }));
 
-  function eventFor(type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', intentId: string, id = `evt_${(eventCounter += 1)}`): string {
-    const event: Stripe.PaymentIntentSucceededEvent | Stripe.PaymentIntentPaymentFailedEvent = {
-      id,
-      object: 'event',
-      api_version: '2025-01-01',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: replica.expanded(intentId) },
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-    };
-    return JSON.stringify(event);
-  }
+  const eventFor = (type: 'payment_intent.succeeded' | 'payment_intent.payment_failed', intentId: string, id = `evt_${(eventCounter += 1)}`) =>
+    stripeEventPayload<Stripe.PaymentIntentSucceededEvent | Stripe.PaymentIntentPaymentFailedEvent>(type, replica.expanded(intentId), id, false);
 
-  function deliver(payload: string, signature = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret })) {
-    return context.app.inject({ method: 'POST', url: '/providers/stripe/webhooks', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
-  }
-
-  async function jobsFor(eventId: string): Promise<number> {
-    const rows = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from jobs where dedupe_key = ${`provider-event:stripe:${eventId}`}`);
-    return rows[0]?.count ?? 0;
-  }
+  const deliver = (payload: string, signature = stripeSignature(payload, webhookSecret)) => deliverStripeEvent(context, payload, signature);
 
   test('boot validation: the three keys together, each of its kind; messages name the variable, never the value', () => {
     const base = { NODE_ENV: 'test', PUBLIC_URL: 'http://paysail.test' };
@@ -84,9 +62,9 @@ describe('Stripe: configuration, webhooks and settlement (replica)', () => {
     const response = await deliver(succeeded);
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(json(response).data, { received: true });
-    assert.equal(await jobsFor('evt_succeeded_1'), 1);
+    assert.equal(await stripeEventJobs(context, 'evt_succeeded_1'), 1);
     assert.equal((await deliver(succeeded)).statusCode, 200, 'a replay is acknowledged');
-    assert.equal(await jobsFor('evt_succeeded_1'), 1, 'and recorded once');
+    assert.equal(await stripeEventJobs(context, 'evt_succeeded_1'), 1, 'and recorded once');
     await context.drainJobs();
     const paid = await context.request({ method: 'GET', url: `/v1/payment_pages/${page.id}?livemode=true`, apiKey: merchant.apiKey });
     const body = json<{ data: { status: string; paymentId: string; payinDetails: Record<string, unknown> } }>(paid).data;
@@ -111,17 +89,17 @@ describe('Stripe: configuration, webhooks and settlement (replica)', () => {
     assert.ok(state);
     replica.confirm(state.intent.id, '4242424242424242');
     const payload = eventFor('payment_intent.succeeded', state.intent.id, 'evt_forged');
-    const forged = signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_someone_else' });
-    const stale = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret, timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const forged = stripeSignature(payload, 'whsec_someone_else');
+    const stale = stripeSignature(payload, webhookSecret, Math.floor(Date.now() / 1000) - 3600);
     for (const signature of [forged, stale, '']) {
       const response = await deliver(payload, signature);
       assert.equal(response.statusCode, 400, response.body);
       assert.equal(json<{ errorCode: string }>(response).errorCode, 'WRONG_PARAMETER');
       assert.match(json<{ errorMessage: string }>(response).errorMessage, /Stripe-Signature/);
     }
-    const tampered = await deliver(payload.replace('"livemode":false', '"livemode":true'), signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret }));
+    const tampered = await deliver(payload.replace('"livemode":false', '"livemode":true'), stripeSignature(payload, webhookSecret));
     assert.equal(tampered.statusCode, 400);
-    assert.equal(await jobsFor('evt_forged'), 0);
+    assert.equal(await stripeEventJobs(context, 'evt_forged'), 0);
     await context.drainJobs();
     const [row] = await queryRows<{ status: string }>(context.database.db, sql`select status from payment_pages where id = ${page.id}`);
     assert.equal(row?.status, 'CREATED');

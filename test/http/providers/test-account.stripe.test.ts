@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { queryRows } from '../../../src/db/client.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { balanceOf } from '../../helpers/ledger.ts';
+import { closeStripeSuite, deliverStripeEvent, openStripeSuite, stripeEventPayload, stripeSignature, type StripeSuite } from '../../helpers/stripe.ts';
 import { createPage, eventsOf, payPage } from '../../helpers/payment-pages.ts';
 import { runInProcess } from '../../cli/helpers.ts';
-import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+import type { StripeReplica } from '../../providers/stripe/replica.ts';
 
 const secretKey = 'sk_test_replica';
 const publishableKey = 'pk_test_replica';
@@ -20,21 +21,16 @@ const webhookSecret = 'whsec_test_account_0123456789';
  * same webhook URL.
  */
 describe('Stripe test account backing sandbox mode (replica)', () => {
+  let suite: StripeSuite;
   let replica: StripeReplica;
   let context: TestContext;
   let merchant: TestMerchant;
-  const signer = new Stripe('sk_test_signer_only');
 
   before(async () => {
-    replica = await startStripeReplica({ secretKey });
-    context = await createTestContext({ env: { STRIPE_TEST_SECRET_KEY: secretKey, STRIPE_TEST_PUBLISHABLE_KEY: publishableKey, STRIPE_TEST_WEBHOOK_SECRET: webhookSecret, STRIPE_API_URL: replica.url } });
-    merchant = await context.createMerchant();
+    suite = await openStripeSuite({ secretKey, webhookSecret, testAccount: true });
+    ({ replica, context, merchant } = suite);
   });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await context.close();
-    await replica.close();
-  });
+  after(async () => closeStripeSuite(suite));
 
   function intentOf(paymentId: string) {
     const [state] = [...replica.intents.values()].filter((entry) => entry.intent.metadata['paysail_payment_id'] === paymentId);
@@ -43,20 +39,8 @@ describe('Stripe test account backing sandbox mode (replica)', () => {
   }
 
   function deliver(type: 'payment_intent.succeeded', intentId: string, id: string, secret = webhookSecret) {
-    const event: Stripe.PaymentIntentSucceededEvent = {
-      id,
-      object: 'event',
-      api_version: '2025-01-01',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: replica.expanded(intentId) },
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-    };
-    const payload = JSON.stringify(event);
-    const signature = signer.webhooks.generateTestHeaderString({ payload, secret });
-    return context.app.inject({ method: 'POST', url: '/providers/stripe/webhooks', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, payload });
+    const payload = stripeEventPayload<Stripe.PaymentIntentSucceededEvent>(type, replica.expanded(intentId), id, false);
+    return deliverStripeEvent(context, payload, stripeSignature(payload, secret));
   }
 
   test('boot validation: the three test keys together or none, each a test key of its kind; messages name the variable, never the value', () => {

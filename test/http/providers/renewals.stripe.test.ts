@@ -1,31 +1,29 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { closeStripeSuite, openStripeSuite, type StripeSuite } from '../../helpers/stripe.ts';
 import { createPage } from '../../helpers/payment-pages.ts';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp.ts';
 import { readSubscription, renewalPayments, runUntil } from '../../helpers/subscriptions.ts';
-import { startStripeReplica, type StripeReplica } from '../../providers/stripe/replica.ts';
+import type { StripeReplica } from '../../providers/stripe/replica.ts';
 
 const secretKey = 'sk_live_replica';
 
 /** Subscription renewals on a card saved through Stripe: charged off-session on the saved PaymentMethod. */
 describe('Stripe: off-session renewals (replica)', () => {
+  let suite: StripeSuite;
   let replica: StripeReplica;
   let context: TestContext;
   let merchant: TestMerchant;
   let smtp: SmtpSink;
 
   before(async () => {
-    replica = await startStripeReplica({ secretKey });
     smtp = await startSmtpSink();
-    context = await createTestContext({
-      env: { STRIPE_SECRET_KEY: secretKey, STRIPE_PUBLISHABLE_KEY: 'pk_live_replica', STRIPE_WEBHOOK_SECRET: 'whsec_replica_renewals', STRIPE_API_URL: replica.url, SMTP_URL: smtp.url, MAIL_FROM: 'Paysail <no-reply@paysail.test>' },
-    });
-    merchant = await context.createMerchant({ live: true, name: 'Harbour Sailing Club' });
+    suite = await openStripeSuite({ secretKey, webhookSecret: 'whsec_replica_renewals', env: { SMTP_URL: smtp.url, MAIL_FROM: 'Paysail <no-reply@paysail.test>' }, merchantName: 'Harbour Sailing Club' });
+    ({ replica, context, merchant } = suite);
   });
   after(async () => {
-    await context.close();
-    await replica.close();
+    await closeStripeSuite(suite, { ledger: false });
     await smtp.close();
   });
 

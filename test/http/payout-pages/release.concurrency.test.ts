@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
 import { testDatabaseKind } from '../../helpers/database.ts';
-import { assertLedgerInvariants, balanceOf } from '../../helpers/ledger.ts';
-import { advanceAndDrain, bankMethod, confirmPage, createPage, errorCodeOf, fullKyc, getPage, pageAction, payoutEvents, uniqueReference, assertOneEventPerChange } from '../../helpers/payout-pages.ts';
+import { balanceOf } from '../../helpers/ledger.ts';
+import { advanceAndDrain, attemptsOfPage, bankMethod, closePayoutPageSuite, confirmPage, createPage, errorCodeOf, fullKyc, getPage, openPayoutPageSuite, otherBankMethod, pageAction, payoutEvents, rejectedBankMethod, retryPayout, uniqueReference } from '../../helpers/payout-pages.ts';
 import { queryRows } from '../../../src/db/client.ts';
 
 // PGlite runs one query at a time, so the races there are interleavings rather than parallel
@@ -12,23 +12,18 @@ import { queryRows } from '../../../src/db/client.ts';
 const rounds = testDatabaseKind === 'postgres' ? 20 : 10;
 const racers = 50;
 
-describe('payout pages under concurrency', () => {
+describe('POST /v1/payout_pages/:id/release under concurrency, and retries racing', () => {
   let context: TestContext;
   let merchant: TestMerchant;
   let verifiedCustomer: string;
 
   before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant();
+    ({ context, merchant } = await openPayoutPageSuite());
     verifiedCustomer = uniqueReference('verified');
     await context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: { referenceId: verifiedCustomer, signupAt: 1_700_000_000_000, ...fullKyc } });
     await advanceAndDrain(context);
   });
-  after(async () => {
-    await assertLedgerInvariants(context.database);
-    await assertOneEventPerChange(context);
-    await context.close();
-  });
+  after(async () => closePayoutPageSuite(context));
 
   async function awaitingRelease(amount: number): Promise<string> {
     const page = await createPage(context, merchant, { releaseMethod: 'MANUAL', amount, customer: { referenceId: verifiedCustomer, email: 'ada@example.com' } });
@@ -101,43 +96,19 @@ describe('payout pages under concurrency', () => {
     await advanceAndDrain(context);
   });
 
-  test('concurrent creates never overdraw: exactly as many pages as the balance covers', async () => {
-    const fresh = await context.createMerchant();
-    const amount = 5_000_000; // 100,000,000 / 5,000,000 = 20 pages fit
-    const responses = await Promise.all(
-      Array.from({ length: 45 }, () =>
-        context.request({
-          method: 'POST',
-          url: '/v1/payout_pages?livemode=false',
-          apiKey: fresh.apiKey,
-          body: { amount, fundingCurrency: 'USD', clientReferenceId: uniqueReference('burst'), releaseMethod: 'AUTOMATIC', customer: { referenceId: uniqueReference('c'), email: 'burst@example.com' } },
-        }),
-      ),
-    );
-    const outcomes = responses.map((response) => (response.statusCode === 200 ? 'OK' : errorCodeOf(response)));
-    assert.equal(outcomes.filter((outcome) => outcome === 'OK').length, 20, outcomes.join(','));
-    assert.equal(outcomes.filter((outcome) => outcome === 'INSUFFICIENT_FUNDS').length, 25);
-    assert.deepEqual(await balanceOf(context.database, fresh.id, false, 'USD'), { available: 0, reserved: 100_000_000, inFlight: 0, external: -100_000_000 });
-    const [pages] = await queryRows<{ count: number }>(context.database.db, sql`select count(*)::int as count from payout_pages where merchant_id = ${fresh.id}`);
-    assert.equal(pages?.count, 20);
-    // Cancels racing new creates: freed funds are reused, never double counted.
-    const ids = responses.filter((response) => response.statusCode === 200).map((response) => json<{ data: { id: string } }>(response).data.id);
-    const mixed = await Promise.all([
-      ...ids.slice(0, 10).map((id) => pageAction(context, fresh, id, 'cancel')),
-      ...Array.from({ length: 20 }, () =>
-        context.request({
-          method: 'POST',
-          url: '/v1/payout_pages?livemode=false',
-          apiKey: fresh.apiKey,
-          body: { amount, fundingCurrency: 'USD', clientReferenceId: uniqueReference('burst2'), releaseMethod: 'MANUAL', customer: { referenceId: uniqueReference('c'), email: 'burst@example.com' } },
-        }),
-      ),
-    ]);
-    const created = mixed.slice(10).filter((response) => response.statusCode === 200).length;
-    assert.ok(mixed.slice(0, 10).every((response) => response.statusCode === 200));
-    assert.ok(created <= 10, `${created} created with 10 pages' worth of funds freed`);
-    const balance = await balanceOf(context.database, fresh.id, false, 'USD');
-    assert.equal(balance.available, (10 - created) * amount);
-    assert.equal(balance.reserved, (10 + created) * amount);
+  test('concurrent retries of one page: exactly one is taken, never two attempts in flight', async () => {
+    const page = await createPage(context, merchant, { amount: 1_500 });
+    await confirmPage(context, merchant, page.id, { payoutMethod: rejectedBankMethod, kyc: fullKyc });
+    await advanceAndDrain(context);
+    await advanceAndDrain(context);
+    assert.equal((await getPage(context, merchant, page.id))['sub-status'], 'PAYOUT_REJECTED');
+    const responses = await Promise.all(Array.from({ length: 10 }, () => retryPayout(context, merchant, page.id, otherBankMethod)));
+    const outcomes = responses.map((response) => (response.ok ? 'OK' : response.code));
+    assert.equal(outcomes.filter((outcome) => outcome === 'OK').length, 1, outcomes.join(','));
+    assert.equal(outcomes.filter((outcome) => outcome === 'INVALID_STATE').length, 9, outcomes.join(','));
+    const live = (await attemptsOfPage(context, page.id)).filter((attempt) => attempt.status === 'SUBMITTING' || attempt.status === 'SUBMITTED');
+    assert.equal(live.length, 1);
+    await advanceAndDrain(context);
+    assert.equal((await getPage(context, merchant, page.id)).status, 'PROCESSED');
   });
 });

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertError } from '../../helpers/assertions.ts';
+import { openPaymentPageListSuite, pageLists, type PageBody } from '../../helpers/payment-pages.ts';
+
+describe('GET /v1/payment_pages: bad cursors and filters', () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let other: TestMerchant;
+  let created: PageBody[] = [];
+
+  before(async () => ({ context, merchant, other, created } = await openPaymentPageListSuite()));
+  after(async () => context.close());
+
+  const { list } = pageLists(() => ({ context, merchant }));
+
+  test('a cursor of another list, filter set, mode or merchant, or a foreign id → 400 WRONG_PARAMETER naming startingAfter', async () => {
+    const cursor = encodeURIComponent((await list('livemode=false&limit=2')).nextCursor ?? '');
+    const events = await context.request({ method: 'GET', url: '/v1/events?limit=1', apiKey: merchant.apiKey });
+    const eventsCursor = encodeURIComponent(json<{ data: { nextCursor?: string } }>(events).data.nextCursor ?? 'none');
+    const otherCursor = encodeURIComponent((await list('limit=1', other.apiKey)).nextCursor ?? 'none-other');
+    const theirPage = (await list('limit=1', other.apiKey)).paymentPages[0]?.id ?? '';
+    const liveId = created.find((page) => page.livemode)?.id ?? '';
+    for (const query of [
+      `startingAfter=${cursor}&livemode=true`,
+      `startingAfter=${cursor}`,
+      `startingAfter=${cursor}&livemode=false&status=CREATED`,
+      `startingAfter=${eventsCursor}`,
+      `startingAfter=${otherCursor}`,
+      `startingAfter=${cursor.slice(0, -2)}AA`,
+      `startingAfter=${theirPage}`,
+      `startingAfter=${liveId}&livemode=false`,
+      'startingAfter=garbage',
+    ]) {
+      assertError(await context.request({ method: 'GET', url: `/v1/payment_pages?${query}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', 'startingAfter');
+    }
+    // The same cursor from the same list is accepted.
+    assert.equal((await list(`startingAfter=${cursor}&livemode=false&limit=2`)).paymentPages.length, 2);
+  });
+
+  test('bad filter values → 400 WRONG_PARAMETER naming the field, for every field', async () => {
+    const bad: Array<[string, string]> = [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['status=CANCELED', 'status'],
+      ['createdFrom=yesterday', 'createdFrom'],
+      ['createdTo=1.5', 'createdTo'],
+      ['createdFrom=2000&createdTo=1000', 'createdTo'],
+      [`clientReferenceId=${'x'.repeat(256)}`, 'clientReferenceId'],
+      ['livemode=maybe', 'livemode'],
+      ['sort=asc', 'sort'],
+    ];
+    for (const [query, field] of bad) {
+      assertError(await context.request({ method: 'GET', url: `/v1/payment_pages?${query}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', field);
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { TestContext, TestMerchant } from '../../helpers/context.ts';
+import { createPage, openPayoutPageListSuite, pageAction, payoutPageLists, type ListedPayoutPage } from '../../helpers/payout-pages.ts';
+
+describe('GET /v1/payout_pages: newest first, paged, filtered', () => {
+  let context: TestContext;
+  let merchant: TestMerchant;
+  let created: ListedPayoutPage[] = [];
+  let customerA: { referenceId: string; email: string };
+
+  before(async () => ({ context, merchant, created, customerA } = await openPayoutPageListSuite()));
+  after(async () => context.close());
+
+  const { list, all, ids } = payoutPageLists(() => ({ context, merchant }));
+
+  test('pages newest first until hasMore is false, each item exactly as GET by id answers it; both modes by default', async () => {
+    const seen = await all('');
+    assert.deepEqual(seen, created);
+    assert.ok(seen.some((page) => page.merchant.livemode) && seen.some((page) => !page.merchant.livemode));
+  });
+
+  test('default limit 20; startingAfter also takes a payout page id', async () => {
+    const first = await list('');
+    assert.equal(first.payoutPages.length, 20);
+    assert.equal(first.hasMore, true);
+    const rest = await list(`startingAfter=${first.payoutPages[19]?.id ?? ''}`);
+    assert.deepEqual(ids(rest.payoutPages), ids(created.slice(20)));
+    assert.equal(rest.hasMore, false);
+    assert.equal(rest.nextCursor, undefined);
+  });
+
+  test('filters: livemode, status, customerId, clientReferenceId, createdFrom/createdTo, and together', async () => {
+    assert.deepEqual(ids(await all('livemode=true')), ids(created.filter((page) => page.merchant.livemode)));
+    assert.deepEqual(ids(await all('status=CANCELED')), ids(created.filter((page) => page.status === 'CANCELED')));
+    const customerId = created.find((page) => page.customer.referenceId === customerA.referenceId && !page.merchant.livemode)?.customer.id ?? '';
+    assert.deepEqual(ids(await all(`customerId=${customerId}`)), ids(created.filter((page) => page.customer.id === customerId)));
+    const target = created[7];
+    assert.ok(target);
+    assert.deepEqual(ids(await all(`clientReferenceId=${encodeURIComponent(target.clientReferenceId)}`)), [target.id]);
+    const from = created[15]?.createdAt ?? 0;
+    const to = created[4]?.createdAt ?? 0;
+    assert.deepEqual(ids(await all(`createdFrom=${from}&createdTo=${to}`)), ids(created.filter((page) => page.createdAt >= from && page.createdAt <= to)));
+    assert.deepEqual(
+      ids(await all(`livemode=false&status=CREATED&createdTo=${to}`)),
+      ids(created.filter((page) => !page.merchant.livemode && page.status === 'CREATED' && page.createdAt <= to)),
+    );
+    assert.deepEqual(ids(await all('customerId=cus_unknown')), []);
+  });
+
+  test('created bounds at the ends of the JavaScript date range (±8.64e15 ms, past what the database stores) are answered, not 500', async () => {
+    const extreme = 8_640_000_000_000_000;
+    assert.deepEqual(ids(await all(`createdFrom=${-extreme}&createdTo=${extreme}`)), ids(created));
+    assert.deepEqual(ids(await all(`createdFrom=${-extreme}`)), ids(created));
+    assert.deepEqual(ids(await all(`createdTo=${extreme}`)), ids(created));
+    assert.deepEqual(ids(await all(`createdFrom=${extreme}`)), []);
+    assert.deepEqual(ids(await all(`createdFrom=${-extreme}&createdTo=${-extreme}`)), []);
+    assert.deepEqual(ids(await all(`createdFrom=253402300800000`)), []);
+  });
+
+  test('a page stays stable while pages are inserted: the next page continues where the last ended', async () => {
+    const first = await list('livemode=false&limit=5');
+    context.clock.advance(1_000);
+    const newer = await createPage(context, merchant, { amount: 1 });
+    const second = await list(`livemode=false&limit=5&startingAfter=${encodeURIComponent(first.nextCursor ?? '')}`);
+    const sandbox = created.filter((page) => !page.merchant.livemode);
+    assert.deepEqual(ids(first.payoutPages), ids(sandbox.slice(0, 5)));
+    assert.deepEqual(ids(second.payoutPages), ids(sandbox.slice(5, 10)));
+    assert.equal((await list('livemode=false&limit=1')).payoutPages[0]?.id, newer.id);
+    await pageAction(context, merchant, newer.id, 'cancel');
+  });
+});
