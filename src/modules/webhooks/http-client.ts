@@ -74,7 +74,9 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   // receiver's Keep-Alive hint less 2 s), before a typical server's 5 s. undici (a megabyte of the
   // bundle, about a tenth of a restart's CPU) is loaded with the first delivery, not at start.
   const makeAgents = async (): Promise<Record<TargetPolicy, Agent>> => {
-    const undici = await import('undici');
+    // The module's default export: its CommonJS exports, both through Node and in the bundle (whose
+    // namespace of a CommonJS package has only `default`).
+    const { default: undici } = await import('undici');
     const agentFor = (policy: TargetPolicy) =>
       new undici.Agent({
         connect: guardedConnector(undici.buildConnector, policy, options.timeoutMs),
