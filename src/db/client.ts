@@ -123,32 +123,9 @@ function drizzleClient(client: PGlite): PGlite {
   } as unknown as PGlite;
 }
 
-let pgliteWasm: Promise<WebAssembly.Module | undefined> | undefined;
-
-/**
- * PostgreSQL's WebAssembly (pglite.wasm, 9 MB), compiled once per process and started at once:
- * V8 compiles it in background threads while the main thread loads the app's modules. PGlite
- * itself read and compiled it only after its own module and file system bundle had loaded, when the
- * main thread had nothing left to do but wait for it. Undefined (PGlite compiles it as before) if
- * the file is not where PGlite 0.5 keeps it.
- */
-function compilePgliteWasm(): Promise<WebAssembly.Module | undefined> {
-  if (pgliteWasm === undefined) {
-    let bytes: Uint8Array<ArrayBuffer> | undefined;
-    try {
-      bytes = fs.readFileSync(new URL('./pglite.wasm', import.meta.resolve('@electric-sql/pglite'))) as Uint8Array<ArrayBuffer>;
-    } catch {
-      bytes = undefined;
-    }
-    pgliteWasm = bytes ? WebAssembly.compile(bytes).catch(() => undefined) : Promise.resolve(undefined);
-  }
-  return pgliteWasm;
-}
-
 export async function openPglite(options: OpenPgliteOptions): Promise<Database & { client: PGlite }> {
   // Loaded here, not at the top: a server on PostgreSQL never loads the embedded database (its
   // WebAssembly build takes as long to load as the rest of the server).
-  const wasm = compilePgliteWasm();
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const release = options.dataDir ? acquireDirectoryLock(options.dataDir) : () => undefined;
   let client: PGlite;
@@ -157,9 +134,7 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
     if (pgliteDataDir && !options.snapshot) {
       await seedFromBuild(pgliteDataDir);
     }
-    const pgliteWasmModule = await wasm;
     client = await PGlite.create({
-      ...(pgliteWasmModule ? { pgliteWasmModule } : {}),
       ...(pgliteDataDir ? { dataDir: pgliteDataDir } : {}),
       ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
       parsers: drizzleParsers,
