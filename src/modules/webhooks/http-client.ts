@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { BlockedTargetError, blockedLiteral, guardedLookups, refusalUnder, type TargetPolicy } from './ssrf.ts';
 
 /** What one HTTP attempt came to. `statusCode` is null when no answer arrived (refused, timeout, reset). */
@@ -38,8 +38,8 @@ const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
  * is checked again before undici writes a request on it. A kept-alive socket is only reused by the
  * same agent, so by requests of the policy it was checked under: it is checked once, here.
  */
-function guardedConnector(policy: TargetPolicy, timeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ lookup: guardedLookups[policy], timeout: timeoutMs });
+function guardedConnector(build: typeof buildConnector, policy: TargetPolicy, timeoutMs: number): buildConnector.connector {
+  const connect = build({ lookup: guardedLookups[policy], timeout: timeoutMs });
   return (options, callback) =>
     connect(options, (error, socket) => {
       if (error !== null) {
@@ -71,29 +71,52 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
   const maxSockets = options.maxSockets ?? 64;
   // One agent per policy: a kept-alive socket opened for a sandbox delivery to a private address is
   // never reused by a live delivery to the same host name. Idle connections close after 4 s (or the
-  // receiver's Keep-Alive hint less 2 s), before a typical server's 5 s.
-  const agentFor = (policy: TargetPolicy) =>
-    new Agent({
-      connect: guardedConnector(policy, options.timeoutMs),
-      connections: maxSockets,
-      keepAliveTimeout: 4_000,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      // The answer's headers are small; a receiver that sends more is cut off.
-      maxHeaderSize: 16 * 1024,
+  // receiver's Keep-Alive hint less 2 s), before a typical server's 5 s. undici (a megabyte of the
+  // bundle, about a tenth of a restart's CPU) is loaded with the first delivery, not at start.
+  const makeAgents = async (): Promise<Record<TargetPolicy, Agent>> => {
+    // The module's default export: its CommonJS exports, both through Node and in the bundle (whose
+    // namespace of a CommonJS package has only `default`).
+    const { default: undici } = await import('undici');
+    const agentFor = (policy: TargetPolicy) =>
+      new undici.Agent({
+        connect: guardedConnector(undici.buildConnector, policy, options.timeoutMs),
+        connections: maxSockets,
+        keepAliveTimeout: 4_000,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        // The answer's headers are small; a receiver that sends more is cut off.
+        maxHeaderSize: 16 * 1024,
+      });
+    return { public: agentFor('public'), private: agentFor('private') };
+  };
+  let loading: Promise<Record<TargetPolicy, Agent>> | null = null;
+  let agents: Record<TargetPolicy, Agent> | null = null;
+  let closed = false;
+  const loadAgents = () => {
+    loading ??= makeAgents().then((made) => {
+      if (closed) {
+        closeAgents(made);
+      }
+      return (agents = made);
     });
-  const agents: Record<TargetPolicy, Agent> = { public: agentFor('public'), private: agentFor('private') };
+    return loading;
+  };
+  const closeAgents = (made: Record<TargetPolicy, Agent>) => {
+    for (const agent of Object.values(made)) {
+      void agent.destroy().catch(() => undefined);
+    }
+  };
   const userAgent = options.userAgent ?? 'Paysail-Webhooks/1.0 (+https://github.com/paysail)';
 
   /** Why a request that was never written timed out: every connection to the origin busy, or none established in time. */
-  function notSent(policy: TargetPolicy, target: URL, timeoutMs: number): string {
-    const connected = Number(agents[policy].stats[target.origin]?.connected ?? 0);
+  function notSent(agent: Agent, target: URL, timeoutMs: number): string {
+    const connected = Number(agent.stats[target.origin]?.connected ?? 0);
     return connected >= maxSockets
       ? `no free connection to ${target.host} within ${timeoutMs} ms (${maxSockets} busy); not sent`
       : `no connection to ${target.host} established within ${timeoutMs} ms; not sent`;
   }
 
-  function attempt(target: URL, policy: TargetPolicy, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Attempt> {
+  function attempt(agent: Agent, target: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Attempt> {
     const started = performance.now();
     return new Promise((resolve) => {
       let settled = false;
@@ -134,7 +157,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
             if (settled) {
               return;
             }
-            const error = new AttemptTimeoutError(controller ? `no complete answer within ${timeoutMs} ms` : notSent(policy, target, timeoutMs));
+            const error = new AttemptTimeoutError(controller ? `no complete answer within ${timeoutMs} ms` : notSent(agent, target, timeoutMs));
             if (statusCode !== null) {
               answered(`timeout: ${error.message}`);
             } else {
@@ -186,7 +209,7 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
           finish({ ok: false, statusCode: null, responseBody: null, error: message, retryAfter: undefined }, reusedSocketReset);
         },
       };
-      agents[policy].dispatch(
+      agent.dispatch(
         {
           origin: target.origin,
           path: `${target.pathname}${target.search}`,
@@ -220,14 +243,16 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
         return { ok: false, statusCode: null, latencyMs: 0, responseBody: null, error: `blocked: ${refusal}`, retryAfter: undefined };
       }
       const limit = Math.min(timeoutMs, options.timeoutMs);
-      const first = await attempt(target, policy, headers, body, limit);
-      const final = first.reusedSocketReset ? await attempt(target, policy, headers, body, limit) : first;
+      const agent = (agents ?? (await loadAgents()))[policy];
+      const first = await attempt(agent, target, headers, body, limit);
+      const final = first.reusedSocketReset ? await attempt(agent, target, headers, body, limit) : first;
       const { reusedSocketReset: _reusedSocketReset, ...result } = final;
       return result;
     },
     close() {
-      for (const agent of Object.values(agents)) {
-        void agent.destroy().catch(() => undefined);
+      closed = true;
+      if (agents !== null) {
+        closeAgents(agents);
       }
     },
   };
