@@ -159,13 +159,23 @@ async function runBackend(backend: string, database: Database, options: { throug
         }
       });
     }
+    // Arrivals are checked from the first id not seen yet (they come about in order): a scan of the
+    // whole backlog every 10 ms cost about 3 % of this process's CPU, counted in the CPU per delivery.
+    const awaited = [...backlog];
+    let seen = 0;
     const backlogBefore = { requests: receiver.requests(), statusCodes: receiver.statusCodes() };
     const serverBefore = database.kind === 'postgres' ? await backendCpu(database) : new Map<number, number>();
     const profiler = await startProfile();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await platform.worker.start();
-    await waitFor('the backlog to arrive', () => [...backlog].every((id) => receiver.arrivals.has(id)), 300_000, 10);
+    const arrived = () => {
+      while (seen < awaited.length && receiver.arrivals.has(awaited[seen] ?? '')) {
+        seen += 1;
+      }
+      return seen === awaited.length;
+    };
+    await waitFor('the backlog to arrive', arrived, 300_000, 10);
     await waitFor('the backlog to be recorded', async () => (await succeeded(database, merchant.id)) >= before + options.throughputEvents, 60_000, 5);
     const seconds = (performance.now() - started) / 1000;
     const cpuUsed = process.cpuUsage(cpuBefore);

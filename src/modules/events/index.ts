@@ -3,7 +3,7 @@
  * Other modules and the app use it through this file only.
  */
 export { eventFanoutQueue, type EventRow, type EventType, eventTypes, findEvent, recordEvent, recordTestEvent } from './record.ts';
-export { deliveryEvents } from './fragments.ts';
+export { deliveryEventOf, deliveryEvents, deliveryEventsFrom, type DeliveryEventRow } from './fragments.ts';
 export { registerEventRoutes } from './routes.ts';
 export { EventIdParams, EventSchema, type EventView } from './schemas.ts';
 export { createEventsService, type EventsService, eventView, scheduleEventRetention } from './service.ts';

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Executor } from '../../db/client.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
@@ -8,7 +8,7 @@ import { enqueueJob } from '../../jobs/queue.ts';
 import type { BatchContext, BatchJob, JobDefinition } from '../../jobs/worker.ts';
 import type { Clock } from '../../clock.ts';
 import { deliveryEvents, eventFanoutQueue } from '../events/index.ts';
-import { fraudReportWebhooksEnabledOf, merchantEmailOf } from '../merchants/index.ts';
+import { merchantEmailOf } from '../merchants/index.ts';
 import type { AttemptResult, WebhookHttpClient } from './http-client.ts';
 import { subscribes } from './rules.ts';
 import { afterCircuit, attemptTimeoutMs, circuitState, DeliveryGate, spread, type FairnessLimits } from './fairness.ts';
@@ -17,6 +17,7 @@ import { createUnparkJob } from './unpark.ts';
 import { createEndpointHealth } from './health.ts';
 import { createAttemptLog, deliverQueue, type AttemptTarget, type DeliverPayload } from './attempt-log.ts';
 import { createAttemptSender } from './sender.ts';
+import { readFanoutRows } from './fanout-read.ts';
 
 export { deliverQueue, type DeliverPayload } from './attempt-log.ts';
 export { secretAssociatedData } from './sender.ts';
@@ -107,29 +108,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
    */
   async function fanoutBatch(jobs: BatchJob<{ eventId: string }>[], context: BatchContext<{ eventId: string }>): Promise<void> {
     const now = context.now;
-    // The events (their module's subquery) with their merchants' settings (scalar subqueries of the
-    // merchants module) and candidate endpoints, in one statement (decision 0049).
-    const event = deliveryEvents;
-    const rows = await database.db
-      .select({
-        event: eventColumns,
-        fraudEnabled: fraudReportWebhooksEnabledOf(event.merchantId),
-        merchantEmail: merchantEmailOf(event.merchantId),
-        endpoint: webhookEndpoints,
-      })
-      .from(event)
-      .leftJoin(
-        webhookEndpoints,
-        and(
-          eq(webhookEndpoints.merchantId, event.merchantId),
-          eq(webhookEndpoints.livemode, event.livemode),
-          eq(webhookEndpoints.status, 'ENABLED'),
-          isNull(webhookEndpoints.deletedAt),
-          // An endpoint added later does not receive older events (a backlog would otherwise leak them).
-          lte(webhookEndpoints.createdAt, event.createdAt),
-        ),
-      )
-      .where(jobs.length === 1 && jobs[0] ? eq(event.id, jobs[0].payload.eventId) : inArray(event.id, [...new Set(jobs.map((job) => job.payload.eventId))]));
+    const rows = await readFanoutRows(database.db, [...new Set(jobs.map((job) => job.payload.eventId))]);
     const byEvent = new Map<string, typeof rows>();
     for (const row of rows) {
       const list = byEvent.get(row.event.id) ?? [];
