@@ -3,6 +3,16 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 
 const dialect = new PgDialect();
 
+/** A `Param`'s driver value (its encoder's), or the parameters of the SQL it maps to; false when that SQL is not followed. */
+function pushParam(chunk: Param, into: unknown[]): boolean {
+  const mapped: unknown = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
+  if (is(mapped, SQL)) {
+    return paramsOf(mapped, into) !== undefined;
+  }
+  into.push(mapped);
+  return true;
+}
+
 /**
  * The parameters of `query` in the order drizzle's `sqlToQuery` numbers them, without rendering its
  * text; undefined when a chunk is of a kind this walk does not follow (drizzle renders it then). It
@@ -25,6 +35,23 @@ export function paramsOf(query: SQL, into: unknown[] = []): unknown[] | undefine
       }
       continue;
     }
+    // The three kinds a statement is mostly made of, by `instanceof` first: drizzle's `is` (below)
+    // answers the same for them but walks the prototype chain for every kind that does not match.
+    if (chunk instanceof StringChunk) {
+      continue;
+    }
+    if (chunk instanceof SQL) {
+      if (!paramsOf(chunk, into)) {
+        return undefined;
+      }
+      continue;
+    }
+    if (chunk instanceof Param && !is(chunk.value, Placeholder)) {
+      if (!pushParam(chunk, into)) {
+        return undefined;
+      }
+      continue;
+    }
     if (typeof chunk !== 'object' || chunk === null || !(entityKind in (chunk.constructor as object))) {
       // A plain value (string, number, boolean, null, Date, a JSON object): one parameter as is.
       into.push(chunk);
@@ -40,13 +67,8 @@ export function paramsOf(query: SQL, into: unknown[] = []): unknown[] | undefine
       continue;
     }
     if (is(chunk, Param) && !is(chunk.value, Placeholder)) {
-      const mapped: unknown = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
-      if (is(mapped, SQL)) {
-        if (!paramsOf(mapped, into)) {
-          return undefined;
-        }
-      } else {
-        into.push(mapped);
+      if (!pushParam(chunk, into)) {
+        return undefined;
       }
       continue;
     }
