@@ -5,13 +5,18 @@ import { planProcesses } from './run.ts';
 describe('npm test: which files share a process (test/run.ts)', () => {
   const plain = () => "describe('x', () => { before(() => {}); });";
 
-  test('files of one folder share a process, at most 8; each folder its own; src/ as one folder', () => {
+  test('the files of test/http (any module folder) share a process, at most 10; test/integration and test/providers the same; src/ as one folder; other folders each their own', () => {
     const admin = Array.from({ length: 10 }, (_, index) => `test/http/admin/a${String(index).padStart(2, '0')}.test.ts`);
-    const units = planProcesses([...admin, 'test/http/ledger/balance.test.ts', 'src/config/index.test.ts', 'src/modules/kyc/rules.test.ts'], plain);
+    const units = planProcesses(
+      [...admin, 'test/http/ledger/balance.test.ts', 'test/integration/jobs/claim.test.ts', 'test/integration/kyc/rules.test.ts', 'test/security/pii.test.ts', 'test/web/page.test.ts', 'src/config/index.test.ts', 'src/modules/kyc/rules.test.ts'],
+      plain,
+    );
     const sizes = units.map((unit) => unit.length).sort();
-    assert.deepEqual(sizes, [1, 2, 2, 8]);
+    assert.deepEqual(sizes, [1, 1, 1, 10, 2, 2]);
     assert.ok(units.some((unit) => unit.length === 2 && unit.every((file) => file.startsWith('src/'))));
-    assert.ok(units.every((unit) => new Set(unit.map((file) => file.split('/').slice(0, 3).join('/'))).size === 1 || unit[0]?.startsWith('src/')));
+    assert.ok(units.some((unit) => unit.length === 2 && unit.every((file) => file.startsWith('test/integration/'))));
+    assert.ok(units.some((unit) => unit.length === 1 && unit[0] === 'test/http/ledger/balance.test.ts'));
+    assert.ok(units.every((unit) => new Set(unit.map((file) => file.split('/').slice(0, file.startsWith('src/') ? 1 : 2).join('/'))).size === 1));
   });
 
   test('files that start processes or browsers, or have top-level hooks, run alone', () => {

@@ -5,9 +5,10 @@
  * `node --test` on Node 20 runs each file in its own process, and each process pays the same fixed
  * cost before its first test: loading the server's modules through tsx, an embedded database from
  * the migrated snapshot and the HTTP app's compiled schemas — about 7 CPU-seconds, measured, against
- * 1–3 for the tests of a typical file. Files of one folder therefore share a process (up to
- * `groupSize`), each still building its own context in its own `before`: what they share is the
- * loaded modules and the compiled WebAssembly and schemas, never data. A file runs alone when it
+ * 1–3 for the tests of a typical file. Files of one folder (test/http's, test/integration's and
+ * test/providers' as one folder each, decision 0066) therefore share a process (up to `groupSize`),
+ * each still building its own context in its own `before`: what they share is the loaded modules,
+ * the compiled WebAssembly and schemas and an emptied embedded database, never data. A file runs alone when it
  * starts processes or browsers of its own (test/reliability, test/e2e, test/docs, test/cli) or has
  * hooks at its top level (they would apply to its neighbours' tests too).
  *
@@ -21,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const groupSize = 8;
+const groupSize = 10;
 const roots = ['test', 'src', 'packages'];
 const runsAlone = /^test\/(reliability|e2e|docs|cli)\//;
 const topLevelHook = /^(before|after|beforeEach|afterEach)\(/m;
@@ -58,13 +59,16 @@ function testFiles(directory: string): string[] {
   });
 }
 
-/** Files that share a process: one folder's (src/ and each package's tests as one folder each). */
+/**
+ * Files that share a process: test/http's, test/integration's and test/providers' across their
+ * module folders, src/ and each package's tests as one folder each, any other folder's own.
+ */
 function groupKey(file: string): string {
   const parts = file.split(path.sep);
   if (parts[0] === 'src') {
     return 'src';
   }
-  if (parts[0] === 'packages') {
+  if (parts[0] === 'packages' || (parts[0] === 'test' && ['http', 'integration', 'providers'].includes(parts[1] ?? ''))) {
     return parts.slice(0, 2).join('/');
   }
   return path.dirname(file);
