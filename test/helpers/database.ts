@@ -53,10 +53,13 @@ type PgliteDatabase = Awaited<ReturnType<typeof openPglite>>;
  */
 const idle: PgliteDatabase[] = [];
 let snapshotCatalog: string | undefined;
+let ending = false;
 if (process.env.NODE_TEST_CONTEXT) {
   // A test process of `node --test`: the kept database closes after its last file (left open, it
   // could keep that process from ending).
+  // From then on a database a file closes (a later root hook of a file's own) is really closed.
   after(async () => {
+    ending = true;
     await Promise.all(idle.splice(0).map((database) => database.close()));
   });
 }
@@ -92,8 +95,26 @@ const catalogFingerprint = `select md5(concat_ws('|',
  */
 function lentOut(database: PgliteDatabase): PgliteDatabase {
   let closed = false;
+  // Closed, it behaves as a closed database to whoever still holds it (a test that closes the
+  // database under a running app, for /readyz): every use fails, as PGlite's own would.
+  const refused = () => new Error('PGlite is closed');
+  const guard = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, property) {
+        if (closed) {
+          throw refused();
+        }
+        const value: unknown = Reflect.get(object, property);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+      },
+    });
   return {
     ...database,
+    db: guard(database.db),
+    client: guard(database.client),
+    transaction: (work) => (closed ? Promise.reject(refused()) : database.transaction(work)),
+    listen: (channel, onNotify) => (closed ? Promise.reject(refused()) : database.listen(channel, onNotify)),
+    ping: () => (closed ? Promise.reject(refused()) : database.ping()),
     async close() {
       if (closed) {
         return;
@@ -113,12 +134,15 @@ async function fingerprint(database: PgliteDatabase): Promise<string | undefined
 async function resetToSnapshot(database: PgliteDatabase): Promise<boolean> {
   const client = database.client;
   try {
-    if (client.closed || idle.length > 0) {
+    if (ending || client.closed || idle.length > 0) {
       return false;
     }
-    // Not inside a transaction block a file left open (there, now() is the block's start).
-    const outside = await client.query<{ outside: boolean }>('select now() = statement_timestamp() as outside');
-    if (outside.rows[0]?.outside !== true) {
+    // Not inside a transaction block a file left open (a savepoint is refused outside one).
+    const inside = await client.exec('savepoint paysail_test_reuse').then(
+      () => true,
+      () => false,
+    );
+    if (inside) {
       return false;
     }
     // Session state a file may have left: settings, advisory locks, cursors, prepared statements.
