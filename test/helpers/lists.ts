@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { assertError } from './assertions.ts';
 import { json, type TestContext, type TestMerchant } from './context.ts';
 
 /**
@@ -26,4 +27,35 @@ export function listCalls<Item extends { id: string }, Key extends string>(curre
     return seen;
   }
   return { list, all, ids: (items: Item[]) => items.map((item) => item.id) };
+}
+
+/**
+ * The cursor errors every keyset-paged list of pages answers alike (GET `path` as `merchant`):
+ * a cursor of another mode, of the default mode, of another filter set, of another list (`/v1/events`),
+ * of another merchant, a cursor altered, another merchant's id (`theirId`), an id of the other mode
+ * (`liveId`) and garbage → 400 WRONG_PARAMETER naming startingAfter. `cursor` is a test-mode cursor
+ * of the same list, already URL-encoded; `otherCursor` another merchant's.
+ */
+export async function assertForeignCursorsRefused(
+  context: TestContext,
+  merchant: TestMerchant,
+  path: string,
+  cursors: { cursor: string; otherCursor: string; theirId: string; liveId: string },
+): Promise<void> {
+  const { cursor, otherCursor, theirId, liveId } = cursors;
+  const events = await context.request({ method: 'GET', url: '/v1/events?limit=1', apiKey: merchant.apiKey });
+  const eventsCursor = encodeURIComponent(json<{ data: { nextCursor?: string } }>(events).data.nextCursor ?? 'none');
+  for (const query of [
+    `startingAfter=${cursor}&livemode=true`,
+    `startingAfter=${cursor}`,
+    `startingAfter=${cursor}&livemode=false&status=CREATED`,
+    `startingAfter=${eventsCursor}`,
+    `startingAfter=${otherCursor}`,
+    `startingAfter=${cursor.slice(0, -2)}AA`,
+    `startingAfter=${theirId}`,
+    `startingAfter=${liveId}&livemode=false`,
+    'startingAfter=garbage',
+  ]) {
+    assertError(await context.request({ method: 'GET', url: `${path}?${query}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', 'startingAfter');
+  }
 }
