@@ -82,3 +82,18 @@ export function disputeCalls(current: () => { context: TestContext; merchant: Te
     },
   };
 }
+
+/**
+ * The list suites' set-up: `openDisputeSuite` plus two disputes of the merchant to page through
+ * (4,200 then 1,500), and `everything`, the merchant's test-mode disputes newest first.
+ */
+export async function openDisputeListSuite(): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; everything: Dispute[] }> {
+  const suite = await openDisputeSuite();
+  const { paid, disputed } = disputeCalls(() => suite);
+  for (const amount of [4_200, 1_500]) {
+    await disputed(await paid(disputeCard, amount));
+  }
+  const all = await suite.context.request({ method: 'GET', url: '/v1/disputes?livemode=false', apiKey: suite.merchant.apiKey });
+  assert.equal(all.statusCode, 200, all.body);
+  return { ...suite, everything: json<{ data: { disputes: Dispute[] } }>(all).data.disputes };
+}
