@@ -38,7 +38,6 @@ describe('POST /v1/customers/:id/erase', () => {
   let checks = 0;
   let context: TestContext;
   let merchant: TestMerchant;
-  let other: TestMerchant;
   const opened: TestContext[] = [];
   let customerId: string;
   let payoutPageId: string;
@@ -48,7 +47,6 @@ describe('POST /v1/customers/:id/erase', () => {
   before(async () => {
     context = await createTestContext({ keyRing: createKeyRing(keys) });
     merchant = await context.createMerchant();
-    other = await context.createMerchant();
     const created = await context.request({
       method: 'POST',
       url: '/v1/customers?livemode=false',
@@ -125,19 +123,8 @@ describe('POST /v1/customers/:id/erase', () => {
 
   const found = (text: string) => Object.entries(canary).filter(([, value]) => text.toLowerCase().includes(value.toLowerCase())).map(([name]) => name);
 
-  test('a foreign or unknown id → 404; an open payout page → 409 INVALID_STATE naming it, nothing erased', async () => {
-    assertError(await context.request({ method: 'POST', url: `/v1/customers/${customerId}/erase`, apiKey: other.apiKey }), 404, 'NOT_FOUND');
-    assertError(await context.request({ method: 'POST', url: `/v1/customers/cus_${'0'.repeat(36)}/erase`, apiKey: merchant.apiKey }), 404, 'NOT_FOUND');
-    const open = await createPayoutPage(context, merchant, { customer: { referenceId: 'erase-ref-open', email: 'open@example.com' } });
-    const openCustomer = open.customer.id;
-    const refused = assertError(await context.request({ method: 'POST', url: `/v1/customers/${openCustomer}/erase`, apiKey: merchant.apiKey }), 409, 'INVALID_STATE');
-    assert.match(refused.errorMessage, new RegExp(open.id));
-    const still = assertSucceeded<{ email?: string }>(await context.request({ method: 'GET', url: `/v1/customers/${openCustomer}`, apiKey: merchant.apiKey }));
-    assert.equal(still.email, 'open@example.com', 'nothing of the refused erase was written');
-    assert.ok(found(await everySealedPlaintext()).length > 0, 'before the erase the sealed data does hold the canaries (the check can fail)');
-  });
-
   test('erases every trace; the tombstone answers from then on; CUSTOMER_ERASED once; money records stay and balance', async () => {
+    assert.ok(found(await everySealedPlaintext()).length > 0, 'before the erase the sealed data does hold the canaries (the check can fail)');
     const response = await context.request({ method: 'POST', url: `/v1/customers/${customerId}/erase`, apiKey: merchant.apiKey, headers: { 'idempotency-key': 'erase-1' } });
     const erased = assertSucceeded<Record<string, unknown>>(response);
     assert.deepEqual(Object.keys(erased).sort(), ['createdAt', 'erasedAt', 'id', 'livemode', 'merchantId', 'referenceId']);
