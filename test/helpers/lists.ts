@@ -59,3 +59,24 @@ export async function assertForeignCursorsRefused(
     assertError(await context.request({ method: 'GET', url: `${path}?${query}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', 'startingAfter');
   }
 }
+
+/**
+ * The filters the hosted-page lists (`/v1/payment_pages`, `/v1/payout_pages`) share, each with a bad
+ * value, plus `badStatus` (a status of the other kind of page) → 400 WRONG_PARAMETER naming the field.
+ */
+export async function assertBadPageListFiltersRefused(context: TestContext, merchant: TestMerchant, path: string, badStatus: string): Promise<void> {
+  const bad: Array<[string, string]> = [
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    [`status=${badStatus}`, 'status'],
+    ['createdFrom=yesterday', 'createdFrom'],
+    ['createdTo=1.5', 'createdTo'],
+    ['createdFrom=2000&createdTo=1000', 'createdTo'],
+    [`clientReferenceId=${'x'.repeat(256)}`, 'clientReferenceId'],
+    ['livemode=maybe', 'livemode'],
+    ['sort=asc', 'sort'],
+  ];
+  for (const [query, field] of bad) {
+    assertError(await context.request({ method: 'GET', url: `${path}?${query}`, apiKey: merchant.apiKey }), 400, 'WRONG_PARAMETER', field);
+  }
+}
