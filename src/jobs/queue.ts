@@ -140,6 +140,11 @@ export interface ClaimLane {
  * has come, oldest `run_at` first. The two are separate index scans (`jobs_running_locked_until`,
  * `jobs_pending_queue_run_at`) read lazily up to the lane's limit, so a claim costs the same with a
  * backlog of a million as with ten: no scan or sort of every due row.
+ *
+ * The UPDATE finds the locked rows by `ctid` (a Tid Scan), not by joining their ids back through
+ * `jobs_pkey`: a row this statement holds FOR UPDATE cannot move meanwhile. A locked version that
+ * the statement's snapshot does not see (committed by another transaction after the snapshot) is
+ * not updated: that job stays as it is, for the next claim (decision 0068).
  */
 export async function claimJobLanes(executor: Executor, options: { now: Date; leaseMs: number; workerId: string; lanes: readonly ClaimLane[] }): Promise<ClaimedJob[]> {
   const lanes = options.lanes.filter((lane) => lane.limit > 0);
@@ -150,18 +155,18 @@ export async function claimJobLanes(executor: Executor, options: { now: Date; le
   // Two CTEs per lane (FOR UPDATE may not sit under a UNION); a CTE is read only as far as the
   // outer LIMIT asks, so pending rows are locked only while the lane still has room.
   const picks = lanes.flatMap((lane, index) => [
-    sql`${sql.raw(`expired${index}`)} as (select id from jobs where status = 'running' and locked_until < ${options.now}${queueFilter(lane.queues)} order by locked_until limit ${lane.limit} for update skip locked)`,
-    sql`${sql.raw(`pending${index}`)} as (select id from jobs where status = 'pending' and run_at <= ${options.now}${queueFilter(lane.queues)} order by run_at limit ${lane.limit} for update skip locked)`,
+    sql`${sql.raw(`expired${index}`)} as (select ctid from jobs where status = 'running' and locked_until < ${options.now}${queueFilter(lane.queues)} order by locked_until limit ${lane.limit} for update skip locked)`,
+    sql`${sql.raw(`pending${index}`)} as (select ctid from jobs where status = 'pending' and run_at <= ${options.now}${queueFilter(lane.queues)} order by run_at limit ${lane.limit} for update skip locked)`,
   ]);
   const union = sql.join(
-    lanes.map((lane, index) => sql`(select id from (select id from ${sql.raw(`expired${index}`)} union all select id from ${sql.raw(`pending${index}`)}) as ${sql.raw(`lane${index}`)} limit ${lane.limit})`),
+    lanes.map((lane, index) => sql`(select ctid from (select ctid from ${sql.raw(`expired${index}`)} union all select ctid from ${sql.raw(`pending${index}`)}) as ${sql.raw(`lane${index}`)} limit ${lane.limit})`),
     sql` union all `,
   );
   return queryRows<ClaimedJob>(
     executor,
     sql`with ${sql.join(picks, sql`, `)}
         update jobs set status = 'running', attempts = attempts + 1, locked_until = ${lockedUntil}, locked_by = ${options.workerId}, updated_at = ${options.now}
-        where id in (${union})
+        where ctid = any(array(${union}))
         returning id, queue, payload, attempts, max_attempts as "maxAttempts"`,
   );
 }

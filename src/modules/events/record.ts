@@ -29,7 +29,10 @@ export async function recordEvent(
 ): Promise<RecordedEvent> {
   const id = newId('event', now.getTime());
   await tx.insert(events).values({ id, merchantId: event.merchantId, livemode: event.livemode, type: event.type, data: event.data, createdAt: now });
-  await enqueueJob(tx, now, eventFanoutQueue, { eventId: id }, { dedupeKey: `${eventFanoutQueue}:${id}`, maxAttempts: 25 });
+  // No dedupe key: the event's primary key makes this job exactly once (it commits with the event,
+  // whose id is new), and a key would add a unique-index entry and check to each of the job's row
+  // versions, on the hottest queue (decision 0068).
+  await enqueueJob(tx, now, eventFanoutQueue, { eventId: id }, { maxAttempts: 25 });
   return { id, type: event.type, createdAt: now };
 }
 
