@@ -10,7 +10,8 @@
  * each still building its own context in its own `before`: what they share is the loaded modules,
  * the compiled WebAssembly and schemas and an emptied embedded database, never data. A file runs alone when it
  * starts processes or browsers of its own (test/reliability, test/e2e, test/docs, test/cli) or has
- * hooks at its top level (they would apply to its neighbours' tests too).
+ * hooks at its top level (they would apply to its neighbours' tests too); on PostgreSQL, where the
+ * browser and doc-example files are reported as skipped, those share one process.
  *
  *   npm test                                   the whole suite
  *   npm test -- test/http/refunds              the files under a folder (or given files)
@@ -22,10 +23,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const groupSize = 10;
+/** Files a process runs at the most (decision 0066 raised it to 10, decision 0057's last amendment to 20). */
+export const groupSize = 20;
 const roots = ['test', 'src', 'packages'];
 const runsAlone = /^test\/(reliability|e2e|docs|cli)\//;
 const topLevelHook = /^(before|after|beforeEach|afterEach)\(/m;
+/** A file that the PostgreSQL run reports as skipped (`{ skip: onEmbeddedRunOnly }`, test/helpers/database.ts). */
+const embeddedRunOnly = /skip: onEmbeddedRunOnly\b/;
 /**
  * The longest files, longest first, from CI's per-file durations (2-CPU machine, both passes side by
  * side): the ledger model (10,000 steps on PostgreSQL), the fuzzer (10,000 requests on PGlite), the
@@ -74,12 +78,26 @@ function groupKey(file: string): string {
   return path.dirname(file);
 }
 
-/** The processes to run, in the order `node --test` starts them. */
-export function planProcesses(files: readonly string[], read: (file: string) => string = (file) => fs.readFileSync(file, 'utf8')): string[][] {
+/**
+ * The processes to run, in the order `node --test` starts them. On PostgreSQL (`onPostgres`) the
+ * files that run on PGlite only are skipped there: they start no browser or process of their own,
+ * so they share one process (each alone would load the server's modules only to report a skip).
+ */
+export function planProcesses(files: readonly string[], read: (file: string) => string = (file) => fs.readFileSync(file, 'utf8'), onPostgres = false): string[][] {
   const units: string[][] = [];
   const groups = new Map<string, string[]>();
+  const skipped: string[] = [];
   for (const file of files) {
-    if (runsAlone.test(file.split(path.sep).join('/')) || topLevelHook.test(read(file))) {
+    const text = read(file);
+    if (topLevelHook.test(text)) {
+      units.push([file]);
+      continue;
+    }
+    if (onPostgres && embeddedRunOnly.test(text)) {
+      skipped.push(file);
+      continue;
+    }
+    if (runsAlone.test(file.split(path.sep).join('/'))) {
       units.push([file]);
       continue;
     }
@@ -94,6 +112,9 @@ export function planProcesses(files: readonly string[], read: (file: string) => 
     }
   }
   units.push(...groups.values());
+  if (skipped.length > 0) {
+    units.push(skipped);
+  }
   // The files known to take longest start first, longest first (so the last process to start is a
   // short one and the two slots finish together); the rest in reverse order of their first file
   // (test/reliability, test/e2e and test/docs before the many short folders of test/http and src).
@@ -114,7 +135,7 @@ async function main(): Promise<void> {
   const flags = args.filter((arg) => !paths.includes(arg));
   const files = [...new Set((paths.length > 0 ? paths : roots).flatMap((root) => testFiles(path.normalize(root))))].sort();
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-tests-'));
-  const entries = planProcesses(files).map((unit, index) => {
+  const entries = planProcesses(files, undefined, Boolean(process.env.DATABASE_URL)).map((unit, index) => {
     const name = unit.length === 1 ? path.basename(unit[0] ?? '', '.test.ts') : `${groupKey(unit[0] ?? '').replaceAll('/', '-')}-${unit.length}-files`;
     const entry = path.join(directory, `${String(index).padStart(3, '0')}-${name}.test.mjs`);
     fs.writeFileSync(entry, unit.map((file) => `import ${JSON.stringify(pathToFileURL(path.resolve(file)).href)};\n`).join(''));

@@ -115,15 +115,25 @@ async function waitForEveryDelivery(database: Database, merchantId: string, cloc
       }
     }
     if (Date.now() - lastProgress > stallMs) {
-      const stuck = await database.db
-        .select({ status: webhookDeliveries.status, attempts: webhookDeliveries.attemptCount, lastError: webhookDeliveries.lastError, deliveries: count() })
-        .from(webhookDeliveries)
-        .groupBy(webhookDeliveries.status, webhookDeliveries.attemptCount, webhookDeliveries.lastError)
-        .limit(10);
-      throw new Error(`no delivery succeeded and nothing became due for ${stallMs} ms: ${succeeded} of ${eventCount} succeeded; deliveries: ${JSON.stringify(stuck)}`);
+      throw new Error(`no delivery succeeded and nothing became due for ${stallMs} ms: ${succeeded} of ${eventCount} succeeded; ${await deliveryState(database)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** Where the deliveries and the jobs stand, for a failure's message: counts by status, attempts and last error. */
+async function deliveryState(database: Database): Promise<string> {
+  const deliveries = await database.db
+    .select({ status: webhookDeliveries.status, attempts: webhookDeliveries.attemptCount, lastError: webhookDeliveries.lastError, deliveries: count() })
+    .from(webhookDeliveries)
+    .groupBy(webhookDeliveries.status, webhookDeliveries.attemptCount, webhookDeliveries.lastError)
+    .limit(10);
+  const queued = await database.db
+    .select({ queue: jobs.queue, status: jobs.status, attempts: jobs.attempts, jobs: count() })
+    .from(jobs)
+    .groupBy(jobs.queue, jobs.status, jobs.attempts)
+    .limit(20);
+  return `deliveries: ${JSON.stringify(deliveries)}; jobs: ${JSON.stringify(queued)}`;
 }
 
 async function succeededDeliveries(database: Database, merchantId: string): Promise<number> {
@@ -216,7 +226,9 @@ describe('webhook delivery survives crashes (at least once, same webhook-id)', (
         assert.ok(midRun < eventCount, 'the kills happened during the run, not after it');
 
         const last = await startWorker();
-        await waitUntil('every delivery succeeded', async () => (await succeededDeliveries(database, merchant.id)) === eventCount, 120_000);
+        await waitUntil('every delivery succeeded', async () => (await succeededDeliveries(database, merchant.id)) === eventCount, 120_000).catch(async (error: unknown) => {
+          throw new Error(`${String(error)}; ${await deliveryState(database)}`);
+        });
         const stopped = new Promise((resolve) => last.once('exit', resolve));
         last.kill('SIGTERM');
         await stopped;
