@@ -56,3 +56,31 @@ export async function openCustomerListSuite(): Promise<{ context: TestContext; m
 export function customerLists(current: () => { context: TestContext; merchant: TestMerchant }) {
   return listCalls<CustomerBody, 'customers'>(current, '/v1/customers', 'customers', 3);
 }
+
+/**
+ * The `before` of the customer-rights suites (export, erase): a merchant with one sandbox customer
+ * (`referenceId`, `email`) and another merchant. `email(id)` reads the merchant's customer's e-mail.
+ */
+export async function openCustomerRightsSuite(referenceId: string, email: string): Promise<{ context: TestContext; merchant: TestMerchant; other: TestMerchant; customerId: string }> {
+  const context = await createTestContext();
+  const merchant = await context.createMerchant();
+  const other = await context.createMerchant();
+  const customerId = await postCustomerWith(context, merchant, { referenceId, signupAt: context.clock.now().getTime(), email });
+  return { context, merchant, other, customerId };
+}
+
+async function postCustomerWith(context: TestContext, target: TestMerchant, body: Record<string, unknown>): Promise<string> {
+  const response = await context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: target.apiKey, body });
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: { id: string } }>(response).data.id;
+}
+
+/** The e-mail of one of the suite merchant's customers, as GET /v1/customers/:id answers it. */
+export function customerEmailCall(current: () => { context: TestContext; merchant: TestMerchant }) {
+  return async (customerId: string): Promise<string | undefined> => {
+    const { context, merchant } = current();
+    const response = await context.request({ method: 'GET', url: `/v1/customers/${customerId}`, apiKey: merchant.apiKey });
+    assert.equal(response.statusCode, 200, response.body);
+    return json<{ data: { email?: string } }>(response).data.email;
+  };
+}

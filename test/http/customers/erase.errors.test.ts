@@ -1,29 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertError, assertSucceeded } from '../../helpers/assertions.ts';
-import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { assertError } from '../../helpers/assertions.ts';
+import type { TestContext, TestMerchant } from '../../helpers/context.ts';
+import { customerEmailCall, openCustomerRightsSuite } from '../../helpers/customers.ts';
 import { createPage as createPayoutPage } from '../../helpers/payout-pages.ts';
 
 describe('POST /v1/customers/:id/erase: refused', () => {
   let context: TestContext;
   let merchant: TestMerchant;
-  let other: TestMerchant;
+  let customerId: string;
 
-  before(async () => {
-    context = await createTestContext();
-    merchant = await context.createMerchant();
-    other = await context.createMerchant();
-  });
+  before(async () => ({ context, merchant, customerId } = await openCustomerRightsSuite('erase-ref-1', 'kept@example.org')));
   after(async () => context.close());
 
-  const email = async (customerId: string) => assertSucceeded<{ email?: string }>(await context.request({ method: 'GET', url: `/v1/customers/${customerId}`, apiKey: merchant.apiKey })).email;
+  const email = customerEmailCall(() => ({ context, merchant }));
 
-  test('a foreign or unknown id → 404, nothing erased', async () => {
-    const created = await context.request({ method: 'POST', url: '/v1/customers?livemode=false', apiKey: merchant.apiKey, body: { referenceId: 'erase-ref-1', signupAt: context.clock.now().getTime(), email: 'kept@example.org' } });
-    const customerId = assertSucceeded<{ id: string }>(created).id;
-    assertError(await context.request({ method: 'POST', url: `/v1/customers/${customerId}/erase`, apiKey: other.apiKey }), 404, 'NOT_FOUND');
+  test('an unknown id → 404, nothing erased', async () => {
     assertError(await context.request({ method: 'POST', url: `/v1/customers/cus_${'0'.repeat(36)}/erase`, apiKey: merchant.apiKey }), 404, 'NOT_FOUND');
-    assert.equal(await email(customerId), 'kept@example.org', "another merchant's erase wrote nothing");
+    assert.equal(await email(customerId), 'kept@example.org', 'the merchant’s customer is untouched');
   });
 
   test('an open payout page → 409 INVALID_STATE naming it, nothing erased', async () => {
