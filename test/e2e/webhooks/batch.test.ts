@@ -75,8 +75,9 @@ describe('webhook fan-out in batches (e2e: real HTTP to loopback receivers)', ()
     failing.answer = () => ({ status: 200, body: 'ok' });
     context.clock.advance(6_000);
     await context.drainJobs();
-    assert.equal(failing.requests.length, 80);
     const retried = await deliveriesOf(context, merchant, `endpointId=${bad.id}&limit=100`);
+    const unlike = retried.filter((delivery) => delivery.status !== 'SUCCEEDED' || delivery.attemptCount !== 2);
+    assert.equal(failing.requests.length, 80, `not retried as expected: ${JSON.stringify(unlike)}`);
     assert.ok(retried.every((delivery) => delivery.status === 'SUCCEEDED' && delivery.attemptCount === 2));
     assert.equal(healthy.requests.length, 40, 'nothing was sent twice to the healthy endpoint');
   });
