@@ -104,7 +104,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
    * endpoints in one query; every first attempt in parallel; then one transaction completes the
    * jobs and writes their deliveries with the attempts. The jobs whose attempts have all answered
    * within `fanoutFlushAfterMs` are written then, so one slow receiver does not hold up the others'
-   * bookkeeping; the rest once they have answered too (or timed out).
+   * bookkeeping; the rest in the following windows, as they answer (or time out).
    */
   async function fanoutBatch(jobs: BatchJob<{ eventId: string }>[], context: BatchContext<{ eventId: string }>): Promise<void> {
     const now = context.now;
@@ -170,21 +170,20 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
         }
         await parkNewDeliveries(tx, targets.flatMap((target) => deferredRow(target, deferred.get(target))), now);
       });
-    let timer: NodeJS.Timeout | undefined;
-    const allSent = await Promise.race([sent.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), fanoutFlushAfterMs)))]);
-    clearTimeout(timer);
-    if (allSent) {
-      await flush(jobs);
-      return;
-    }
-    const early = jobs.filter(ready);
-    if (early.length > 0) {
-      await flush(early);
-    }
-    await sent;
-    const rest = jobs.filter((job) => !early.includes(job));
-    if (rest.length > 0) {
-      await flush(rest);
+    // Every `fanoutFlushAfterMs` until all have answered, the jobs that are ready by then are written:
+    // a receiver that answers after the first window (a loaded machine, a slowish endpoint) is
+    // written in the next one, not held back until the slowest of the batch answers.
+    // Once all have answered (or been deferred), every job is ready.
+    let open = jobs;
+    while (open.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([sent, new Promise<void>((resolve) => (timer = setTimeout(resolve, fanoutFlushAfterMs)))]);
+      clearTimeout(timer);
+      const due = open.filter(ready);
+      if (due.length > 0) {
+        open = open.filter((job) => !due.includes(job));
+        await flush(due);
+      }
     }
   }
 

@@ -187,3 +187,45 @@ test('a kept-alive connection the receiver closes without answering is retried o
     client.close();
   }
 });
+
+// The race a kept-alive connection runs: the receiver closes it (its idle timeout) just as our next
+// request arrives, and a close with unread data is a reset (RST). undici reports that as a bare
+// ECONNRESET, without the socket's counters of its own "other side closed".
+test('a kept-alive connection the receiver resets is retried once on a new one; a new one is not', async () => {
+  const served = new Map<Socket, number>();
+  reset((_request, response, socket) => {
+    const count = (served.get(socket) ?? 0) + 1;
+    served.set(socket, count);
+    if (count === 2) {
+      socket.resetAndDestroy();
+      return;
+    }
+    response.statusCode = 204;
+    response.end();
+  });
+  const client = createWebhookHttpClient({ timeoutMs: 2_000, allowPrivateTargets: true });
+  try {
+    assert.equal((await send(client)).ok, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const retried = await send(client);
+    assert.equal(retried.ok, true, retried.error ?? '');
+    assert.equal(requests, 3);
+    assert.equal(connections.length, 2);
+
+    reset((_request, _response, socket) => {
+      socket.resetAndDestroy();
+    });
+    const fresh = createWebhookHttpClient({ timeoutMs: 2_000, allowPrivateTargets: true });
+    try {
+      const failed = await send(fresh);
+      assert.equal(failed.ok, false);
+      assert.equal(failed.statusCode, null);
+      assert.match(failed.error ?? '', /ECONNRESET/);
+      assert.equal(requests, 1, 'a request whose new connection was reset is not sent again');
+    } finally {
+      fresh.close();
+    }
+  } finally {
+    client.close();
+  }
+});

@@ -53,6 +53,12 @@ function guardedConnector(build: typeof buildConnector, policy: TargetPolicy, ti
         callback(new BlockedTargetError(`connected address ${remote ?? '?'} is ${reason}`), null);
         return;
       }
+      // A reset (RST) reaches undici as the socket's bare ECONNRESET, without the counters its own
+      // "other side closed" carries: they are added here (this listener runs before undici's), so
+      // a reset of a kept-alive socket (bytes read before) is told from one of a new socket.
+      socket.on('error', (socketError: Error & { socket?: { bytesRead: number } }) => {
+        socketError.socket ??= { bytesRead: socket.bytesRead };
+      });
       callback(null, socket);
     });
 }
@@ -245,7 +251,9 @@ export function createWebhookHttpClient(options: { timeoutMs: number; allowPriva
       const limit = Math.min(timeoutMs, options.timeoutMs);
       const agent = (agents ?? (await loadAgents()))[policy];
       const first = await attempt(agent, target, headers, body, limit);
-      const final = first.reusedSocketReset ? await attempt(agent, target, headers, body, limit) : first;
+      // Sent again after the event loop's poll phase: the closes of the receiver's other idle
+      // connections that arrived with this one are read first, so it does not go out on one of them.
+      const final = first.reusedSocketReset ? await new Promise(setImmediate).then(() => attempt(agent, target, headers, body, limit)) : first;
       const { reusedSocketReset: _reusedSocketReset, ...result } = final;
       return result;
     },
