@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { defaultPgliteSharedBuffersMb } from '../src/config/index.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const runs = Number(process.env.BENCH_RUNS ?? 5);
@@ -160,13 +161,13 @@ async function serverRow(what: string, command: Command, targets: { first?: numb
   return firstCpu.length === runs ? { ...row, firstCpu, restartCpu } : row;
 }
 
-// The V8 flag scripts/start.mjs sets for PGlite (decision 0051): the bare open gets it too, so it
-// stays the floor the server's start is compared with.
+// The V8 flag scripts/start.mjs sets for PGlite (decision 0051) and the server's shared_buffers
+// (decision 0067): the bare open gets them too, so it stays the floor the server's start is compared with.
 const startFlags = ['--wasm-tiering-budget=180000000'];
 
 const bareOpen = `
 const { PGlite } = await import('@electric-sql/pglite');
-const db = await PGlite.create({ dataDir: process.argv[1] });
+const db = await PGlite.create({ dataDir: process.argv[1], startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=${defaultPgliteSharedBuffersMb}MB'] });
 await db.query('select 1');
 await db.close();
 `;

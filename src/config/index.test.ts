@@ -25,6 +25,7 @@ describe('loadConfig', () => {
     assert.equal(config.host, '127.0.0.1', 'the embedded default listens on this machine only');
     assert.equal(config.publicUrl, 'http://localhost:4000');
     assert.equal(config.dataDir, path.resolve('./data'));
+    assert.equal(config.pgliteSharedBuffersMb, 32, 'decision 0067');
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.adminApiKey, undefined);
     assert.equal(config.redisUrl, undefined);
@@ -94,6 +95,9 @@ describe('loadConfig', () => {
     ['SMTP_URL with http', { SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     ['PUBLIC_URL with ftp', { PUBLIC_URL: 'ftp://files' }, 'PUBLIC_URL'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS=maybe', { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', /true or false/],
+    ['PGLITE_SHARED_BUFFERS_MB zero', { PGLITE_SHARED_BUFFERS_MB: '0' }, 'PGLITE_SHARED_BUFFERS_MB', /between/],
+    ['PGLITE_SHARED_BUFFERS_MB with a unit', { PGLITE_SHARED_BUFFERS_MB: '32MB' }, 'PGLITE_SHARED_BUFFERS_MB', /integer/],
+    ['PGLITE_SHARED_BUFFERS_MB above 1024', { PGLITE_SHARED_BUFFERS_MB: '2048' }, 'PGLITE_SHARED_BUFFERS_MB', /between/],
     ['SANDBOX_KYC_DELAY_MS negative', { SANDBOX_KYC_DELAY_MS: '-1' }, 'SANDBOX_KYC_DELAY_MS'],
     ['ADMIN_API_KEY too short', { ADMIN_API_KEY: 'short' }, 'ADMIN_API_KEY', /24/],
     ['NODE_ENV unknown', { NODE_ENV: 'staging' }, 'NODE_ENV'],

@@ -16,6 +16,8 @@ export interface Config {
   /** Base of the API, hosted pages and dashboard (docs/API.md §1). */
   readonly publicUrl: string;
   readonly dataDir: string;
+  /** PostgreSQL's shared_buffers of the embedded database, in MB (decision 0067). */
+  readonly pgliteSharedBuffersMb: number;
   /** PostgreSQL URL; when absent the embedded PGlite database in dataDir is used. */
   readonly databaseUrl: string | undefined;
   readonly adminApiKey: string | undefined;
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     host,
     publicUrl,
     dataDir: path.resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data'),
+    pgliteSharedBuffersMb: readInteger(env, 'PGLITE_SHARED_BUFFERS_MB', defaultPgliteSharedBuffersMb, 1, 1024),
     databaseUrl,
     adminApiKey,
     encryptionKeys,
@@ -330,12 +333,20 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   });
 }
 
+/**
+ * The embedded database's buffer pool (decision 0067): PGlite's own default (PostgreSQL's 128 MB)
+ * makes every open set up four times the memory, a third of an open's time; the embedded database
+ * is for small deployments, and the operating system caches its files beyond the pool.
+ */
+export const defaultPgliteSharedBuffersMb = 32;
+
 /** The configuration table rendered in README.md; kept here so the two cannot drift far. */
 export const configDocumentation: ReadonlyArray<{ name: string; fallback: string; meaning: string }> = [
   { name: 'PORT', fallback: '4000', meaning: 'HTTP port for the API, hosted pages and dashboard.' },
   { name: 'HOST', fallback: '127.0.0.1', meaning: 'Interface to listen on; `0.0.0.0` (or `::`) listens on every interface, as a server behind a proxy or in a container needs.' },
   { name: 'PUBLIC_URL', fallback: 'http://localhost:$PORT', meaning: 'Public base URL used in page links and e-mails.' },
   { name: 'DATA_DIR', fallback: './data', meaning: 'Embedded PGlite database and local key file.' },
+  { name: 'PGLITE_SHARED_BUFFERS_MB', fallback: String(defaultPgliteSharedBuffersMb), meaning: 'Buffer pool of the embedded PGlite database in MB (1–1024); the operating system caches the rest of its files. Smaller opens faster.' },
   { name: 'DATABASE_URL', fallback: '(unset)', meaning: 'PostgreSQL URL; when set, PGlite is not used.' },
   { name: 'ADMIN_API_KEY', fallback: 'generated at first start', meaning: 'Bearer token of the operator admin API (`/admin/v1`).' },
   { name: 'ENCRYPTION_KEYS', fallback: 'key file in DATA_DIR', meaning: '`kid:base64(32 bytes)` list, first encrypts; required in production with PostgreSQL.' },

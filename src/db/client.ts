@@ -5,6 +5,7 @@ import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import * as schema from './schema/index.ts';
+import { defaultPgliteSharedBuffersMb } from '../config/index.ts';
 import { currentCommitGuard } from './commit-guard.ts';
 import { compileNamed } from './named-statements.ts';
 import { migrationsFolder, newestMigrationMillis, seedFromBuild } from './snapshot.ts';
@@ -88,6 +89,8 @@ export interface OpenPgliteOptions {
    * `dataDir` starts from a copy of the build's migrated data directory when there is one (snapshot.ts).
    */
   snapshot?: Blob;
+  /** shared_buffers in MB; `PGLITE_SHARED_BUFFERS_MB` of the configuration (decision 0067). */
+  sharedBuffersMb?: number;
 }
 
 /**
@@ -138,6 +141,7 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
       ...(pgliteDataDir ? { dataDir: pgliteDataDir } : {}),
       ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
       parsers: drizzleParsers,
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffersMb ?? defaultPgliteSharedBuffersMb}MB`],
     });
   } catch (error) {
     release();
@@ -336,8 +340,10 @@ export async function migrateDatabase(database: Database): Promise<void> {
   }
 }
 
-export async function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): Promise<Database> {
-  const database = options.databaseUrl ? await openPostgres(options.databaseUrl) : await openPglite({ dataDir: options.dataDir });
+export async function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; pgliteSharedBuffersMb?: number }): Promise<Database> {
+  const database = options.databaseUrl
+    ? await openPostgres(options.databaseUrl)
+    : await openPglite({ dataDir: options.dataDir, ...(options.pgliteSharedBuffersMb === undefined ? {} : { sharedBuffersMb: options.pgliteSharedBuffersMb }) });
   try {
     await migrateDatabase(database);
   } catch (error) {
