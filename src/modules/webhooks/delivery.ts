@@ -104,7 +104,7 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
    * endpoints in one query; every first attempt in parallel; then one transaction completes the
    * jobs and writes their deliveries with the attempts. The jobs whose attempts have all answered
    * within `fanoutFlushAfterMs` are written then, so one slow receiver does not hold up the others'
-   * bookkeeping; the rest in the following windows, as they answer (or time out).
+   * bookkeeping; the rest in the following windows (each twice as long), as they answer (or time out).
    */
   async function fanoutBatch(jobs: BatchJob<{ eventId: string }>[], context: BatchContext<{ eventId: string }>): Promise<void> {
     const now = context.now;
@@ -170,14 +170,17 @@ export function createDeliveryJobs(deps: DeliveryJobsDeps): { fanout: JobDefinit
         }
         await parkNewDeliveries(tx, targets.flatMap((target) => deferredRow(target, deferred.get(target))), now);
       });
-    // Every `fanoutFlushAfterMs` until all have answered, the jobs that are ready by then are written:
-    // a receiver that answers after the first window (a loaded machine, a slowish endpoint) is
-    // written in the next one, not held back until the slowest of the batch answers.
-    // Once all have answered (or been deferred), every job is ready.
+    // After `fanoutFlushAfterMs`, then after windows twice as long each time, the jobs that are ready
+    // by then are written: a receiver that answers after the first window (a loaded machine, a
+    // slowish endpoint) is written in a later one, not held back until the slowest of the batch
+    // answers; a batch that takes long (a backlog queued on the per-endpoint cap) is written in a few
+    // transactions, not one every window. Once all have answered (or been deferred), every job is ready.
     let open = jobs;
+    let windowMs = fanoutFlushAfterMs;
     while (open.length > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([sent, new Promise<void>((resolve) => (timer = setTimeout(resolve, fanoutFlushAfterMs)))]);
+      await Promise.race([sent, new Promise<void>((resolve) => (timer = setTimeout(resolve, windowMs)))]);
+      windowMs *= 2;
       clearTimeout(timer);
       const due = open.filter(ready);
       if (due.length > 0) {
