@@ -136,7 +136,7 @@ describe('webhook fan-out in batches (e2e: real HTTP to loopback receivers)', ()
     await slowReceiverCase(0);
   });
 
-  // A receiver that answers after the first flush window (as any does on a loaded machine) is
+  // A receiver that answers after the first flush window (as every receiver may on a loaded machine) is
   // written in a later window, not held back until the slowest of the batch answers.
   test('deliveries answered after the first flush window are written before the slow one answers', async () => {
     await slowReceiverCase(3 * fanoutFlushAfterMs);
