@@ -5,40 +5,45 @@ import type { LedgerAccountKind } from '../../db/schema/index.ts';
 import { negativeAllowed } from './postings.ts';
 
 /**
- * Several postings of one kind (`source` → `destination`, one merchant, mode and currency) decided
- * and written by one statement, in the order given (decision 0055, the batched form of 0039's atomic
- * posting). The caller supplies:
- * - `before`: CTEs ending with one named `gate`, which locks what the change depends on and returns
- *   at most one row `(livemode boolean, currency text, capacity bigint)`: the mode and currency of
- *   the postings and how much may be moved in all (what is left to refund, say). No row: nothing is
- *   written, every member answers `verdict` null.
- * - `after`: the caller's writes (CTEs) over `accepted (ord int, take bigint)`, the members written.
- * - `report`: extra columns of every answer row (scalar subqueries over the caller's CTEs).
- * Each member in turn asks for `amount` (null: all the capacity left) and is accepted when it is at
- * least 1, fits in the capacity left after the members accepted before it, and the accounts' balances
- * after those members can take it (an overdraft of a non-negative account, ±largestBalance); a
- * refused member moves nothing and the next one is judged as if it had not asked.
+ * Postings of one kind (`source` → `destination`) in groups, each group one merchant (no two groups
+ * of one merchant), mode and currency, decided and written by one statement, each group's members in
+ * the order given (decisions 0055 and 0069, the batched form of 0039's atomic posting). The caller
+ * supplies:
+ * - `before`: CTEs ending with one named `gate`, which locks what each group's change depends on and
+ *   returns at most one row per group `(grp int, livemode boolean, currency text, capacity bigint)`:
+ *   the group's number (1, 2, … in the order of `groups`), the mode and currency of its postings and
+ *   how much may be moved in all (what is left to refund, say). No row: nothing of that group is
+ *   written, its members answer `verdict` null.
+ * - `after`: the caller's writes (CTEs) over `accepted (grp int, ord int, take bigint)`, the members
+ *   written.
+ * - `report`: extra columns of every answer row (scalar subqueries over the caller's CTEs; `m.grp` is
+ *   the member's group).
+ * Each member of a group in turn asks for `amount` (null: all the capacity left) and is accepted when
+ * it is at least 1, fits in the capacity left after the members accepted before it, and the accounts'
+ * balances after those members can take it (an overdraft of a non-negative account, ±largestBalance);
+ * a refused member moves nothing and the next one is judged as if it had not asked. Groups are
+ * independent: their merchants' accounts are disjoint.
  */
 export interface AtomicBatchInput {
-  /** Names the prepared statement: one name, one statement text (the members are one JSON parameter). */
+  /** Names the prepared statement: one name, one statement text (the groups and members are JSON parameters). */
   name: string;
   before: SQL;
   after: SQL;
   report: SQL;
-  merchantId: string;
   kind: string;
   source: LedgerAccountKind;
   destination: LedgerAccountKind;
-  members: ReadonlyArray<{ amount: number | null; reference: string; idempotencyKey: string; at: Date }>;
+  groups: ReadonlyArray<{ merchantId: string; members: ReadonlyArray<{ amount: number | null; reference: string; idempotencyKey: string; at: Date }> }>;
   largestBalance: number;
 }
 
-/** One answer row per member, in order. */
+/** One answer row per member, by group and then in the members' order. */
 export interface AtomicBatchRow {
+  grp: number;
   ord: number;
-  /** The gate returned a row. */
+  /** The gate returned a row for the member's group. */
   condition_met: boolean;
-  /** Both accounts exist (else nothing was written and every `verdict` is null). */
+  /** Both accounts of the group exist (else nothing of the group was written and its `verdict`s are null). */
   accounts_ready: boolean;
   currency: string | null;
   /** `ok` (written), `amount` (below 1 or more than is left), `overdrawn`, `beyond_limit`; null without a gate row or accounts. */
@@ -55,43 +60,51 @@ export interface AtomicBatchRow {
 
 function batchStatement(input: AtomicBatchInput): SQL {
   const members = JSON.stringify(
-    input.members.map((member, index) => ({
-      ord: index + 1,
-      amount: member.amount,
-      transaction_id: newId('ledgerTransaction', member.at.getTime()),
-      source_entry_id: newId('ledgerEntry', member.at.getTime()),
-      destination_entry_id: newId('ledgerEntry', member.at.getTime()),
-      reference: member.reference,
-      idempotency_key: member.idempotencyKey,
-      at: member.at.toISOString(),
-    })),
+    input.groups.flatMap((group, groupIndex) =>
+      group.members.map((member, index) => ({
+        grp: groupIndex + 1,
+        ord: index + 1,
+        amount: member.amount,
+        transaction_id: newId('ledgerTransaction', member.at.getTime()),
+        source_entry_id: newId('ledgerEntry', member.at.getTime()),
+        destination_entry_id: newId('ledgerEntry', member.at.getTime()),
+        reference: member.reference,
+        idempotency_key: member.idempotencyKey,
+        at: member.at.toISOString(),
+      })),
+    ),
   );
-  const updatedAt = new Date(Math.max(...input.members.map((member) => member.at.getTime()))).toISOString();
+  const owners = JSON.stringify(input.groups.map((group, groupIndex) => ({ grp: groupIndex + 1, merchant_id: group.merchantId })));
+  const updatedAt = new Date(Math.max(...input.groups.flatMap((group) => group.members.map((member) => member.at.getTime())))).toISOString();
   const limit = sql`${input.largestBalance}::bigint`;
   return sql`with recursive ${input.before},
     members as materialized (
       select * from json_to_recordset(${members}::json)
-        as m(ord int, amount bigint, transaction_id text, source_entry_id text, destination_entry_id text, reference text, idempotency_key text, at timestamptz)
+        as m(grp int, ord int, amount bigint, transaction_id text, source_entry_id text, destination_entry_id text, reference text, idempotency_key text, at timestamptz)
+    ),
+    owners as materialized (
+      select o.grp, o.merchant_id, g.livemode, g.currency, g.capacity
+      from json_to_recordset(${owners}::json) as o(grp int, merchant_id text) join gate g on g.grp = o.grp
     ),
     locked as materialized (
-      select id, currency, kind, balance from ledger_accounts
-      where merchant_id = ${input.merchantId}::text and livemode = (select livemode from gate) and exists (select 1 from gate)
-      order by currency, kind for update
+      select id, merchant_id, livemode, currency, kind, balance from ledger_accounts
+      where (merchant_id, livemode) in (select merchant_id, livemode from owners)
+      order by merchant_id, currency, kind for update
     ),
     pair as materialized (
-      select s.id as source_id, s.balance as source_balance, d.id as destination_id, d.balance as destination_balance
-      from gate g
-      join locked s on s.currency = g.currency and s.kind = ${input.source}::text
-      join locked d on d.currency = g.currency and d.kind = ${input.destination}::text
+      select o.grp, s.id as source_id, s.balance as source_balance, d.id as destination_id, d.balance as destination_balance
+      from owners o
+      join locked s on s.merchant_id = o.merchant_id and s.livemode = o.livemode and s.currency = o.currency and s.kind = ${input.source}::text
+      join locked d on d.merchant_id = o.merchant_id and d.livemode = o.livemode and d.currency = o.currency and d.kind = ${input.destination}::text
     ),
     fold as (
-      select 0 as ord, g.capacity::bigint as left_after, p.source_balance::bigint as source_after, p.destination_balance::bigint as destination_after,
+      select o.grp, 0 as ord, o.capacity::bigint as left_after, p.source_balance::bigint as source_after, p.destination_balance::bigint as destination_after,
              null::bigint as take, null::bigint as left_before, null::text as verdict
-      from gate g cross join pair p
+      from owners o join pair p on p.grp = o.grp
       union all
-      select m.ord, f.left_after - v.moved, f.source_after - v.moved, f.destination_after + v.moved, v.take, f.left_after, v.verdict
+      select f.grp, m.ord, f.left_after - v.moved, f.source_after - v.moved, f.destination_after + v.moved, v.take, f.left_after, v.verdict
       from fold f
-      join members m on m.ord = f.ord + 1
+      join members m on m.grp = f.grp and m.ord = f.ord + 1
       cross join lateral (select coalesce(m.amount, f.left_after) as take) t
       cross join lateral (
         select t.take,
@@ -107,41 +120,41 @@ function batchStatement(input: AtomicBatchInput): SQL {
       ) v
     ),
     accepted as materialized (
-      select f.ord, f.take, m.transaction_id, m.source_entry_id, m.destination_entry_id, m.reference, m.idempotency_key, m.at
-      from fold f join members m on m.ord = f.ord where f.verdict = 'ok'
+      select f.grp, f.ord, f.take, m.transaction_id, m.source_entry_id, m.destination_entry_id, m.reference, m.idempotency_key, m.at
+      from fold f join members m on m.grp = f.grp and m.ord = f.ord where f.verdict = 'ok'
     ),
-    moved as materialized (select coalesce(sum(take), 0)::bigint as total from accepted),
+    moved as materialized (select grp, sum(take)::bigint as total from accepted group by grp),
     inserted as (
       insert into ledger_transactions (id, merchant_id, livemode, currency, kind, reference, idempotency_key, created_at)
-      select a.transaction_id, ${input.merchantId}::text, g.livemode, g.currency, ${input.kind}::text, a.reference, a.idempotency_key, a.at
-      from accepted a cross join gate g
+      select a.transaction_id, o.merchant_id, o.livemode, o.currency, ${input.kind}::text, a.reference, a.idempotency_key, a.at
+      from accepted a join owners o on o.grp = a.grp
       returning id
     ),
     applied as (
       update ledger_accounts l
-      set balance = l.balance + case when l.id = p.source_id then -(select total from moved) else (select total from moved) end,
+      set balance = l.balance + case when l.id = p.source_id then -t.total else t.total end,
           updated_at = ${updatedAt}::timestamptz
-      from pair p
-      where l.id in (p.source_id, p.destination_id) and exists (select 1 from accepted)
+      from pair p join moved t on t.grp = p.grp
+      where l.id in (p.source_id, p.destination_id)
       returning l.id
     ),
     written as (
       insert into ledger_entries (id, transaction_id, account_id, currency, amount, created_at)
-      select e.id, a.transaction_id, e.account_id, g.currency, e.amount, a.at
-      from accepted a cross join gate g cross join pair p
+      select e.id, a.transaction_id, e.account_id, o.currency, e.amount, a.at
+      from accepted a join owners o on o.grp = a.grp join pair p on p.grp = a.grp
       cross join lateral (values (a.source_entry_id, p.source_id, -a.take), (a.destination_entry_id, p.destination_id, a.take)) as e(id, account_id, amount)
       returning id
     ),
     ${input.after}
-    select m.ord, exists (select 1 from gate) as condition_met, exists (select 1 from pair) as accounts_ready,
-           (select currency from gate) as currency,
+    select m.grp, m.ord, exists (select 1 from owners o where o.grp = m.grp) as condition_met, exists (select 1 from pair p where p.grp = m.grp) as accounts_ready,
+           (select currency from owners o where o.grp = m.grp) as currency,
            split_part(f.verdict, ':', 1) as verdict, f.take::bigint as take, f.left_before::bigint as left_before,
            case f.verdict when 'overdrawn' then ${input.source}::text when 'beyond_limit:source' then ${input.source}::text
                           when 'beyond_limit:destination' then ${input.destination}::text end as refused_account,
            (select count(*)::int from written) as written,
            ${input.report}
-    from members m left join fold f on f.ord = m.ord
-    order by m.ord`;
+    from members m left join fold f on f.grp = m.grp and f.ord = m.ord
+    order by m.grp, m.ord`;
 }
 
 /** Runs the batched posting statement; the rows come back one per member, in the members' order. */
@@ -149,7 +162,13 @@ export async function postAtomicallyInOrder<R extends object>(executor: Executor
   if (input.source === input.destination) {
     throw new Error('a posting moves between two accounts');
   }
-  if (input.members.length === 0) {
+  const merchants = new Set(input.groups.map((group) => group.merchantId));
+  if (merchants.size !== input.groups.length) {
+    // Two groups would share the merchant's accounts, which each group's fold takes as its own.
+    throw new Error(`batched posting ${input.name}: two groups of one merchant`);
+  }
+  const size = input.groups.reduce((sum, group) => sum + group.members.length, 0);
+  if (size === 0) {
     return [];
   }
   // bigint columns arrive as text from node-postgres' prepared statements, as numbers from PGlite.
@@ -159,12 +178,13 @@ export async function postAtomicallyInOrder<R extends object>(executor: Executor
     take: numberOrNull(row.take),
     left_before: numberOrNull(row.left_before),
   }));
-  if (rows.length !== input.members.length) {
-    throw new Error(`batched posting ${input.name}: ${rows.length} answer rows for ${input.members.length} members`);
+  if (rows.length !== size) {
+    throw new Error(`batched posting ${input.name}: ${rows.length} answer rows for ${size} members`);
   }
   const accepted = rows.filter((row) => row.verdict === 'ok').length;
-  if (rows[0]?.condition_met && rows[0].accounts_ready && rows[0].written !== accepted * 2) {
-    throw new Error(`batched posting ${input.name}: ${rows[0].written} entries written for ${accepted} postings`);
+  const written = rows[0]?.written ?? 0;
+  if (written !== accepted * 2) {
+    throw new Error(`batched posting ${input.name}: ${written} entries written for ${accepted} postings`);
   }
   return rows;
 }

@@ -288,7 +288,7 @@ export function createLedgerService(deps: { database: Database; clock: Clock }) 
     post,
     postWhen,
     postAtomically,
-    /** Several postings decided in order and written by one statement (atomic-batch.ts, decision 0055). */
+    /** Postings in groups (one merchant each), each group's decided in order, written by one statement (atomic-batch.ts, decisions 0055 and 0069). */
     postAtomicallyInOrder<R extends object>(executor: Executor, input: Omit<AtomicBatchInput, 'largestBalance'>): Promise<Array<AtomicBatchRow & R>> {
       return postAtomicallyInOrder<R>(executor, { ...input, largestBalance });
     },

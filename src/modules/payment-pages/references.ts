@@ -20,6 +20,18 @@ export function refundPageSelect(target: PageTarget): SQL {
       where id = ${target.pageId}::text and merchant_id = ${target.merchantId}::text and (${livemode}::boolean is null or livemode = ${livemode}::boolean)`;
 }
 
+/**
+ * The pages of a batch of refunds (decision 0069) as the body of its `page` CTE: `grp, id, status,
+ * payment_id`, one row per target that names a page of its merchant (in its `livemode` when given),
+ * `grp` its place in `targets` counted from 1. One statement text whatever the number of targets.
+ */
+export function refundPagesSelect(targets: readonly PageTarget[]): SQL {
+  const rows = JSON.stringify(targets.map((target, index) => ({ grp: index + 1, page_id: target.pageId, merchant_id: target.merchantId, livemode: target.livemode ?? null })));
+  return sql`select t.grp, p.id, p.status, p.payment_id
+      from json_to_recordset(${rows}::json) as t(grp int, page_id text, merchant_id text, livemode boolean)
+      join payment_pages p on p.id = t.page_id and p.merchant_id = t.merchant_id and (t.livemode is null or p.livemode = t.livemode)`;
+}
+
 /** The target page's `clientReferenceId` (a refund's events carry it); null when there is no such page. */
 export async function pageClientReferenceId(executor: Executor, target: PageTarget): Promise<string | null> {
   const [row] = await executor

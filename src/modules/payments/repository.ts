@@ -87,32 +87,36 @@ export function refundGateCtes(target: { page: SQL; amount: number | undefined; 
 }
 
 /**
- * The gate of a batch of refunds of one page (`ledger.postAtomicallyInOrder`, decision 0055): `page`
- * (`target.page`, as in `refundGateCtes`) and `payment` (row locked), and `gate`: one row when the payment is there
- * and its mode available, with `capacity` = what is left to refund. Each refund's amount is judged
- * by the ledger's ordered fold against what the refunds before it left.
+ * The gate of a batch of refunds (`ledger.postAtomicallyInOrder`, decisions 0055 and 0069), pages of
+ * different merchants in groups: `page` (`target.pages`, `refundPagesSelect` of payment pages: `grp,
+ * id, status, payment_id`) and `payment` (each group's successful payment, row locked in the order of
+ * their ids, so that batches of several processes lock them in one order), and `gate`: one row per
+ * group whose payment is there and whose mode is available, with `capacity` = what is left to refund.
+ * Each refund's amount is judged by the ledger's ordered fold against what the refunds before it left.
  */
-export function refundBatchGateCtes(target: { page: SQL; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
+export function refundBatchGateCtes(target: { pages: SQL; liveAvailable: boolean; sandboxAvailable: boolean }): SQL {
   return sql`page as materialized (
-      ${target.page}
+      ${target.pages}
     ),
     payment as materialized (
-      select id, merchant_id, livemode, currency, amount, refunded_amount
-      from (${lockedPagePayment}) p
-      where status = 'SUCCEEDED'
+      select pg.grp, p.id, p.merchant_id, p.livemode, p.currency, p.amount, p.refunded_amount
+      from (select * from payments where id in (select payment_id from page where status = 'PAID') order by id for update) p
+      join page pg on pg.payment_id = p.id
+      where p.status = 'SUCCEEDED'
     ),
     gate as materialized (
-      select id as payment_id, livemode, currency, amount - refunded_amount as capacity from payment
+      select grp, id as payment_id, livemode, currency, amount - refunded_amount as capacity from payment
       where (case when livemode then ${target.liveAvailable}::boolean else ${target.sandboxAvailable}::boolean end)
     )`;
 }
 
-/** A batch's write to the payment (a CTE `taken`): the sum of the accepted refunds added to `refunded_amount`, once. */
+/** A batch's write to the payments (a CTE `taken`): the sum of each group's accepted refunds added to its payment's `refunded_amount`, once. */
 export function takeRefundBatchCte(): SQL {
   return sql`taken as (
-      update payments set refunded_amount = refunded_amount + (select sum(take) from accepted)
-      where id = (select payment_id from gate) and exists (select 1 from accepted)
-      returning refunded_amount
+      update payments p set refunded_amount = p.refunded_amount + t.total
+      from (select a.grp, sum(a.take) as total from accepted a group by a.grp) t join gate g on g.grp = t.grp
+      where p.id = g.payment_id
+      returning p.refunded_amount
     )`;
 }
 

@@ -6,7 +6,7 @@ import { newId } from '../../crypto/ids.ts';
 import { AppError, notFound, wrongParameter } from '../../http/errors.ts';
 import { jobRowsInsertStatement } from '../../jobs/queue.ts';
 import { BalanceLimitError, InsufficientFundsError, isLedgerCurrency, type AtomicBatchRow, type LedgerCurrency, type LedgerService } from '../ledger/index.ts';
-import { refundPageSelect } from '../payment-pages/index.ts';
+import { refundPagesSelect } from '../payment-pages/index.ts';
 import { refundBatchGateCtes, takeRefundBatchCte, type PaymentsService } from '../payments/index.ts';
 import { refundProcessQueue } from './jobs.ts';
 import { refundBatchInsertCtes, type RefundRow } from './repository.ts';
@@ -46,12 +46,25 @@ interface BatchReport {
   payment_currency: string | null;
 }
 
-const batchReport = sql`exists (select 1 from page) as page_found, (select status from page) as page_status,
-  (select id from payment) as payment_id, (select livemode from payment) as payment_livemode,
-  (select amount from payment) as payment_amount, (select currency from payment) as payment_currency`;
+/** Each member's page and payment (its group's), beside the ledger's verdict. */
+const batchReport = sql`exists (select 1 from page where page.grp = m.grp) as page_found, (select status from page where page.grp = m.grp) as page_status,
+  (select id from payment where payment.grp = m.grp) as payment_id, (select livemode from payment where payment.grp = m.grp) as payment_livemode,
+  (select amount from payment where payment.grp = m.grp) as payment_amount, (select currency from payment where payment.grp = m.grp) as payment_currency`;
 
 /** At most this many refunds per statement (the rest wait for the next one). */
 const largestBatch = 64;
+
+/**
+ * Refund statements this process runs at once (decision 0069). A refund arriving while as many run
+ * waits, and the next statement to start writes it with the others waiting: refunds of one page in
+ * one group, pages of different merchants in different groups of the same statement.
+ */
+const concurrentStatements = 2;
+
+/** The queue a refund waits in: its page's, as the merchant and mode ask for it. */
+function pageKey(request: RefundRequest): string {
+  return `${request.merchantId}|${String(request.livemode)}|${request.pageId}`;
+}
 
 /** The 400 of a refund whose amount does not fit in what is left, worded as it always was. */
 export function amountRefused(pageId: string, asked: number | undefined, take: number, payment: { amount: number; refunded: number; currency: string }): AppError {
@@ -63,14 +76,16 @@ export function amountRefused(pageId: string, asked: number | undefined, take: n
 }
 
 /**
- * Group commit of the refunds of one page in this process (decision 0055). Refunds of one payment
- * queue on its row lock, which each holds through its statement and its commit's WAL flush; here the
- * requests that arrive while one statement runs wait in memory and the next statement writes them
- * all: one lock, one commit. The statement (`ledger.postAtomicallyInOrder`) judges each refund in
- * arrival order against what the ones before it left, exactly as separate statements would have, so
- * correctness comes from the database (other processes' refunds queue on the same row lock); the
- * batching is only fewer commits. The first request of an idle page is written at once, alone
- * (decision 0039's statement, as is any batch of one).
+ * Group commit of refunds in this process (decisions 0055 and 0069). Refunds of one payment queue on
+ * its row lock, which each holds through its statement and its commit's WAL flush; and each statement
+ * costs the database a plan's execution and a commit whatever it writes. Here a refund is written at
+ * once, alone (decision 0039's statement), when its page has no statement running and fewer than
+ * `concurrentStatements` run; else it waits in memory, and the next statement writes it with the
+ * others waiting (`ledger.postAtomicallyInOrder`): one group per page, no two pages of one merchant,
+ * ≤ `largestBatch` refunds. The statement judges each group's refunds in arrival order against what
+ * the ones before it left, exactly as separate statements would have, so correctness comes from the
+ * database (other processes' refunds queue on the same row locks); the batching is only fewer
+ * statements and commits.
  */
 export function createRefundGroupCommit(deps: {
   database: Database;
@@ -78,7 +93,6 @@ export function createRefundGroupCommit(deps: {
   payments: Pick<PaymentsService, 'isAvailable'>;
 }) {
   const { database, ledger, payments } = deps;
-  const queues = new Map<string, Waiting[]>();
 
   function currencyOf(pageId: string, currency: string): LedgerCurrency {
     if (!isLedgerCurrency(currency)) {
@@ -137,35 +151,40 @@ export function createRefundGroupCommit(deps: {
     }
   }
 
-  /** One statement for the batch (in a transaction with the commit guards of those written, when any has one). */
-  async function write(requests: RefundRequest[]): Promise<RefundDecision[]> {
-    const [first] = requests;
-    if (!first) {
+  /** One statement for the batch, a group per page (in a transaction with the commit guards of those written, when any has one); decisions in the order of `groups` flattened. */
+  async function write(groups: RefundRequest[][]): Promise<RefundDecision[]> {
+    const requests = groups.flat();
+    if (requests.length === 0) {
       return [];
     }
+    const leaders = groups.map((group) => group[0] as RefundRequest);
     const statement = (executor: Executor) =>
       ledger.postAtomicallyInOrder<BatchReport>(executor, {
         name: 'refunds',
         before: refundBatchGateCtes({
-          page: refundPageSelect({ merchantId: first.merchantId, livemode: first.livemode, pageId: first.pageId }),
+          pages: refundPagesSelect(leaders.map((leader) => ({ merchantId: leader.merchantId, livemode: leader.livemode, pageId: leader.pageId }))),
           liveAvailable: payments.isAvailable(true),
           sandboxAvailable: payments.isAvailable(false),
         }),
         after: sql`${takeRefundBatchCte()}, ${refundBatchInsertCtes(
           {
             queue: refundProcessQueue,
-            merchantId: first.merchantId,
-            paymentPageId: first.pageId,
-            refunds: requests.map((request) => ({ id: request.id, reason: request.reason, createdAt: request.createdAt, jobId: newId('job', request.createdAt.getTime()) })),
+            groups: groups.map((group, index) => ({
+              merchantId: (leaders[index] as RefundRequest).merchantId,
+              paymentPageId: (leaders[index] as RefundRequest).pageId,
+              refunds: group.map((request) => ({ id: request.id, reason: request.reason, createdAt: request.createdAt, jobId: newId('job', request.createdAt.getTime()) })),
+            })),
           },
           (source) => jobRowsInsertStatement(refundProcessQueue, source),
         )}`,
         report: batchReport,
-        merchantId: first.merchantId,
         kind: 'refund',
         source: 'available',
         destination: 'external',
-        members: requests.map((request) => ({ amount: request.amount ?? null, reference: request.id, idempotencyKey: `${request.id}:refund`, at: request.createdAt })),
+        groups: groups.map((group, index) => ({
+          merchantId: (leaders[index] as RefundRequest).merchantId,
+          members: group.map((request) => ({ amount: request.amount ?? null, reference: request.id, idempotencyKey: `${request.id}:refund`, at: request.createdAt })),
+        })),
       });
     const decideAll = (rows: Array<AtomicBatchRow & BatchReport>) => rows.map((row, index) => decide(row, requests[index] as RefundRequest));
     if (!requests.some((request) => request.guard !== undefined)) {
@@ -196,58 +215,114 @@ export function createRefundGroupCommit(deps: {
     }
   }
 
-  async function drain(key: string, queue: Waiting[]): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, largestBatch);
-      let decisions: RefundDecision[];
-      const [only] = batch;
-      if (batch.length === 1 && only) {
-        // Nobody to share the commit with: decision 0039's statement, as before batching.
-        decisions = [await only.request.alone().then((refund): RefundDecision => ({ refund }), (error: unknown): RefundDecision => ({ error }))];
+  let running = 0;
+  /** Pages with a statement running: their refunds wait for it (they would only queue on its row lock). */
+  const busy = new Set<string>();
+  /** Refunds waiting, in arrival order. While fewer than `concurrentStatements` run, every page here is busy. */
+  let waiting: Waiting[] = [];
+
+  /** The next statement's groups: the waiting refunds of pages not busy, one page per merchant, ≤ `largestBatch`, the others left in order. */
+  function nextBatch(): Waiting[][] {
+    const groups = new Map<string, Waiting[]>();
+    const merchants = new Set<string>();
+    const left: Waiting[] = [];
+    let size = 0;
+    for (const entry of waiting) {
+      const key = pageKey(entry.request);
+      const group = groups.get(key);
+      if (size >= largestBatch || busy.has(key) || (!group && merchants.has(entry.request.merchantId))) {
+        left.push(entry);
+      } else if (group) {
+        group.push(entry);
+        size += 1;
       } else {
-        try {
-          decisions = await write(batch.map((waiting) => waiting.request));
-        } catch (error) {
-          decisions = batch.map(() => ({ error }));
-        }
-      }
-      for (const [index, waiting] of batch.entries()) {
-        waiting.settle(decisions[index] ?? { error: new Error('refund batch: no decision') });
+        groups.set(key, [entry]);
+        merchants.add(entry.request.merchantId);
+        size += 1;
       }
     }
-    queues.delete(key);
+    waiting = left;
+    return [...groups.values()];
+  }
+
+  /** Counts a statement in from its start to its end, its pages busy meanwhile; then starts what waits. */
+  function track<T>(keys: string[], work: Promise<T>): Promise<T> {
+    running += 1;
+    for (const key of keys) {
+      busy.add(key);
+    }
+    void work
+      .catch(() => undefined)
+      .then(() => {
+        running -= 1;
+        for (const key of keys) {
+          busy.delete(key);
+        }
+        startWaiting();
+      });
+    return work;
+  }
+
+  function startWaiting(): void {
+    void withoutCommitGuard(async () => pump());
+  }
+
+  /** Starts statements for the refunds waiting while fewer than `concurrentStatements` run (outside every request's commit guard: a batch belongs to no single request). */
+  function pump(): void {
+    while (running < concurrentStatements && waiting.length > 0) {
+      const groups = nextBatch();
+      const batch = groups.flat();
+      const [only] = batch;
+      if (!only) {
+        return;
+      }
+      const decided: Promise<RefundDecision[]> =
+        batch.length === 1
+          ? // Nobody to share the commit with: decision 0039's statement, in the request's own context.
+            only.request.alone().then(
+              (refund): RefundDecision[] => [{ refund }],
+              (error: unknown): RefundDecision[] => [{ error }],
+            )
+          : write(groups.map((group) => group.map((entry) => entry.request))).catch((error: unknown) => batch.map((): RefundDecision => ({ error })));
+      void track(
+        groups.map((group) => pageKey((group[0] as Waiting).request)),
+        decided.then((decisions) => {
+          for (const [index, entry] of batch.entries()) {
+            entry.settle(decisions[index] ?? { error: new Error('refund batch: no decision') });
+          }
+        }),
+      );
+    }
   }
 
   return {
     /**
-     * Writes a refund at once, alone, when its page has no statement running (in the caller's own
-     * async context: no context to capture, the common case of refunds of different pages); else
-     * queues it behind that statement, to be written with the others that wait. Answers what became of it.
+     * Writes a refund at once, alone, when its page has no statement running and fewer than
+     * `concurrentStatements` run (in the caller's own async context: no context to capture, the
+     * common case of a quiet process); else queues it, to be written with the others that wait.
+     * Answers what became of it.
      */
     submit(request: RefundRequest): Promise<RefundDecision> {
-      const key = `${request.merchantId}|${String(request.livemode)}|${request.pageId}`;
-      const waiting = queues.get(key);
-      if (waiting) {
-        // Made later from the batch's context: it keeps this request's context (its commit guard)
-        // for whenever it is made alone (`runInAsyncScope`; `AsyncResource.bind` would do the same
-        // at the price of two deprecation wrappers per call).
-        const context = new AsyncResource('paysail.refund');
-        const alone = request.alone;
-        return new Promise((settle) => {
-          waiting.push({ request: { ...request, alone: () => context.runInAsyncScope(alone) }, settle });
-        });
+      const key = pageKey(request);
+      if (running < concurrentStatements && !busy.has(key)) {
+        // Nothing waits for this page (while a statement slot is free, only refunds of busy pages wait).
+        return track(
+          [key],
+          request.alone().then(
+            (refund): RefundDecision => ({ refund }),
+            (error: unknown): RefundDecision => ({ error }),
+          ),
+        );
       }
-      const queue: Waiting[] = [];
-      queues.set(key, queue);
-      // Nobody to share the commit with: decision 0039's statement, in this request's context.
-      const decision = request.alone().then(
-        (refund): RefundDecision => ({ refund }),
-        (error: unknown): RefundDecision => ({ error }),
-      );
-      // Those that queued meanwhile: batches belong to no single request, so their transactions run
-      // the commit guards they are given, not this request's.
-      void decision.then(() => withoutCommitGuard(() => drain(key, queue)));
-      return decision;
+      // Made later from a batch's context: it keeps this request's context (its commit guard) for
+      // whenever it is made alone (`runInAsyncScope`; `AsyncResource.bind` would do the same at the
+      // price of two deprecation wrappers per call).
+      const context = new AsyncResource('paysail.refund');
+      const alone = request.alone;
+      return new Promise((settle) => {
+        waiting.push({ request: { ...request, alone: () => context.runInAsyncScope(alone) }, settle });
+        startWaiting();
+      });
     },
   };
 }

@@ -52,23 +52,39 @@ export function refundInsertCtes(refund: Pick<RefundRow, 'id' | 'merchantId' | '
 }
 
 /**
- * A batch's own writes (decision 0055), as CTEs after the ledger's `accepted (ord, take)`: one PENDING
- * refund per accepted member with its amount and the gate's mode, currency and payment, and (`jobs`,
- * a `jobRowsInsertStatement` over the rows it is given) one processing job each.
+ * A batch's refund rows and their `refunds.process` jobs (CTEs `refund_input`, `refund`, `job`), one per
+ * member the ledger accepted (`accepted (grp, ord, take)`), each on its group's page and payment
+ * (`gate`: `grp, payment_id, livemode, currency`); `groups` in the order of the batch's groups.
  */
-export function refundBatchInsertCtes(batch: { queue: string; merchantId: string; paymentPageId: string; refunds: ReadonlyArray<{ id: string; reason: string | null; createdAt: Date; jobId: string }> }, jobs: (source: SQL) => SQL): SQL {
-  const rows = JSON.stringify(batch.refunds.map((refund, index) => ({ ord: index + 1, id: refund.id, reason: refund.reason, at: refund.createdAt.toISOString(), job_id: refund.jobId })));
+export function refundBatchInsertCtes(
+  batch: { queue: string; groups: ReadonlyArray<{ merchantId: string; paymentPageId: string; refunds: ReadonlyArray<{ id: string; reason: string | null; createdAt: Date; jobId: string }> }> },
+  jobs: (source: SQL) => SQL,
+): SQL {
+  const rows = JSON.stringify(
+    batch.groups.flatMap((group, groupIndex) =>
+      group.refunds.map((refund, index) => ({
+        grp: groupIndex + 1,
+        ord: index + 1,
+        merchant_id: group.merchantId,
+        page_id: group.paymentPageId,
+        id: refund.id,
+        reason: refund.reason,
+        at: refund.createdAt.toISOString(),
+        job_id: refund.jobId,
+      })),
+    ),
+  );
   return sql`refund_input as materialized (
-      select * from json_to_recordset(${rows}::json) as r(ord int, id text, reason text, at timestamptz, job_id text)
+      select * from json_to_recordset(${rows}::json) as r(grp int, ord int, merchant_id text, page_id text, id text, reason text, at timestamptz, job_id text)
     ),
     refund as (
       insert into refunds (id, merchant_id, livemode, payment_page_id, payment_id, amount, currency, reason, status, request_key, created_at, updated_at)
-      select r.id, ${batch.merchantId}::text, g.livemode, ${batch.paymentPageId}::text, g.payment_id, a.take::int, g.currency, r.reason, 'PENDING', null, r.at, r.at
-      from accepted a join refund_input r on r.ord = a.ord cross join gate g
+      select r.id, r.merchant_id, g.livemode, r.page_id, g.payment_id, a.take::int, g.currency, r.reason, 'PENDING', null, r.at, r.at
+      from accepted a join refund_input r on r.grp = a.grp and r.ord = a.ord join gate g on g.grp = a.grp
       returning id, livemode, payment_id, amount, currency
     ),
     job as (${jobs(sql`select r.job_id as id, json_build_object('refundId', r.id)::jsonb as payload, ${`${batch.queue}:`}::text || r.id as dedupe_key, r.at
-      from accepted a join refund_input r on r.ord = a.ord`)})`;
+      from accepted a join refund_input r on r.grp = a.grp and r.ord = a.ord`)})`;
 }
 
 /** The refund a one-time request key made, in its merchant's mode. */

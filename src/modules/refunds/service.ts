@@ -297,7 +297,7 @@ export function createRefundsService(deps: RefundsDeps) {
         return second;
       };
       // Called in this request's async context (its commit guard): directly, or, when the refund waited
-      // in its page's queue, through the context the queue captured for it (group-commit.ts).
+      // in the group commit's queue, through the context the queue captured for it (group-commit.ts).
       const alone = async (): Promise<RefundRow> => {
         if (currentCommitGuard()) {
           // An Idempotency-Key is marked used in the same transaction as the refund.
@@ -312,7 +312,7 @@ export function createRefundsService(deps: RefundsDeps) {
       };
       let refund: RefundRow;
       try {
-        // Written with the other refunds of this page that arrive meanwhile: one statement, one commit (decision 0055).
+        // At once, or with the other refunds that arrive meanwhile: one statement, one commit (decisions 0055 and 0069).
         const decision = requestKey === null ? await groupCommit.submit({ id, merchantId: merchant.id, livemode, pageId: input.paymentPageId, amount: input.amount, reason: input.reason ?? null, createdAt: now, guard: currentCommitGuard(), alone }) : undefined;
         if (decision && 'error' in decision) {
           throw decision.error;
