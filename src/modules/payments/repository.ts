@@ -41,6 +41,15 @@ export async function findPayment(executor: Executor, paymentId: string): Promis
   return row ?? null;
 }
 
+/**
+ * `findPayment` outside a transaction as one prepared statement (PostgreSQL parses and plans it once
+ * per connection; the query is built once): a paid page's every read asks for its payment.
+ */
+export function preparedPaymentFinder(database: Database): (paymentId: string) => Promise<PaymentRow | null> {
+  const statement = database.db.select().from(payments).where(eq(payments.id, sql.placeholder('paymentId'))).prepare('payments_find_by_id');
+  return async (paymentId) => (await statement.execute({ paymentId }))[0] ?? null;
+}
+
 /** The payments of these ids (any order; unknown ids are left out). */
 export async function findPayments(executor: Executor, paymentIds: readonly string[]): Promise<PaymentRow[]> {
   return paymentIds.length === 0 ? [] : executor.select().from(payments).where(inArray(payments.id, [...paymentIds]));

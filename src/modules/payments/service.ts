@@ -14,7 +14,7 @@ import { createAttemptRecovery, finalOf, processorTimeoutMs, recheckAt, withTime
 import type { ValidatedCard } from './card.ts';
 import { createResolveAttemptJob } from './jobs.ts';
 import { createRenewalCharges } from './renewals.ts';
-import { findCardToken, findPayment, findPaymentsForFraud, paymentLocation, reencryptPayments, type FraudCriteria, type PageReference, type PaymentRow } from './repository.ts';
+import { findCardToken, findPayment, findPaymentsForFraud, preparedPaymentFinder, paymentLocation, reencryptPayments, type FraudCriteria, type PageReference, type PaymentRow } from './repository.ts';
 import { createSettlement, type PaymentSettledHook } from './settle.ts';
 
 export type { PaymentSettledHook } from './settle.ts';
@@ -44,6 +44,7 @@ export function createPaymentsService(deps: {
   clientReferenceIdOfPage: PageReference;
 }) {
   const { database, clock, keyRing, customers, cardProcessor, ledger, logger, clientReferenceIdOfPage } = deps;
+  const findPaymentPrepared = preparedPaymentFinder(database);
   const settledHooks: PaymentSettledHook[] = [];
   let checkoutContact: CheckoutContact | null = null;
 
@@ -64,7 +65,8 @@ export function createPaymentsService(deps: {
     /** False for live mode when no live processor is configured. */
     isAvailable: (livemode: boolean) => cardProcessor.isAvailable(livemode),
 
-    find: (executor: Executor, paymentId: string) => findPayment(executor, paymentId),
+    /** A payment by id; outside a transaction through one prepared statement (every paid page's read asks for its payment). */
+    find: (executor: Executor, paymentId: string) => (executor === database.db ? findPaymentPrepared(paymentId) : findPayment(executor, paymentId)),
 
     /**
      * Records a PROCESSING checkout attempt (card description only: the number and CVC are never
