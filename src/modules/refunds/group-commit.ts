@@ -151,7 +151,7 @@ export function createRefundGroupCommit(deps: {
     }
   }
 
-  /** One statement for the batch, a group per page (in a transaction with the commit guards of those written, when any has one); decisions in the order of `groups` flattened. */
+  /** One statement for the batch, a group per page (in a transaction with the commit guards of those written, when one of them has a guard); decisions in the order of `groups` flattened. */
   async function write(groups: RefundRequest[][]): Promise<RefundDecision[]> {
     const requests = groups.flat();
     if (requests.length === 0) {
