@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryNamedRows, type Executor } from '../../db/client.ts';
+import { numberedGroupRows } from '../../db/recordset.ts';
 import { newId } from '../../crypto/ids.ts';
 import type { LedgerAccountKind } from '../../db/schema/index.ts';
 import { negativeAllowed } from './postings.ts';
@@ -59,20 +60,18 @@ export interface AtomicBatchRow {
 }
 
 function batchStatement(input: AtomicBatchInput): SQL {
-  const members = JSON.stringify(
-    input.groups.flatMap((group, groupIndex) =>
-      group.members.map((member, index) => ({
-        grp: groupIndex + 1,
-        ord: index + 1,
-        amount: member.amount,
-        transaction_id: newId('ledgerTransaction', member.at.getTime()),
-        source_entry_id: newId('ledgerEntry', member.at.getTime()),
-        destination_entry_id: newId('ledgerEntry', member.at.getTime()),
-        reference: member.reference,
-        idempotency_key: member.idempotencyKey,
-        at: member.at.toISOString(),
-      })),
-    ),
+  const members = numberedGroupRows(
+    input.groups,
+    (group) => group.members,
+    (member) => ({
+      amount: member.amount,
+      transaction_id: newId('ledgerTransaction', member.at.getTime()),
+      source_entry_id: newId('ledgerEntry', member.at.getTime()),
+      destination_entry_id: newId('ledgerEntry', member.at.getTime()),
+      reference: member.reference,
+      idempotency_key: member.idempotencyKey,
+      at: member.at.toISOString(),
+    }),
   );
   const owners = JSON.stringify(input.groups.map((group, groupIndex) => ({ grp: groupIndex + 1, merchant_id: group.merchantId })));
   const updatedAt = new Date(Math.max(...input.groups.flatMap((group) => group.members.map((member) => member.at.getTime())))).toISOString();

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { numberedGroupRows } from '../../db/recordset.ts';
 import { refunds, type RefundStatus } from '../../db/schema/index.ts';
 import { olderThan, type PagePosition } from '../../http/paging.ts';
 import type { RefundView } from './schemas.ts';
@@ -60,19 +61,17 @@ export function refundBatchInsertCtes(
   batch: { queue: string; groups: ReadonlyArray<{ merchantId: string; paymentPageId: string; refunds: ReadonlyArray<{ id: string; reason: string | null; createdAt: Date; jobId: string }> }> },
   jobs: (source: SQL) => SQL,
 ): SQL {
-  const rows = JSON.stringify(
-    batch.groups.flatMap((group, groupIndex) =>
-      group.refunds.map((refund, index) => ({
-        grp: groupIndex + 1,
-        ord: index + 1,
-        merchant_id: group.merchantId,
-        page_id: group.paymentPageId,
-        id: refund.id,
-        reason: refund.reason,
-        at: refund.createdAt.toISOString(),
-        job_id: refund.jobId,
-      })),
-    ),
+  const rows = numberedGroupRows(
+    batch.groups,
+    (group) => group.refunds,
+    (refund, group) => ({
+      merchant_id: group.merchantId,
+      page_id: group.paymentPageId,
+      id: refund.id,
+      reason: refund.reason,
+      at: refund.createdAt.toISOString(),
+      job_id: refund.jobId,
+    }),
   );
   return sql`refund_input as materialized (
       select * from json_to_recordset(${rows}::json) as r(grp int, ord int, merchant_id text, page_id text, id text, reason text, at timestamptz, job_id text)

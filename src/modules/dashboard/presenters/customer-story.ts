@@ -1,4 +1,5 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn, PgSelect } from 'drizzle-orm/pg-core';
 import type { Database } from '../../../db/client.ts';
 import { kycVerifications, paymentPages, payoutPages, refunds, subscriptions } from '../../../db/schema/index.ts';
 import { createdWithin, everyRow, type CreatedRange } from './pagination.ts';
@@ -32,6 +33,34 @@ export const storyCsvColumns = {
 /** A row of any of the lists (its CSV names the columns). */
 export type StoryRow = { id: string; createdAt: Date } & Record<string, unknown>;
 
+/** What one read of a customer's list asks: whose rows, which period, after which row, how many. */
+interface StoryQuery {
+  merchantId: string;
+  livemode: boolean;
+  customerId: string;
+  period: CreatedRange;
+  /** The keyset position of the next batch (`everyRow`), or nothing for the newest rows. */
+  after: SQL[];
+  limit: number;
+}
+
+/** The columns that scope a list to one customer of one merchant in one mode and order it. */
+interface StoryColumns {
+  customerId: AnyPgColumn;
+  merchantId: AnyPgColumn;
+  livemode: AnyPgColumn;
+  createdAt: AnyPgColumn;
+  id: AnyPgColumn;
+}
+
+/** A list's rows of the customer in the period, after the keyset position, newest first. */
+function newestOfCustomer<Select extends PgSelect>(select: Select, columns: StoryColumns, query: StoryQuery) {
+  return select
+    .where(and(eq(columns.customerId, query.customerId), eq(columns.merchantId, query.merchantId), eq(columns.livemode, query.livemode), ...createdWithin(columns.createdAt, query.period), ...query.after))
+    .orderBy(desc(columns.createdAt), desc(columns.id))
+    .limit(query.limit);
+}
+
 /**
  * Read model of a customer's lists (payout pages, payments, subscriptions, refunds, identity
  * verifications): one query per list, scoped by merchant, mode and customer, the creation period
@@ -39,65 +68,76 @@ export type StoryRow = { id: string; createdAt: Date } & Record<string, unknown>
  * keyset batches. The caller has found the customer in this merchant and mode.
  */
 export function createCustomerStory(database: Database) {
-  const readers = {
-    'payout-pages': (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number) =>
-      database.db
-        .select({ id: payoutPages.id, clientReferenceId: payoutPages.clientReferenceId, amount: payoutPages.amount, currency: payoutPages.fundingCurrency, status: payoutPages.status, subStatus: payoutPages.subStatus, createdAt: payoutPages.createdAt })
-        .from(payoutPages)
-        .where(and(eq(payoutPages.customerId, customerId), eq(payoutPages.merchantId, merchantId), eq(payoutPages.livemode, livemode), ...createdWithin(payoutPages.createdAt, period), ...after))
-        .orderBy(desc(payoutPages.createdAt), desc(payoutPages.id))
-        .limit(limit),
-    'payment-pages': (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number) =>
-      database.db
-        .select({ id: paymentPages.id, clientReferenceId: paymentPages.clientReferenceId, amount: paymentPages.amount, currency: paymentPages.currency, status: paymentPages.status, createdAt: paymentPages.createdAt })
-        .from(paymentPages)
-        .where(and(eq(paymentPages.customerId, customerId), eq(paymentPages.merchantId, merchantId), eq(paymentPages.livemode, livemode), ...createdWithin(paymentPages.createdAt, period), ...after))
-        .orderBy(desc(paymentPages.createdAt), desc(paymentPages.id))
-        .limit(limit),
-    subscriptions: (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number) =>
-      database.db
-        .select({ id: subscriptions.id, productId: subscriptions.productId, amount: subscriptions.amount, currency: subscriptions.currency, status: subscriptions.status, createdAt: subscriptions.createdAt })
-        .from(subscriptions)
-        .where(and(eq(subscriptions.customerId, customerId), eq(subscriptions.merchantId, merchantId), eq(subscriptions.livemode, livemode), ...createdWithin(subscriptions.createdAt, period), ...after))
-        .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
-        .limit(limit),
-    refunds: (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number) =>
-      database.db
-        .select({ id: refunds.id, paymentPageId: refunds.paymentPageId, amount: refunds.amount, currency: refunds.currency, status: refunds.status, createdAt: refunds.createdAt })
-        .from(refunds)
-        .innerJoin(paymentPages, eq(paymentPages.id, refunds.paymentPageId))
-        .where(and(eq(paymentPages.customerId, customerId), eq(refunds.merchantId, merchantId), eq(refunds.livemode, livemode), ...createdWithin(refunds.createdAt, period), ...after))
-        .orderBy(desc(refunds.createdAt), desc(refunds.id))
-        .limit(limit),
-    verifications: (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number): Promise<VerificationRowView[]> =>
-      database.db
-        .select({ id: kycVerifications.id, provider: kycVerifications.provider, status: kycVerifications.status, reason: kycVerifications.reason, createdAt: kycVerifications.createdAt, decidedAt: kycVerifications.decidedAt })
-        .from(kycVerifications)
-        .where(and(eq(kycVerifications.customerId, customerId), eq(kycVerifications.merchantId, merchantId), eq(kycVerifications.livemode, livemode), ...createdWithin(kycVerifications.createdAt, period), ...after))
-        .orderBy(desc(kycVerifications.createdAt), desc(kycVerifications.id))
-        .limit(limit),
-  } satisfies Record<StoryList, (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number) => Promise<StoryRow[]>>;
-
   const columnsOf = {
-    'payout-pages': { createdAt: payoutPages.createdAt, id: payoutPages.id },
-    'payment-pages': { createdAt: paymentPages.createdAt, id: paymentPages.id },
-    subscriptions: { createdAt: subscriptions.createdAt, id: subscriptions.id },
-    refunds: { createdAt: refunds.createdAt, id: refunds.id },
-    verifications: { createdAt: kycVerifications.createdAt, id: kycVerifications.id },
-  } as const;
+    'payout-pages': payoutPages,
+    'payment-pages': paymentPages,
+    subscriptions,
+    // A refund belongs to the customer of its payment page.
+    refunds: { customerId: paymentPages.customerId, merchantId: refunds.merchantId, livemode: refunds.livemode, createdAt: refunds.createdAt, id: refunds.id },
+    verifications: kycVerifications,
+  } as const satisfies Record<StoryList, StoryColumns>;
+
+  const readers = {
+    'payout-pages': (query: StoryQuery) =>
+      newestOfCustomer(
+        database.db
+          .select({ id: payoutPages.id, clientReferenceId: payoutPages.clientReferenceId, amount: payoutPages.amount, currency: payoutPages.fundingCurrency, status: payoutPages.status, subStatus: payoutPages.subStatus, createdAt: payoutPages.createdAt })
+          .from(payoutPages)
+          .$dynamic(),
+        columnsOf['payout-pages'],
+        query,
+      ),
+    'payment-pages': (query: StoryQuery) =>
+      newestOfCustomer(
+        database.db
+          .select({ id: paymentPages.id, clientReferenceId: paymentPages.clientReferenceId, amount: paymentPages.amount, currency: paymentPages.currency, status: paymentPages.status, createdAt: paymentPages.createdAt })
+          .from(paymentPages)
+          .$dynamic(),
+        columnsOf['payment-pages'],
+        query,
+      ),
+    subscriptions: (query: StoryQuery) =>
+      newestOfCustomer(
+        database.db
+          .select({ id: subscriptions.id, productId: subscriptions.productId, amount: subscriptions.amount, currency: subscriptions.currency, status: subscriptions.status, createdAt: subscriptions.createdAt })
+          .from(subscriptions)
+          .$dynamic(),
+        columnsOf.subscriptions,
+        query,
+      ),
+    refunds: (query: StoryQuery) =>
+      newestOfCustomer(
+        database.db
+          .select({ id: refunds.id, paymentPageId: refunds.paymentPageId, amount: refunds.amount, currency: refunds.currency, status: refunds.status, createdAt: refunds.createdAt })
+          .from(refunds)
+          .innerJoin(paymentPages, eq(paymentPages.id, refunds.paymentPageId))
+          .$dynamic(),
+        columnsOf.refunds,
+        query,
+      ),
+    verifications: (query: StoryQuery): Promise<VerificationRowView[]> =>
+      newestOfCustomer(
+        database.db
+          .select({ id: kycVerifications.id, provider: kycVerifications.provider, status: kycVerifications.status, reason: kycVerifications.reason, createdAt: kycVerifications.createdAt, decidedAt: kycVerifications.decidedAt })
+          .from(kycVerifications)
+          .$dynamic(),
+        columnsOf.verifications,
+        query,
+      ),
+  } satisfies Record<StoryList, (query: StoryQuery) => Promise<StoryRow[]>>;
 
   return {
     /** The latest `storyLimit` of each kind created in `period`, and every identity verification in it (a customer has a handful). */
     async latest(merchantId: string, livemode: boolean, customerId: string, period: CreatedRange): Promise<CustomerStoryView & { verifications: VerificationRowView[] }> {
-      const read = <K extends StoryList>(list: K, limit = storyLimit) => readers[list](merchantId, livemode, customerId, period, [], limit) as ReturnType<(typeof readers)[K]>;
+      const read = <K extends StoryList>(list: K, limit = storyLimit) => readers[list]({ merchantId, livemode, customerId, period, after: [], limit }) as ReturnType<(typeof readers)[K]>;
       const [payouts, payments, subscribed, refunded, verifications] = await Promise.all([read('payout-pages'), read('payment-pages'), read('subscriptions'), read('refunds'), read('verifications', 1_000)]);
       return { payoutPages: payouts, paymentPages: payments, subscriptions: subscribed, refunds: refunded, verifications };
     },
 
     /** Every row of one of the customer's lists created in `period`, newest first (its CSV). */
     every(list: StoryList, merchantId: string, livemode: boolean, customerId: string, period: CreatedRange): AsyncGenerator<StoryRow> {
-      const read = readers[list] as (merchantId: string, livemode: boolean, customerId: string, period: CreatedRange, after: SQL[], limit: number) => Promise<StoryRow[]>;
-      return everyRow(columnsOf[list], (after, limit) => read(merchantId, livemode, customerId, period, after, limit));
+      const read = readers[list] as (query: StoryQuery) => Promise<StoryRow[]>;
+      return everyRow(columnsOf[list], (after, limit) => read({ merchantId, livemode, customerId, period, after, limit }));
     },
   };
 }

@@ -1,15 +1,23 @@
-import type { FastifyReply } from 'fastify';
+import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Api } from '../../../http/types.ts';
 import { AppError } from '../../../http/errors.ts';
 import type { PaymentPagesService } from '../../payment-pages/index.ts';
 import type { PayoutPagesService } from '../../payout-pages/index.ts';
 import { screen, type ScreenRequest, type ScreenTools } from '../context.ts';
-import { formProblem, formValues, newFormReference, paymentPageBody, payoutPageBody, type CreateFormProblem, type CreateFormValues } from '../create-forms.ts';
+import { formProblem, formValues, newFormReference, paymentPageBody, payoutPageBody, type CreateFormValues } from '../create-forms.ts';
 import { modePath, withQuery } from '../paths.ts';
-import { NewPaymentPagePage, NewPayoutPagePage } from '../pages/create-pages.tsx';
+import { NewPaymentPagePage, NewPayoutPagePage, type CreateFormProps } from '../pages/create-pages.tsx';
 
-const payoutFields = ['customerReferenceId', 'customerEmail', 'amount', 'fundingCurrency', 'releaseMethod', 'clientReferenceId'] as const;
-const paymentFields = ['customerReferenceId', 'customerEmail', 'amount', 'currency', 'description', 'clientReferenceId'] as const;
+/** One create form: its section, the form's fields and first values, the service call and the page. */
+interface CreateForm {
+  section: 'payout-pages' | 'payment-pages';
+  /** The `?notice=` the created page opens with. */
+  notice: string;
+  fields: readonly string[];
+  initialValues: () => CreateFormValues;
+  create: (view: ScreenRequest, form: unknown) => Promise<{ id: string }>;
+  Page: (props: CreateFormProps) => JSX.Element;
+}
 
 /**
  * Creating payout and payment pages from the dashboard (`/:mode/payout-pages/new`,
@@ -19,54 +27,45 @@ const paymentFields = ['customerReferenceId', 'customerEmail', 'amount', 'curren
  * message beside the field it names; a created page opens with its link.
  */
 export function registerCreatePageScreens(web: Api, tools: ScreenTools, deps: { payoutPages: PayoutPagesService; paymentPages: PaymentPagesService }): void {
-  async function submit(
-    view: ScreenRequest,
-    reply: FastifyReply,
-    input: { section: 'payout-pages' | 'payment-pages'; create: () => Promise<{ id: string }>; values: CreateFormValues; render: (problem: CreateFormProblem) => Parameters<ScreenRequest['page']>[0] },
-  ): Promise<FastifyReply> {
-    try {
-      const created = await input.create();
-      return reply.redirect(withQuery(modePath(view.mode, `/${input.section}/${encodeURIComponent(created.id)}`), { notice: `${input.section === 'payout-pages' ? 'payout' : 'payment'}-page-created` }), 303);
-    } catch (error) {
-      const problem = formProblem(error) ?? (error instanceof AppError && error.statusCode === 409 ? { message: error.message, field: error.code === 'DUPLICATE_CLIENT_REFERENCE_ID' ? 'clientReferenceId' : '' } : null);
-      if (!problem || !(error instanceof AppError)) {
-        throw error;
-      }
-      return view.page(input.render(problem), { status: error.statusCode });
-    }
-  }
-
-  web.get('/:mode/payout-pages/new', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const values = { fundingCurrency: 'USD', releaseMethod: 'MANUAL', clientReferenceId: newFormReference('payout') };
-    return view.page((frame) => NewPayoutPagePage({ frame, values }));
-  });
-
-  web.post('/:mode/payout-pages', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const values = formValues(request.body, payoutFields);
-    return submit(view, reply, {
+  const formOf: ReadonlyArray<CreateForm> = [
+    {
       section: 'payout-pages',
-      values,
-      create: () => deps.payoutPages.createPayoutPage(view.session.merchant, view.livemode, payoutPageBody(request.body)),
-      render: (problem) => (frame) => NewPayoutPagePage({ frame, values, problem }),
-    });
-  });
-
-  web.get('/:mode/payment-pages/new', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const values = { currency: 'USD', clientReferenceId: newFormReference('payment') };
-    return view.page((frame) => NewPaymentPagePage({ frame, values }));
-  });
-
-  web.post('/:mode/payment-pages', async (request, reply) => {
-    const view = screen(tools, request, reply);
-    const values = formValues(request.body, paymentFields);
-    return submit(view, reply, {
+      notice: 'payout-page-created',
+      fields: ['customerReferenceId', 'customerEmail', 'amount', 'fundingCurrency', 'releaseMethod', 'clientReferenceId'],
+      initialValues: () => ({ fundingCurrency: 'USD', releaseMethod: 'MANUAL', clientReferenceId: newFormReference('payout') }),
+      create: (view, form) => deps.payoutPages.createPayoutPage(view.session.merchant, view.livemode, payoutPageBody(form)),
+      Page: NewPayoutPagePage,
+    },
+    {
       section: 'payment-pages',
-      values,
-      create: () => deps.paymentPages.createPage(view.session.merchant, view.livemode, paymentPageBody(request.body)),
-      render: (problem) => (frame) => NewPaymentPagePage({ frame, values, problem }),
+      notice: 'payment-page-created',
+      fields: ['customerReferenceId', 'customerEmail', 'amount', 'currency', 'description', 'clientReferenceId'],
+      initialValues: () => ({ currency: 'USD', clientReferenceId: newFormReference('payment') }),
+      create: (view, form) => deps.paymentPages.createPage(view.session.merchant, view.livemode, paymentPageBody(form)),
+      Page: NewPaymentPagePage,
+    },
+  ];
+
+  for (const { section, notice, fields, initialValues, create, Page } of formOf) {
+    web.get(`/:mode/${section}/new`, async (request, reply) => {
+      const view = screen(tools, request, reply);
+      const values = initialValues();
+      return view.page((frame) => Page({ frame, values }));
     });
-  });
+
+    web.post(`/:mode/${section}`, async (request, reply) => {
+      const view = screen(tools, request, reply);
+      const values = formValues(request.body, fields);
+      try {
+        const created = await create(view, request.body);
+        return reply.redirect(withQuery(modePath(view.mode, `/${section}/${encodeURIComponent(created.id)}`), { notice }), 303);
+      } catch (error) {
+        const problem = formProblem(error) ?? (error instanceof AppError && error.statusCode === 409 ? { message: error.message, field: error.code === 'DUPLICATE_CLIENT_REFERENCE_ID' ? 'clientReferenceId' : '' } : null);
+        if (!problem || !(error instanceof AppError)) {
+          throw error;
+        }
+        return view.page((frame) => Page({ frame, values, problem }), { status: error.statusCode });
+      }
+    });
+  }
 }
