@@ -27,6 +27,11 @@ export function validateReturnUrl(field: string, value: string | undefined): str
   return url.toString();
 }
 
+/** The return URLs a page answers with: each one the page has (the answer leaves out the others). */
+export function returnUrlsOf(page: { successReturnUrl: string | null; failureReturnUrl: string | null }): { successReturnUrl?: string; failureReturnUrl?: string } {
+  return { ...(page.successReturnUrl ? { successReturnUrl: page.successReturnUrl } : {}), ...(page.failureReturnUrl ? { failureReturnUrl: page.failureReturnUrl } : {}) };
+}
+
 /** At most 20 string pairs; keys 1-40 characters, values up to 500. */
 export function validateMetadata(metadata: Record<string, string> | undefined): Record<string, string> {
   if (metadata === undefined) {

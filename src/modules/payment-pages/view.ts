@@ -4,6 +4,7 @@ import { paymentPages } from '../../db/schema/index.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, resealFields, type PiiLocation } from '../../crypto/pii.ts';
 import { resealTable, type ReencryptOptions } from '../../crypto/rotation.ts';
+import { returnUrlsOf } from '../../http/request-rules.ts';
 import { payinDetailsOf, type PaymentRow } from '../payments/index.ts';
 import type { PaymentPageResponse } from './schemas.ts';
 
@@ -65,12 +66,7 @@ export function pageResponse(keyRing: KeyRing, publicUrl: string, view: PageView
   if (page.lineItems !== null) {
     response.lineItems = page.lineItems;
   }
-  if (page.successReturnUrl) {
-    response.successReturnUrl = page.successReturnUrl;
-  }
-  if (page.failureReturnUrl) {
-    response.failureReturnUrl = page.failureReturnUrl;
-  }
+  Object.assign(response, returnUrlsOf(page));
   if (page.subscription) {
     response.subscription = page.subscription;
   }

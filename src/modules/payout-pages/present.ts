@@ -1,5 +1,6 @@
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openFields, sealFields } from '../../crypto/pii.ts';
+import { returnUrlsOf } from '../../http/request-rules.ts';
 import { explorerUrl } from './rails/explorer.ts';
 import { destinationFields, destinationFromFields, type PayoutDestination } from './destinations.ts';
 import type { PayoutPageRow } from './repository.ts';
@@ -63,12 +64,7 @@ export function createPayoutPresenter(deps: { keyRing: KeyRing; publicUrl: strin
     if (page.statusReason) {
       response.statusReason = page.statusReason;
     }
-    if (page.successReturnUrl) {
-      response.successReturnUrl = page.successReturnUrl;
-    }
-    if (page.failureReturnUrl) {
-      response.failureReturnUrl = page.failureReturnUrl;
-    }
+    Object.assign(response, returnUrlsOf(page));
     if (page.customerConfirmedAt) {
       response.customerConfirmedAt = page.customerConfirmedAt.getTime();
     }
