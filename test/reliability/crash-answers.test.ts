@@ -6,6 +6,7 @@ import { payments, subscriptions } from '../../src/db/schema/index.ts';
 import { createTestContext, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { cardBody, createPage, testCards } from '../helpers/payment-pages.ts';
 import { callUntilNotHeld, classifyAnswer } from './crash.ts';
+import { payUntilSettled } from './crash-answers.ts';
 import type { Answer } from './processes-support.ts';
 
 /**
@@ -150,5 +151,62 @@ describe('crash harness: reading a pay answer after the first attempt died betwe
     assert.equal(classifyAnswer(answer(409, 'INVALID_STATE', 1)), 'failed');
     assert.equal(classifyAnswer(answer(409, 'DUPLICATE_CLIENT_REFERENCE_ID', 1)), 'failed');
     assert.equal(classifyAnswer(answer(402, 'CARD_DECLINED', 2)), 'failed');
+  });
+});
+
+describe('crash harness: a pay answered only "an earlier attempt committed" is looked up on its page', () => {
+  const answer = (status: number, errorCode: string | undefined, attempts: number): Answer => ({
+    status,
+    body: errorCode ? { status: 'FAILED', errorCode, errorMessage: 'x' } : { status: 'SUCCESS', data: {} },
+    attempts,
+    upstream: undefined,
+    retryAfterSeconds: undefined,
+  });
+  const noWait = () => Promise.resolve();
+
+  test('the page still CREATED (the attempt ended without a charge): paid again, every send counted', async () => {
+    const answers = [answer(409, 'IDEMPOTENCY_KEY_RESPONSE_LOST', 2), answer(200, undefined, 1)];
+    const states = [{ status: 'CREATED', inProgress: true }, { status: 'CREATED', inProgress: false }];
+    const repaid: string[] = [];
+    const final = await payUntilSettled(
+      () => Promise.resolve(answers.shift() ?? answer(500, 'INTERNAL', 1)),
+      () => Promise.resolve(states.shift()),
+      noWait,
+      Date.now() + 60_000,
+      (lost, state) => repaid.push(`${String(lost.body.errorCode)} ${state.status}`),
+    );
+    assert.equal(final.status, 200);
+    assert.equal(final.attempts, 3);
+    assert.deepEqual(repaid, ['IDEMPOTENCY_KEY_RESPONSE_LOST CREATED'], 'looked again while a payment was in progress, then paid once more');
+    assert.equal(answers.length, 0);
+  });
+
+  test('the page PAID: the answer stands, nothing is sent again', async () => {
+    let sends = 0;
+    const final = await payUntilSettled(
+      () => {
+        sends += 1;
+        return Promise.resolve(answer(409, 'IDEMPOTENCY_KEY_RESPONSE_LOST', 2));
+      },
+      () => Promise.resolve({ status: 'PAID', inProgress: false }),
+      noWait,
+      Date.now() + 60_000,
+      () => assert.fail('a PAID page is not paid again'),
+    );
+    assert.equal(sends, 1);
+    assert.equal(classifyAnswer(final), 'committedBefore');
+  });
+
+  test('a first answer that decides (200, or a failure) is not looked up', async () => {
+    for (const first of [answer(200, undefined, 1), answer(402, 'CARD_DECLINED', 1)]) {
+      const final = await payUntilSettled(
+        () => Promise.resolve(first),
+        () => assert.fail('no lookup'),
+        noWait,
+        Date.now() + 60_000,
+        () => assert.fail('no second pay'),
+      );
+      assert.deepEqual(final, first);
+    }
   });
 });

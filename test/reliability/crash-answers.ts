@@ -50,3 +50,43 @@ export async function callUntilNotHeld(send: (idempotencyKey: string) => Promise
   }
   return { ...answer, attempts };
 }
+
+/** What the harness reads of a payment page: its status, and whether a card payment is still in progress on it. */
+export interface PageState {
+  status: string;
+  inProgress: boolean;
+}
+
+/**
+ * A pay whose answer only says that an earlier attempt committed something (`committedBefore`:
+ * `IDEMPOTENCY_KEY_RESPONSE_LOST`, or a retried `409 INVALID_STATE`) is looked up, as an integrator
+ * would settle an unknown outcome: the page once no card payment is in progress on it. PAID: the
+ * pay is done (the answer stays). Still CREATED: what committed was an attempt that ended without a
+ * charge (the resolve job settles an attempt whose process died before the processor saw it as
+ * declined, and marks its Idempotency-Key with that settlement), so the pay is made again with
+ * `pay` (new keys), and `onRepay` is told why. `attempts` counts every send.
+ */
+export async function payUntilSettled(
+  pay: () => Promise<Answer>,
+  pageState: () => Promise<PageState | undefined>,
+  wait: (ms: number) => Promise<void>,
+  deadline: number,
+  onRepay: (answer: Answer, state: PageState) => void,
+): Promise<Answer> {
+  let answer = await pay();
+  let attempts = answer.attempts;
+  while (classifyAnswer(answer) === 'committedBefore' && Date.now() < deadline) {
+    const state = await pageState();
+    if (state?.inProgress) {
+      await wait(1_000);
+      continue;
+    }
+    if (state?.status !== 'CREATED') {
+      break;
+    }
+    onRepay(answer, state);
+    answer = await pay();
+    attempts += answer.attempts;
+  }
+  return { ...answer, attempts };
+}

@@ -22,7 +22,7 @@ import {
 import { startProxy } from './proxy.ts';
 import { assertOneTransferPerPayout, assertRefundsOnce, startCrashBank, SubmissionGate, submittingWorkerPid } from './crash-rails.ts';
 import { createOperationMix, seededRandom, type Operation } from './crash-operations.ts';
-import { callUntilNotHeld, classifyAnswer } from './crash-answers.ts';
+import { callUntilNotHeld, classifyAnswer, payUntilSettled } from './crash-answers.ts';
 
 export { callUntilNotHeld, classifyAnswer, type AnswerClass } from './crash-answers.ts';
 
@@ -187,19 +187,32 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     };
 
     const perform = async (operation: Operation): Promise<void> => {
-      const answer = await callUntilNotHeld(
-        (idempotencyKey) =>
-          client.call(operation.method, operation.path, {
-            ...(operation.body !== undefined ? { body: operation.body } : {}),
-            idempotencyKey,
-            retryForMs: Math.max(0, deadline - Date.now()),
-          }),
-        (ms) => {
-          heldWaits += 1;
-          return sleep(ms);
-        },
-        deadline,
-      );
+      const send = () =>
+        callUntilNotHeld(
+          (idempotencyKey) =>
+            client.call(operation.method, operation.path, {
+              ...(operation.body !== undefined ? { body: operation.body } : {}),
+              idempotencyKey,
+              retryForMs: Math.max(0, deadline - Date.now()),
+            }),
+          (ms) => {
+            heldWaits += 1;
+            return sleep(ms);
+          },
+          deadline,
+        );
+      // A pay's "an earlier attempt committed" is looked up on its page (crash-answers.ts, payUntilSettled).
+      const pageId = String(operation.targetId);
+      const answer =
+        operation.kind === 'payPaymentPage' || operation.kind === 'paySubscription'
+          ? await payUntilSettled(
+              send,
+              async () => (await queryRows<{ status: string; inProgress: boolean }>(database.db, sql`select status, attempt_payment_id is not null as "inProgress" from payment_pages where id = ${pageId}`))[0],
+              sleep,
+              deadline,
+              (lost, state) => log(`${operation.kind} ${pageId}: ${lost.status} ${String(lost.body.errorCode)} after ${lost.attempts} attempts, the page is ${state.status}: paying again`),
+            )
+          : await send();
       const committedBefore = classifyAnswer(answer) === 'committedBefore';
       const outcome: Outcome = { operation, answer, acknowledged: answer.status === 200 || committedBefore, committedBefore };
       outcomes.push(outcome);
