@@ -14,7 +14,7 @@ import { queryRows } from '../../src/db/client.ts';
 import type { IdKind } from '../../src/crypto/ids.ts';
 import { createProcessorsByMode } from '../../src/modules/card-processor/by-mode.ts';
 import type { CardProcessor } from '../../src/modules/card-processor/types.ts';
-import { arbitraryFromSchema } from './fuzz.ts';
+import { arbitraryFromSchema } from './fuzz-arbitraries.ts';
 import { fakeId, idKindOf, kindByParam, listOperations, resolveSchema, type DocumentedOperation, type OpenApiDocument, type Schema } from './openapi.ts';
 
 /**
