@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomInt } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { adminApiKey, basicAuth, createTestContext, json, type TestContext, type TestMerchant } from '../helpers/context.ts';
-import { completeKyc, createCustomer } from '../helpers/assertions.ts';
-import { createPage as createPayoutPage, walletMethod } from '../helpers/payout-pages.ts';
-import { cardBody, createPage as createPaymentPage, testCards } from '../helpers/payment-pages.ts';
-import { startSubscription } from '../helpers/subscriptions.ts';
-import { createEndpoint } from '../helpers/webhooks.ts';
-import { queryRows } from '../../src/db/client.ts';
+import { walletMethod } from '../helpers/payout-pages.ts';
+import { cardBody, testCards } from '../helpers/payment-pages.ts';
 import type { IdKind } from '../../src/crypto/ids.ts';
-import { createProcessorsByMode } from '../../src/modules/card-processor/by-mode.ts';
-import type { CardProcessor } from '../../src/modules/card-processor/types.ts';
 import { arbitraryFromSchema } from './fuzz-arbitraries.ts';
+import { seedMerchantA, type Mode, type Owned } from './isolation-seed.ts';
 import { fakeId, idKindOf, kindByParam, listOperations, resolveSchema, type DocumentedOperation, type OpenApiDocument, type Schema } from './openapi.ts';
 
 /**
@@ -29,8 +22,6 @@ import { fakeId, idKindOf, kindByParam, listOperations, resolveSchema, type Docu
  * the coverage test fails.
  */
 
-type Mode = 'sandbox' | 'live';
-type Owned = Partial<Record<IdKind, Partial<Record<Mode, string>>>>;
 
 interface Call {
   label: string;
@@ -50,213 +41,9 @@ let merchantA: TestMerchant;
 let merchantB: TestMerchant;
 let document: OpenApiDocument;
 let operations: DocumentedOperation[];
-const owned: Owned = {};
+let owned: Owned;
 /** Every id and distinctive value of merchant A. */
-const secretsOfA = new Set<string>();
-
-function own(kind: IdKind, mode: Mode, id: unknown): void {
-  if (typeof id !== 'string' || id === '') {
-    return;
-  }
-  (owned[kind] ??= {})[mode] ??= id;
-  secretsOfA.add(id);
-}
-
-function harvest(value: unknown): void {
-  // Every id-looking string and every distinctive value in A's answers is A's data.
-  if (typeof value === 'string') {
-    if (/^[a-z_]+_[0-9a-z]{20,}$/.test(value) || value.includes('iso-a-')) {
-      secretsOfA.add(value);
-    }
-  } else if (Array.isArray(value)) {
-    value.forEach(harvest);
-  } else if (value !== null && typeof value === 'object') {
-    Object.values(value).forEach(harvest);
-  }
-}
-
-/**
- * A live card processor for the seeding only. No supported path makes a live card payment on this
- * installation: the platform is built without a live processor (`src/platform.ts`,
- * `createProcessorsByMode({ …, live: null })`), so live checkouts answer 403. Rather than insert
- * rows by hand, the test plugs this stand-in into the platform's router through the processor port
- * (`CardProcessor`, the interface a live adapter implements) while it pays one live page; everything
- * after the charge (payment row, subscription, invoice, entitlement, events, webhook deliveries, the
- * fraud report of an operator import) is written by the production code. The router is restored
- * before the matrix runs, so the matrix sees the installation as it is.
- */
-const liveSessions = new Map<string, { amount: number; saveCard: boolean; networkTransactionId: string }>();
-const liveStandIn: CardProcessor = {
-  name: 'isolation-live-stand-in',
-  createPayment(input) {
-    if (!liveSessions.has(input.paymentId)) {
-      liveSessions.set(input.paymentId, { amount: input.amount, saveCard: input.saveCard, networkTransactionId: String(randomInt(10 ** 14, 2 * 10 ** 14)) });
-    }
-    return Promise.resolve({ processorReference: `iso_live_${input.paymentId}`, clientSecret: `iso_live_secret_${input.paymentId}` });
-  },
-  // The customer confirmed in the processor's own fields: the processor reports the payment succeeded.
-  retrievePayment(input) {
-    const session = liveSessions.get(input.paymentId);
-    if (!session) {
-      return Promise.resolve(null);
-    }
-    return Promise.resolve({
-      status: 'SUCCEEDED',
-      processorReference: `iso_live_${input.paymentId}`,
-      networkTransactionId: session.networkTransactionId,
-      card: { bin: testCards.visaCredit.slice(0, 6), last4: testCards.visaCredit.slice(-4), scheme: 'VISA', cardType: 'CREDIT', issuer: 'Isolation Live Bank', expMonth: 12, expYear: new Date().getUTCFullYear() + 3 },
-      token: session.saveCard ? `iso_live_token_${input.paymentId}` : null,
-    });
-  },
-  cancelPayment() {
-    return Promise.reject(new Error('the isolation seeding cancels nothing in live'));
-  },
-  chargeSaved() {
-    return Promise.reject(new Error('the isolation seeding renews nothing in live'));
-  },
-  refund() {
-    return Promise.reject(new Error('the isolation seeding refunds nothing in live'));
-  },
-  retrieveRefund() {
-    return Promise.resolve(null);
-  },
-};
-
-/** A's live subscription, payment, invoice, entitlement and fraud report, and with them live events and webhook deliveries. */
-async function seedLivePaidObjects(a: TestMerchant): Promise<void> {
-  const router = context.platform.services.cardProcessor;
-  const installed = { ...router };
-  Object.assign(router, createProcessorsByMode({ sandbox: { ...installed, name: installed.processorName(false) }, live: liveStandIn }));
-  try {
-    const page = await createPaymentPage(
-      context,
-      a,
-      { clientReferenceId: 'iso-a-subscription-live', amount: 1500, currency: 'USD', subscription: { productId: 'iso-a-product-live', interval: 'MONTH' }, customer: { referenceId: 'iso-a-subscriber-live', email: 'iso-a-subscriber-live@example.com' } },
-      '?livemode=true',
-    );
-    // The same service calls the live hosted checkout makes: open the processor's payment, then settle it on the customer's return.
-    const session = await context.platform.services.paymentPages.openCheckoutSession(page.id);
-    assert.ok(session.clientSecret);
-    const paid = await context.platform.services.paymentPages.completeCheckout(page.id);
-    const outcome = { outcome: paid.status, page: paid };
-    assert.equal(outcome.outcome, 'PAID', JSON.stringify(outcome));
-    assert.equal(outcome.page.livemode, true);
-    harvest(outcome.page);
-    own('payment', 'live', outcome.page.paymentId);
-    own('subscription', 'live', outcome.page.subscriptionId);
-    // A live refund of it, made while the live processor stands in (refunds need one).
-    const refund = await context.request({ method: 'POST', url: '/v1/refunds?livemode=true', apiKey: a.apiKey, body: { paymentPageId: outcome.page.id, amount: 100 } });
-    assert.equal(refund.statusCode, 200, refund.body);
-    harvest(json(refund));
-    own('refund', 'live', json<{ data: { id: string } }>(refund).data.id);
-  } finally {
-    Object.assign(router, installed);
-  }
-  const paymentId = String(owned.payment?.live);
-  const subscriptionId = String(owned.subscription?.live);
-  // The live fraud report comes from an operator import of a Visa issuer-fraud file, matched by the network transaction id.
-  const [payment] = await queryRows<{ networkTransactionId: string; decidedAt: Date }>(context.database.db, sql`select network_transaction_id as "networkTransactionId", decided_at as "decidedAt" from payments where id = ${paymentId}`);
-  assert.ok(payment, paymentId);
-  const day = new Date(payment.decidedAt).toISOString().slice(0, 10);
-  const csv = ['transaction_id,card_bin,card_last4,transaction_date,transaction_amount,transaction_currency,fraud_type,fraud_reported_date,fraud_amount,fraud_currency', `${payment.networkTransactionId},424242,4242,${day},15.00,USD,6,${day},,`].join('\n');
-  const imported = await context.admin('POST', '/admin/v1/fraud_imports', { network: 'visa', livemode: true, csv });
-  assert.equal(imported.statusCode, 200, imported.body);
-  assert.deepEqual(json<{ data: { createdReports: Array<{ checkoutPaymentId: string }> } }>(imported).data.createdReports.map((row) => row.checkoutPaymentId), [paymentId], imported.body);
-  // Positive controls: each live id is real and read by its owner in live.
-  for (const url of [`/v1/subscriptions/${subscriptionId}?livemode=true`, `/v1/fraud_reports/${paymentId}?livemode=true`]) {
-    const response = await context.request({ method: 'GET', url, apiKey: a.apiKey });
-    assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
-    harvest(json(response));
-  }
-  const subscription = await context.request({ method: 'GET', url: `/v1/subscriptions/${subscriptionId}?livemode=true`, apiKey: a.apiKey });
-  assert.equal(json<{ data: { livemode?: boolean } }>(subscription).data.livemode, true, subscription.body);
-}
-
-/** A's disputes: in sandbox from the dispute test card; in live as a processor reports one (the Stripe webhook job's service call). */
-async function seedDisputes(a: TestMerchant): Promise<void> {
-  const page = await createPaymentPage(context, a, { clientReferenceId: 'iso-a-disputed', amount: 1200, customer: { referenceId: 'iso-a-disputer', email: 'iso-a-disputer@example.com' } });
-  const paid = await context.request({ method: 'POST', url: `/v1/test_helpers/payment_pages/${page.id}/pay?livemode=false`, apiKey: a.apiKey, body: cardBody('4000000000000259') });
-  assert.equal(paid.statusCode, 200, paid.body);
-  context.clock.advance(5_000);
-  await context.drainJobs();
-  const listed = await context.request({ method: 'GET', url: `/v1/disputes?paymentPageId=${page.id}&livemode=false`, apiKey: a.apiKey });
-  const [sandboxDispute] = json<{ data: { disputes: Array<{ id: string }> } }>(listed).data.disputes;
-  assert.ok(sandboxDispute, listed.body);
-  harvest(json(listed));
-  own('dispute', 'sandbox', sandboxDispute.id);
-  await context.admin('POST', `/admin/v1/merchants/${a.id}/balance/credit`, { amount: 100_000, currency: 'USD' });
-  const live = await context.platform.services.disputes.applyReported({
-    processor: 'isolation-live-stand-in',
-    processorReference: 'iso_live_dispute',
-    paymentId: String(owned.payment?.live),
-    livemode: true,
-    amount: 1500,
-    currency: 'USD',
-    reason: 'FRAUDULENT',
-    status: 'NEEDS_RESPONSE',
-    evidenceDueBy: null,
-  });
-  own('dispute', 'live', live.id);
-  const read = await context.request({ method: 'GET', url: `/v1/disputes/${live.id}?livemode=true`, apiKey: a.apiKey });
-  assert.equal(read.statusCode, 200, read.body);
-  harvest(json(read));
-}
-
-async function seedMerchantA(): Promise<void> {
-  const a = merchantA;
-  own('merchant', 'sandbox', a.id);
-  own('merchant', 'live', a.id);
-  await context.request({ method: 'POST', url: '/v1/test_helpers/balance/fund?livemode=false', apiKey: a.apiKey, body: { amount: 100_000_000, currency: 'USDC' } });
-  await context.admin('POST', `/admin/v1/merchants/${a.id}/balance/credit`, { amount: 100_000_000, currency: 'USDC' });
-  for (const mode of ['sandbox', 'live'] as const) {
-    const livemode = mode === 'live';
-    const customer = await createCustomer(context, a.apiKey, { ...completeKyc, referenceId: `iso-a-customer-${mode}`, email: `iso-a-${mode}@example.com` }, livemode);
-    own('customer', mode, customer.id);
-    const payout = await createPayoutPage(context, a, { clientReferenceId: `iso-a-payout-${mode}`, customer: { referenceId: `iso-a-payee-${mode}`, email: `iso-a-payee-${mode}@example.com` } }, `?livemode=${livemode}`);
-    own('payoutPage', mode, payout.id);
-    harvest(payout);
-    const payment = await createPaymentPage(context, a, { clientReferenceId: `iso-a-payment-${mode}`, customer: { referenceId: `iso-a-buyer-${mode}`, email: `iso-a-buyer-${mode}@example.com` } }, `?livemode=${livemode}`);
-    own('paymentPage', mode, payment.id);
-    harvest(payment);
-    // Live endpoints must be public (no SSRF in any default); nothing is delivered in this matrix.
-    const endpoint = await createEndpoint(context, a, { url: livemode ? `https://iso-a-${mode}.example.com/hooks` : `http://127.0.0.1:9/iso-a-${mode}`, description: `iso-a-endpoint-${mode}` }, livemode);
-    own('webhookEndpoint', mode, endpoint.id);
-    secretsOfA.add(endpoint.secret);
-  }
-  // Paid objects in sandbox: subscription, payment, entitlement, invoice, fraud report (test helper).
-  const { page, subscription } = await startSubscription(context, a, { interval: 'MONTH', productId: 'iso-a-product', customerReferenceId: 'iso-a-subscriber' });
-  harvest(page);
-  harvest(subscription);
-  own('subscription', 'sandbox', subscription.id);
-  own('payment', 'sandbox', page.paymentId);
-  const refund = await context.request({ method: 'POST', url: '/v1/refunds?livemode=false', apiKey: a.apiKey, body: { paymentPageId: page.id, amount: 100, reason: 'DUPLICATE' } });
-  assert.equal(refund.statusCode, 200, refund.body);
-  harvest(json(refund));
-  own('refund', 'sandbox', json<{ data: { id: string } }>(refund).data.id);
-  const report = await context.request({ method: 'POST', url: '/v1/test_helpers/fraud_reports?livemode=false', apiKey: a.apiKey, body: { paymentId: page.paymentId, fraudReason: 'iso-a-fraud' } });
-  assert.equal(report.statusCode, 200, report.body);
-  harvest(json(report));
-  await seedLivePaidObjects(a);
-  await seedDisputes(a);
-  const key = json<{ data: Record<string, unknown> }>(await context.admin('POST', `/admin/v1/merchants/${a.id}/api_keys`, {})).data;
-  own('apiKey', 'live', (key.apiKey as { id?: string } | undefined)?.id ?? key.id);
-  own('apiKey', 'sandbox', (key.apiKey as { id?: string } | undefined)?.id ?? key.id);
-  await context.drainJobs();
-  const rows = await queryRows<{ kind: string; id: string; livemode: boolean }>(
-    context.database.db,
-    sql`select 'event' as kind, id, livemode from events where merchant_id = ${a.id}
-        union all select 'webhookDelivery', d.id, d.livemode from webhook_deliveries d where d.merchant_id = ${a.id}
-        union all select 'entitlement', id, livemode from entitlements where merchant_id = ${a.id}
-        union all select 'invoice', id, livemode from invoices where merchant_id = ${a.id}`,
-  );
-  for (const row of rows) {
-    own(row.kind as IdKind, row.livemode ? 'live' : 'sandbox', row.id);
-  }
-  for (const row of rows) {
-    secretsOfA.add(row.id);
-  }
-  secretsOfA.add(a.apiKey);
-}
+let secretsOfA: Set<string>;
 
 /** Bodies that pass validation for operations whose generated body would not (so the call reaches the lookup). */
 const bodyTemplates: Record<string, unknown> = {
@@ -458,7 +245,7 @@ describe('isolation matrix: every operation with another merchant’s ids or the
     merchantB = await context.createMerchant({ live: true, name: 'Isolation B' });
     document = context.app.swagger() as unknown as OpenApiDocument;
     operations = listOperations(document);
-    await seedMerchantA();
+    ({ owned, secrets: secretsOfA } = await seedMerchantA(context, merchantA));
   });
   after(async () => context.close());
 
