@@ -76,6 +76,30 @@ function dirnamePlugin(outdir) {
   };
 }
 
+/**
+ * @fastify/cookie (CommonJS) loads `cookie` with `await import('cookie')`. In a split ESM bundle that
+ * import becomes a chunk whose only export is `default` (the CommonJS `module.exports`), so
+ * `cookieModule.stringifySetCookie` was undefined and every answer that sets a cookie (the
+ * dashboard's sign-in page first) failed with a 500 under `npm start` only; tsx loads the package
+ * as Node does. Bundled, it is a `require` of the same file. A version of the package that no longer
+ * has that line fails the build, so the rewrite cannot silently stop applying.
+ */
+function cookieImportPlugin() {
+  return {
+    name: 'paysail-cookie-import',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]node_modules[\\/]@fastify[\\/]cookie[\\/]index\.js$/ }, async (args) => {
+        const text = await fs.promises.readFile(args.path, 'utf8');
+        const dynamicImport = "cookieModule = await import('cookie')";
+        if (!text.includes(dynamicImport)) {
+          throw new Error(`${args.path}: "${dynamicImport}" not found; check how this version loads cookie`);
+        }
+        return { contents: text.replace(dynamicImport, "cookieModule = require('cookie')"), loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+}
+
 // In every output file: `require` for the bundled CommonJS packages' own `require` of Node's
 // modules and of the packages loaded lazily (createRequire in src/), and the helper above.
 const banner = [
@@ -103,7 +127,7 @@ async function bundle() {
     platform: 'node',
     target: 'node20.19',
     external,
-    plugins: [dirnamePlugin(outdir)],
+    plugins: [cookieImportPlugin(), dirnamePlugin(outdir)],
     banner: { js: banner },
     sourcemap: 'linked',
     logLevel: 'warning',

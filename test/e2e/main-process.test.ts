@@ -148,6 +148,26 @@ describe('the service process (src/main.ts)', { skip: onEmbeddedRunOnly }, () =>
       const merchants = await fetch(`${base}/admin/v1/merchants`, { headers: { authorization: `Bearer ${String(adminKey)}` } });
       assert.equal(merchants.status, 200);
 
+      // The printed dashboard login works in the bundle (a sign-in sets cookies: the bundled cookie
+      // package once answered 500 here under `npm start` only).
+      const [, email, password] = first.output().match(/Dashboard login:\s+(\S+) \/ (\S+)/) ?? [];
+      assert.ok(email && password, first.output());
+      const signInPage = await fetch(`${base}/dashboard/sign-in`);
+      assert.equal(signInPage.status, 200, await signInPage.clone().text());
+      const csrfCookie = signInPage.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+      const [, csrf] = /name="_csrf" value="([^"]+)"/.exec(await signInPage.text()) ?? [];
+      assert.ok(csrfCookie && csrf, 'the sign-in form carries its CSRF token and cookie');
+      const signedIn = await fetch(`${base}/dashboard/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, password, _csrf: csrf }).toString(),
+      });
+      assert.equal(signedIn.status, 303, await signedIn.text());
+      const session = signedIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+      const overview = await fetch(new URL(String(signedIn.headers.get('location')), base), { headers: { cookie: session } });
+      assert.equal(overview.status, 200, 'the dashboard opens after signing in with the printed login');
+
       // A second process on the same data directory is refused while the first runs.
       const second = start(env);
       const { code: secondCode } = await withTimeout(second.exited, 180_000, 'the second process to give up');
