@@ -38,6 +38,8 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
 
 const throughTsx = ['--import', 'tsx', 'src/main.ts'];
 const compiled = ['scripts/start.mjs'];
+/** The bundle, with every read of Node's undici-backed web globals reported on stderr (the helper). */
+const compiledGuarded = ['--import', './test/helpers/web-globals-guard.mjs', 'scripts/start.mjs'];
 
 function start(env: Record<string, string>, entry: readonly string[] = compiled): Started {
   const child = spawn(process.execPath, [...entry], { cwd: repositoryRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -117,9 +119,10 @@ describe('the service process (src/main.ts)', { skip: onEmbeddedRunOnly }, () =>
     try {
       const port = await freePort();
       const env = baseEnv({ PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}` });
-      const first = start(env);
+      const first = start(env, compiledGuarded);
       const [, apiKey] = await waitForOutput(first, /API key:\s+(sk_\S+)/);
       await waitForOutput(first, /listening on/);
+      assert.doesNotMatch(first.output(), /web-global-read/, 'no start loads undici: FormData, fetch and the like are read by no part of a start');
       assert.ok(apiKey);
       const [, adminKey] = first.output().match(/Admin API key[^:]*:\s+(adm_\S+)/) ?? [];
       assert.ok(adminKey, 'without ADMIN_API_KEY a generated admin key is printed on first start');
@@ -167,6 +170,23 @@ describe('the service process (src/main.ts)', { skip: onEmbeddedRunOnly }, () =>
       const session = signedIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
       const overview = await fetch(new URL(String(signedIn.headers.get('location')), base), { headers: { cookie: session } });
       assert.equal(overview.status, 200, 'the dashboard opens after signing in with the printed login');
+
+      // A logo upload through the bundle: the multipart parser is loaded on this first upload.
+      const brandingUrl = `${base}/dashboard/sandbox/settings/branding`;
+      const brandingPage = await fetch(brandingUrl, { headers: { cookie: session } });
+      assert.equal(brandingPage.status, 200);
+      const [, formCsrf] = /name="_csrf" value="([^"]+)"/.exec(await brandingPage.text()) ?? [];
+      const cookies = [session, ...brandingPage.headers.getSetCookie().map((cookie) => cookie.split(';')[0])].join('; ');
+      const form = new FormData();
+      form.set('_csrf', String(formCsrf));
+      form.set('displayName', 'Demo Books');
+      form.set('logo', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array<number>(40).fill(9)])], { type: 'image/png' }), 'logo.png');
+      const uploaded = await fetch(brandingUrl, { method: 'POST', redirect: 'manual', headers: { cookie: cookies }, body: form });
+      assert.equal(uploaded.status, 303, await uploaded.text());
+      const branded = await fetch(`${base}/admin/v1/merchants/${String(/Demo merchant (mer_\S+)/.exec(first.output())?.[1])}/branding`, { headers: { authorization: `Bearer ${String(adminKey)}` } });
+      const brandingData = ((await branded.json()) as { data: { displayName: string; logoUrl: string | null } }).data;
+      assert.equal(brandingData.displayName, 'Demo Books');
+      assert.match(String(brandingData.logoUrl), /\.png$/, 'the uploaded logo was saved');
 
       // A second process on the same data directory is refused while the first runs.
       const second = start(env);

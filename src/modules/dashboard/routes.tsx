@@ -232,7 +232,9 @@ export async function registerDashboard(app: Api, platform: Platform): Promise<v
       registerInboxScreens(signedIn, tools, { presenter: presenters.inbox, smtpConfigured: config.smtpUrl !== undefined });
       registerAuditLogScreens(signedIn, tools, { audit: services.audit });
       // In a scope of its own: only the branding form takes multipart bodies (its logo file).
-      await signedIn.register(async (uploads) => registerBrandingScreens(uploads as unknown as Api, tools, { branding: services.branding }));
+      await signedIn.register(async (uploads) => {
+        registerBrandingScreens(uploads as unknown as Api, tools, { branding: services.branding });
+      });
       registerTeamScreens(signedIn, tools, { team });
     });
   });

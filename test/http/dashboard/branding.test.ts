@@ -97,6 +97,50 @@ describe('dashboard Settings → Branding', () => {
     assert.match(response.body, /id="logo-error"/);
   });
 
+  test('a logo over 256 KiB is refused beside its field, and nothing is saved', async () => {
+    await client.get(brandingPath);
+    const before = await snapshotTable(context.database, 'merchant_branding');
+    const big = Buffer.concat([png, Buffer.alloc(300 * 1024, 7)]);
+    const response = await postBranding(context, client, { displayName: 'Too Big' }, { bytes: big, name: 'logo.png', type: 'image/png' });
+    assert.equal(response.statusCode, 400);
+    assert.match(response.body, /id="logo-error"/);
+    assert.match(textOf(response.body), /256/);
+    assert.deepEqual(await snapshotTable(context.database, 'merchant_branding'), before);
+  });
+
+  test('a file past the parser\'s limit is refused beside its field; too many parts with 413 naming the limit; a body that is not multipart with 400', async () => {
+    await client.get(brandingPath);
+    const before = await snapshotTable(context.database, 'merchant_branding');
+    const huge = await postBranding(context, client, { displayName: 'Huge' }, { bytes: Buffer.concat([png, Buffer.alloc(1100 * 1024, 7)]), name: 'logo.png', type: 'image/png' });
+    assert.equal(huge.statusCode, 400, 'a far larger file is refused beside its field too (its bytes were not kept)');
+    assert.match(huge.body, /id="logo-error"/);
+    assert.match(textOf(huge.body), /must be at most 256 KiB \(this one is over 1024 KiB\)/);
+    assert.match(huge.body, /value="Huge"/, 'the typed values stay');
+
+    await client.get(brandingPath);
+    const boundary = 'paysail-test-boundary';
+    const part = (headers: string, body: string): string => `--${boundary}\r\n${headers}\r\n\r\n${body}\r\n`;
+    const twoFiles =
+      part('Content-Disposition: form-data; name="_csrf"', client.csrfToken()) +
+      part('Content-Disposition: form-data; name="logo"; filename="a.png"\r\nContent-Type: image/png', 'a') +
+      part('Content-Disposition: form-data; name="logo"; filename="b.png"\r\nContent-Type: image/png', 'b') +
+      `--${boundary}--\r\n`;
+    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const multiple = await context.app.inject({ method: 'POST', url: brandingPath, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: twoFiles });
+    assert.equal(multiple.statusCode, 413);
+    assert.match(textOf(multiple.body), /This form takes at most 1 file and 10 fields/);
+
+    await client.get(brandingPath);
+    const longField = await postBranding(context, client, { displayName: 'x'.repeat(3000) });
+    assert.equal(longField.statusCode, 413);
+    assert.match(textOf(longField.body), /A field of this form may be at most 2048 bytes/);
+
+    const noBoundary = await context.app.inject({ method: 'POST', url: brandingPath, headers: { cookie, 'content-type': 'multipart/form-data' }, payload: 'displayName=x' });
+    assert.equal(noBoundary.statusCode, 400);
+    assert.match(textOf(noBoundary.body), /body is not a valid multipart form/);
+    assert.deepEqual(await snapshotTable(context.database, 'merchant_branding'), before);
+  });
+
   test('removing the logo clears it', async () => {
     await client.get(brandingPath);
     const response = await postBranding(context, client, { displayName: 'Acme Books', brandColor: '#0f766e', removeLogo: 'yes' });

@@ -1,20 +1,20 @@
-import multipart from '@fastify/multipart';
 import type { Api } from '../../../http/types.ts';
-import { AppError } from '../../../http/errors.ts';
+import { AppError, wrongParameter } from '../../../http/errors.ts';
 import type { BrandingChange, BrandingService } from '../../merchants/index.ts';
 import { logoMaxBytes } from '../../merchants/index.ts';
 import { field, noticeOf, screen, type ScreenTools } from '../context.ts';
 import { modePath, withQuery } from '../paths.ts';
+import { acceptUploads, OversizedFile } from '../uploads.ts';
 import { BrandingPage, brandingFieldLabels, brandingFormValues, type BrandingField } from '../pages/branding.tsx';
 
 function isBrandingField(name: unknown): name is BrandingField {
   return typeof name === 'string' && name in brandingFieldLabels;
 }
 
-/** The uploaded file of a `keyValues` multipart body: a Buffer, empty when no file was chosen. */
-function uploadedFile(body: unknown, name: string): Buffer | null {
+/** The uploaded file of a multipart body (../uploads.ts): null when no file was chosen. */
+function uploadedFile(body: unknown, name: string): Buffer | OversizedFile | null {
   const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
-  return Buffer.isBuffer(value) && value.length > 0 ? value : null;
+  return value instanceof OversizedFile || (Buffer.isBuffer(value) && value.length > 0) ? value : null;
 }
 
 /**
@@ -22,11 +22,11 @@ function uploadedFile(body: unknown, name: string): Buffer | null {
  * logo, for both modes. The form is multipart (the logo file); the same service as the admin API
  * checks every field, and a refused one is shown beside its field with nothing saved.
  */
-export async function registerBrandingScreens(web: Api, tools: ScreenTools, deps: { branding: BrandingService }): Promise<void> {
+export function registerBrandingScreens(web: Api, tools: ScreenTools, deps: { branding: BrandingService }): void {
   const { branding } = deps;
-  // Multipart only here. A file a little over the limit still reaches the service, which names the
-  // limit; far larger bodies are cut off by the parser.
-  await web.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 4 * logoMaxBytes, files: 1, fields: 10, fieldSize: 2048 } });
+  // Multipart only here. A file a little over the limit reaches the service, which names the limit
+  // and the file's size beside the field; of a far larger one the parser keeps only that it was.
+  acceptUploads(web, { fileBytes: 4 * logoMaxBytes, files: 1, fields: 10, fieldBytes: 2048 });
 
   web.get('/:mode/settings', async (request, reply) => {
     const view = screen(tools, request, reply);
@@ -48,8 +48,11 @@ export async function registerBrandingScreens(web: Api, tools: ScreenTools, deps
       supportUrl: field(request.body, 'supportUrl', 600),
     };
     const logo = uploadedFile(request.body, 'logo');
-    const change: BrandingChange = { ...values, ...(logo ? { logo } : field(request.body, 'removeLogo', 5) === 'yes' ? { logo: null } : {}) };
     try {
+      if (logo instanceof OversizedFile) {
+        throw wrongParameter('logo', `must be at most ${logoMaxBytes / 1024} KiB (this one is over ${logo.limitBytes / 1024} KiB)`);
+      }
+      const change: BrandingChange = { ...values, ...(logo ? { logo } : field(request.body, 'removeLogo', 5) === 'yes' ? { logo: null } : {}) };
       await branding.updateBranding(view.session.merchant.id, change);
     } catch (error) {
       const refused = error instanceof AppError && error.code === 'WRONG_PARAMETER' ? error.extra.field : undefined;
