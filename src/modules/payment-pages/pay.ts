@@ -57,7 +57,8 @@ export function createPagePayment(deps: {
     }));
     if (!claimed) {
       const current = await requireView({ pageId });
-      throw notPayable(current.page, clock.now()) ?? new AppError('INVALID_STATE', `Payment page ${pageId} cannot be paid right now; retry`);
+      // The page changed between the claim and this read (an attempt ended, say): payable again.
+      throw notPayable(current.page, clock.now()) ?? new AppError('INVALID_STATE', `Payment page ${pageId} cannot be paid right now; retry in a second`, {}, { 'Retry-After': '1' });
     }
     return claimed;
   }
