@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { assertNoAxeViolations } from '../helpers/axe.ts';
-import { startBrowserTest } from '../helpers/chromium.ts';
+import { elementsWiderThanViewport, startBrowserTest } from '../helpers/chromium.ts';
 import { Webhook } from 'standardwebhooks';
 import { json, type TestContext, type TestMerchant } from '../helpers/context.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -16,12 +16,6 @@ const timezoneId = 'America/New_York';
  * axe-core rules allowed to report, by id, each with the reason it cannot apply. Every other
  * violation, whatever its impact, fails the test.
  */
-/** The elements (tag#id.class) whose right edge passes the viewport, outside `.table-wrap` and `pre` scroll regions. */
-const wideElementsScript = `[...document.querySelectorAll('body *')]
-  .filter((element) => !element.closest('.table-wrap, pre') && element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-  .slice(-8)
-  .map((element) => element.tagName.toLowerCase() + (element.id ? '#' + element.id : '') + (element.className && typeof element.className === 'string' ? '.' + element.className.split(' ').join('.') : ''))`;
-
 const allowedAxeRules: ReadonlyMap<string, string> = new Map();
 
 /**
@@ -423,7 +417,7 @@ describe('dashboard in chromium', { timeout: 300_000, skip: onEmbeddedRunOnly },
       await mobile.goto(url.startsWith('http') ? url : `${base}${url}`);
       const overflow = (await mobile.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
       // On failure, name the elements that stick out (outside the scroll regions, which may).
-      const culprits = overflow > 0 ? ((await mobile.evaluate(wideElementsScript)) as string[]) : [];
+      const culprits = overflow > 0 ? await elementsWiderThanViewport(mobile) : [];
       assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px: ${culprits.join(', ')}`);
       await check(name, mobile);
     }

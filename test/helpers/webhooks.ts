@@ -60,6 +60,13 @@ export async function onlyDelivery(context: TestContext, merchant: TestMerchant,
   return delivery;
 }
 
+/** An endpoint as the API reads it (status, failure streak, …). */
+export async function endpointOf(context: TestContext, merchant: TestMerchant, endpointId: string): Promise<Record<string, unknown>> {
+  const response = await context.request({ method: 'GET', url: `/v1/webhook_endpoints/${endpointId}`, apiKey: merchant.apiKey });
+  assert.equal(response.statusCode, 200, response.body);
+  return json<{ data: Record<string, unknown> }>(response).data;
+}
+
 /** A webhook-endpoint suite's `before`: a test context with a sandbox-only merchant and a live-enabled one. */
 export async function openWebhookEndpointSuite(): Promise<{ context: TestContext; sandboxOnly: TestMerchant; live: TestMerchant }> {
   const context = await createTestContext();
