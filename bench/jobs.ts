@@ -23,6 +23,7 @@ import { migrateDatabase, openPglite, openPostgres } from '../src/db/client.ts';
 import type { BenchOptions, BenchReport, ComparisonRow, Measurement } from './harness.ts';
 import { graphileEngine, loadPeerVersions, oursEngine, pgBossEngine, poolSize, type JobEngine } from './jobs-engines.ts';
 import { percentile } from './stats.ts';
+import { waitFor } from './wait.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const pacedRate = 500;
@@ -54,15 +55,6 @@ interface EngineResult {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 5): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await sleep(intervalMs);
-  }
-}
 
 /** Jobs counted in one phase: `done` of `counted` (enqueued, or whose handler started), `errors` thrown by the engine. */
 interface JobCounts {

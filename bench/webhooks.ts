@@ -35,6 +35,7 @@ import { createPlatform, type Platform } from '../src/platform.ts';
 import type { BenchOptions, BenchReport, ComparisonRow } from './harness.ts';
 import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
 import { percentile } from './stats.ts';
+import { waitFor } from './wait.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const latencyRate = 200;
@@ -62,15 +63,6 @@ async function succeeded(database: Database, merchantId: string): Promise<number
   return row?.total ?? 0;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, pollMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
-}
 
 /** CPU milliseconds (user + system) used so far by the PostgreSQL backends serving this database, by pid. */
 async function backendCpu(database: Database): Promise<Map<number, number>> {

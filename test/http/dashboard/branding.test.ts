@@ -128,7 +128,7 @@ describe('dashboard Settings → Branding', () => {
     const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     const multiple = await context.app.inject({ method: 'POST', url: brandingPath, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: twoFiles });
     assert.equal(multiple.statusCode, 413);
-    assert.match(textOf(multiple.body), /This form takes at most 1 file and 10 fields/);
+    assert.match(textOf(multiple.body), /This form is too large[\s\S]*This form takes at most 1 file and 10 fields[\s\S]*with fewer or smaller files, or shorter values/);
 
     await client.get(brandingPath);
     const longField = await postBranding(context, client, { displayName: 'x'.repeat(3000) });

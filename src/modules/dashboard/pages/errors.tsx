@@ -7,6 +7,7 @@ const titles: Record<number, string> = {
   403: 'This action is not allowed',
   404: 'Not found',
   409: 'This action is no longer possible',
+  413: 'This form is too large',
   429: 'Too many attempts',
 };
 
@@ -27,6 +28,8 @@ function NextSteps(props: { status: number; mode: string | null }) {
       );
     case 409:
       return <p>Go back and reload the page to see the current status.</p>;
+    case 413:
+      return <p>Go back and send the form again with fewer or smaller files, or shorter values.</p>;
     case 429:
       return <p>Wait a minute, then try again.</p>;
     case 400:
