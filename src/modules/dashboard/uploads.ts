@@ -48,7 +48,7 @@ function tooLarge(limits: UploadLimits, what: 'field' | 'count'): AppError {
 
 const notMultipart = (): AppError => new AppError('WRONG_PARAMETER', 'body is not a valid multipart form', { field: 'body' });
 
-/** Reads one multipart body into an {@link UploadedForm}; rejects at the first limit passed. */
+/** Reads one multipart body into an {@link UploadedForm}; rejects at the first count or field limit passed. */
 export async function parseUpload(headers: IncomingHttpHeaders, payload: Readable, limits: UploadLimits): Promise<UploadedForm> {
   // Loaded here, not at start: no start pays for a parser only an upload needs. `.default` is what a
   // CommonJS package gives a dynamic import in both tsx and the split bundle (decision 0070).
