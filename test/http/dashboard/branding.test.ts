@@ -135,6 +135,10 @@ describe('dashboard Settings → Branding', () => {
     assert.equal(longField.statusCode, 413);
     assert.match(textOf(longField.body), /A field of this form may be at most 2048 bytes/);
 
+    const truncated = await context.app.inject({ method: 'POST', url: brandingPath, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: part('Content-Disposition: form-data; name="displayName"', 'Cut') + `--${boundary}\r\nContent-Disp` });
+    assert.equal(truncated.statusCode, 400, 'a body that ends inside a part is not a form');
+    assert.match(textOf(truncated.body), /body is not a valid multipart form/);
+
     const noBoundary = await context.app.inject({ method: 'POST', url: brandingPath, headers: { cookie, 'content-type': 'multipart/form-data' }, payload: 'displayName=x' });
     assert.equal(noBoundary.statusCode, 400);
     assert.match(textOf(noBoundary.body), /body is not a valid multipart form/);
