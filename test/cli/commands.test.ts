@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { cliPayoutMethods } from '../../src/cli/customers.ts';
 import { commands } from '../../src/cli/program.ts';
-import { createKeyRing, generateKeySpec, parseKeySpec } from '../../src/crypto/keyring.ts';
 import { apiKeys, merchants } from '../../src/db/schema/index.ts';
 import { payoutMethods } from '../../src/modules/customers/rules.ts';
 import { createCustomer } from '../helpers/assertions.ts';
@@ -21,18 +17,12 @@ import { runInProcess } from './helpers.ts';
  * import, crypto reencrypt) by data-commands.test.ts.
  */
 describe('paysail CLI commands (in process, real platform)', () => {
-  const oldKey = parseKeySpec(generateKeySpec('old'));
   let context: TestContext;
-  let workDir: string;
 
   before(async () => {
-    context = await createTestContext({ keyRing: createKeyRing(oldKey) });
-    workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-cli-'));
+    context = await createTestContext();
   });
-  after(async () => {
-    await context.close();
-    fs.rmSync(workDir, { recursive: true, force: true });
-  });
+  after(() => context.close());
 
   const cli = (...argv: string[]) => runInProcess(context.platform, argv);
   const merchantCount = async () => (await context.database.db.select({ id: merchants.id }).from(merchants)).length;

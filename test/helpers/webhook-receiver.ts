@@ -106,6 +106,25 @@ export class WebhookReceiver {
   }
 }
 
+/**
+ * Receivers started on demand by a suite's tests and closed together in its `after`:
+ * `const receivers = receiverPool();` … `const hooks = await receivers.start();` …
+ * `after(() => receivers.closeAll())`.
+ */
+export function receiverPool(): { start(host?: string): Promise<WebhookReceiver>; closeAll(): Promise<void> } {
+  const started: WebhookReceiver[] = [];
+  return {
+    async start(host?: string) {
+      const receiver = await WebhookReceiver.start(host);
+      started.push(receiver);
+      return receiver;
+    },
+    async closeAll() {
+      await Promise.all(started.splice(0).map((receiver) => receiver.close()));
+    },
+  };
+}
+
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { assertVerified, receiverPool } from '../../helpers/webhook-receiver.ts';
 import { fanoutFlushAfterMs } from '../../../src/modules/webhooks/delivery.ts';
 import { createEndpoint, deliveriesOf, emitEvent } from '../../helpers/webhooks.ts';
 
@@ -14,13 +14,7 @@ import { createEndpoint, deliveriesOf, emitEvent } from '../../helpers/webhooks.
  */
 describe('webhook fan-out in batches (e2e: real HTTP to loopback receivers)', () => {
   let context: TestContext;
-  const receivers: WebhookReceiver[] = [];
-
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await WebhookReceiver.start();
-    receivers.push(started);
-    return started;
-  }
+  const receivers = receiverPool();
 
   // What these check is the batches' bookkeeping, not timing: the attempt timeout and the time after
   // which an attempt counts as slow are long, so a loaded machine (this process given a fraction of a
@@ -32,13 +26,13 @@ describe('webhook fan-out in batches (e2e: real HTTP to loopback receivers)', ()
   });
   after(async () => {
     await context.close();
-    await Promise.all(receivers.map((started) => started.close()));
+    await receivers.closeAll();
   });
 
   test('one drain fans 40 events out to two endpoints: each delivery written once with its first attempt; failures get their retry', async () => {
     const merchant: TestMerchant = await context.createMerchant();
-    const healthy = await receiver();
-    const failing = await receiver();
+    const healthy = await receivers.start();
+    const failing = await receivers.start();
     // A NUL in the answer cannot be stored as text: it is replaced, and the batch still commits.
     failing.answer = () => ({ status: 500, body: 'broken\u0000answer' });
     const good = await createEndpoint(context, merchant, { url: healthy.url() });
@@ -89,7 +83,7 @@ describe('webhook fan-out in batches (e2e: real HTTP to loopback receivers)', ()
    */
   async function slowReceiverCase(fastDelayMs: number): Promise<void> {
     const merchant: TestMerchant = await context.createMerchant();
-    const fast = await receiver();
+    const fast = await receivers.start();
     fast.answer = () => ({ status: 200, body: 'ok', delayMs: fastDelayMs });
     // The slow one answers only when the test says so.
     const held: http.ServerResponse[] = [];

@@ -6,7 +6,7 @@ import { retryDelaysMs } from '../../../src/modules/webhooks/retry.ts';
 import { verifyWebhook } from '../../../src/modules/webhooks/verify.ts';
 import { bodySignature, canonicalJson } from '../../../src/modules/webhooks/signing.ts';
 import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
-import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { assertVerified, receiverPool } from '../../helpers/webhook-receiver.ts';
 import { createEndpoint, deliveriesOf, emitEvent, endpointOf, onlyDelivery } from '../../helpers/webhooks.ts';
 
 const timeoutMs = 500;
@@ -20,15 +20,7 @@ const timeoutMs = 500;
 describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
   let context: TestContext;
   let merchant: TestMerchant;
-  const receivers: WebhookReceiver[] = [];
-
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await WebhookReceiver.start();
-    receivers.push(started);
-    return started;
-  }
-
-
+  const receivers = receiverPool();
 
   before(async () => {
     context = await createTestContext({ env: { WEBHOOK_TIMEOUT_MS: String(timeoutMs) } });
@@ -36,11 +28,11 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
   });
   after(async () => {
     await context.close();
-    await Promise.all(receivers.map((started) => started.close()));
+    await receivers.closeAll();
   });
 
   test('a delivery verifies with the standardwebhooks library and with the body signature', async () => {
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, merchant, { url: hooks.url() });
     assert.match(endpoint.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
     const event = await emitEvent(context, merchant, { data: { pageId: 'page_1', clientReferenceId: 'order-€-1', amount: 1250, currency: 'EUR', nested: { b: 2, a: [1, 'x'] } } });
@@ -93,7 +85,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
   test('only endpoints of the same merchant and mode that subscribe to the type receive it', async () => {
     const owner = await context.createMerchant({ live: true });
     const stranger = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const all = await createEndpoint(context, owner, { url: hooks.url('/all') });
     await createEndpoint(context, owner, { url: hooks.url('/expired-only'), enabledEvents: ['PAYMENT_EXPIRED'] });
     // A live endpoint (live endpoints must be public; this one is never reached: the event is sandbox).
@@ -111,7 +103,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
 
   test('an event created in a rolled-back transaction is never delivered', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     await createEndpoint(context, owner, { url: hooks.url() });
     let eventId = '';
     await assert.rejects(
@@ -132,7 +124,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
 
   test('fails, then succeeds on the 5-second retry; both attempts are recorded', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     let calls = 0;
     hooks.answer = () => {
@@ -171,7 +163,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
 
   test('retries follow 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±10 % jitter), then FAILED after 8 attempts', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     hooks.answer = () => ({ status: 500, body: 'down' });
     const event = await emitEvent(context, owner);
@@ -208,7 +200,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
 
   test('Retry-After on 429/503 lengthens the wait (never shortens it) and is capped at 10 h', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     await createEndpoint(context, owner, { url: hooks.url() });
     const cases: Array<{ answer: { status: number; headers: Record<string, string> }; min: number; max: number }> = [
       { answer: { status: 429, headers: { 'retry-after': '120' } }, min: 120_000, max: 120_000 },
@@ -229,7 +221,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
 
   test('redeliver sends the event again with the same webhook-id, to all matching endpoints or one', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const first = await createEndpoint(context, owner, { url: hooks.url('/first') });
     const event = await emitEvent(context, owner);
     context.clock.advance(1);
@@ -281,7 +273,7 @@ describe('webhook delivery (e2e: real HTTP to a loopback receiver)', () => {
 
   test('rotate_secret: the previous secret keeps signing for the grace period, then only the new one', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     const rotated = await context.request({ method: 'POST', url: `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, apiKey: owner.apiKey });
     assert.equal(rotated.statusCode, 200, rotated.body);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, json, type TestContext } from '../../helpers/context.ts';
-import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { assertVerified, receiverPool } from '../../helpers/webhook-receiver.ts';
 import { createEndpoint, deliveriesOf, emitEvent, endpointOf, onlyDelivery } from '../../helpers/webhooks.ts';
 
 const timeoutMs = 500;
@@ -25,13 +25,7 @@ interface EmailBody {
  */
 describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () => {
   let context: TestContext;
-  const receivers: WebhookReceiver[] = [];
-
-  async function receiver(): Promise<WebhookReceiver> {
-    const started = await WebhookReceiver.start();
-    receivers.push(started);
-    return started;
-  }
+  const receivers = receiverPool();
 
   async function merchantEmails(merchantId: string, relatedId: string): Promise<EmailBody[]> {
     const response = await context.admin('GET', `/admin/v1/emails?merchantId=${merchantId}&relatedId=${relatedId}`);
@@ -44,12 +38,12 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
   });
   after(async () => {
     await context.close();
-    await Promise.all(receivers.map((started) => started.close()));
+    await receivers.closeAll();
   });
 
   test('a 410 answer disables the endpoint (no retries) and e-mails the merchant; re-enabling resumes delivery', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     hooks.answer = () => ({ status: 410, body: 'gone' });
     const event = await emitEvent(context, owner);
@@ -88,7 +82,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
 
   test('a 3xx answer is a failure and the redirect is not followed', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     await createEndpoint(context, owner, { url: hooks.url('/start') });
     hooks.answer = (request) => (request.path === '/start' ? { status: 302, headers: { location: hooks.url('/redirected') } } : { status: 200 });
     const event = await emitEvent(context, owner);
@@ -106,7 +100,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
 
   test('an answer slower than the timeout is a failure with no status code', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     await createEndpoint(context, owner, { url: hooks.url() });
     hooks.answer = () => ({ status: 200, delayMs: timeoutMs * 4 });
     const event = await emitEvent(context, owner);
@@ -123,7 +117,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
 
   test('FRAUD_REPORTED is delivered only when the operator enabled it for the merchant', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     const fraud = { pageId: 'page_1', clientReferenceId: 'order-9', fraudReportId: 'pay_1', fraudReason: 'card reported stolen' };
     const hidden = await emitEvent(context, owner, { type: 'FRAUD_REPORTED', data: fraud });
@@ -146,7 +140,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
 
   test('an endpoint failing for 3 days gets a warning e-mail, for 5 days it is disabled (and e-mailed)', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     hooks.answer = () => ({ status: 500, body: 'still down' });
     const start = context.clock.now().getTime();
@@ -188,7 +182,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
 
   test('a success in between resets the failure streak', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     hooks.answer = () => ({ status: 500 });
     const start = context.clock.now().getTime();
@@ -213,7 +207,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
 
   test('deleting an endpoint stops its pending retries; its deliveries stay listed', async () => {
     const owner = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     hooks.answer = () => ({ status: 500 });
     const event = await emitEvent(context, owner);
@@ -231,7 +225,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
   test("another merchant's event, endpoint and delivery ids answer 404", async () => {
     const owner = await context.createMerchant();
     const stranger = await context.createMerchant();
-    const hooks = await receiver();
+    const hooks = await receivers.start();
     const endpoint = await createEndpoint(context, owner, { url: hooks.url() });
     const event = await emitEvent(context, owner);
     await context.drainJobs();
