@@ -25,6 +25,15 @@ export function dayAfter(firstDay: string, offset: number): string {
   return new Date(Date.parse(`${firstDay}T00:00:00.000Z`) + offset * dayMs).toISOString().slice(0, 10);
 }
 
+/**
+ * A text as an export writes it in a cell: one that starts like a formula (`=`, `+`, `-`, `@`, a tab
+ * or a carriage return) gets a leading `'` so a spreadsheet shows it rather than runs it. A random
+ * key's last four characters start with `-` one time in 64.
+ */
+export function csvCell(text: string): string {
+  return /^[=+\-@\t\r\uFF1D]/.test(text) ? `'${text}` : text;
+}
+
 /** A CSV export as the dashboard answers it (200 and text/csv asserted): its header, its rows by column, its text. */
 export async function readCsv(client: DashboardClient, url: string): Promise<{ header: string[]; rows: CsvRow[]; body: string }> {
   const response = await client.get(url);
