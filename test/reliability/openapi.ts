@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { idPrefixes, type IdKind } from '../../src/crypto/ids.ts';
+import escapeStringRegexp from 'escape-string-regexp';
 
 /**
  * The built app's OpenAPI document as data, for harnesses that must cover every operation without
@@ -173,10 +174,6 @@ function isJsonApi(operation: Operation): boolean {
   return !htmlOnly && !formOnly;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Every operation of the document, in document order. */
 export function listOperations(document: OpenApiDocument): DocumentedOperation[] {
   const operations: DocumentedOperation[] = [];
@@ -189,7 +186,7 @@ export function listOperations(document: OpenApiDocument): DocumentedOperation[]
       const parameters = operation.parameters ?? [];
       const pattern = path
         .split(/(\{[^}]+\})/)
-        .map((part) => (part.startsWith('{') ? '([^/]+)' : escapeRegExp(part)))
+        .map((part) => (part.startsWith('{') ? '([^/]+)' : escapeStringRegexp(part)))
         .join('');
       operations.push({
         method: method.toUpperCase() as HttpMethod,

@@ -5,10 +5,7 @@ import { createTestContext, json, type TestContext, type TestMerchant } from '..
 import { createEndpoint } from '../../helpers/webhooks.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
 import { createPaymentPage, createPayoutPage, payPaymentPage, payoutAwaitingRelease } from './fixtures.ts';
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
+import escapeStringRegexp from 'escape-string-regexp';
 
 /**
  * Issue 16 item 8: every irreversible dashboard action (release, cancel payout, expire page, cancel
@@ -40,7 +37,7 @@ describe('dashboard: irreversible actions are confirmed first', () => {
 
   /** The hidden fields of the confirmation page's form for `action` (the form a browser would post). */
   function confirmationForm(page: string, action: string): Record<string, string> {
-    const form = new RegExp(`<form method="post" action="${escape(action)}" class="card compact confirm-page"[^>]*>([^]*?)</form>`).exec(page)?.[1];
+    const form = new RegExp(`<form method="post" action="${escapeStringRegexp(action)}" class="card compact confirm-page"[^>]*>([^]*?)</form>`).exec(page)?.[1];
     assert.ok(form, `the confirmation page posts to ${action}`);
     return Object.fromEntries([...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)"\/>/g)].map((match) => [String(match[1]), String(match[2])]));
   }
@@ -52,7 +49,7 @@ describe('dashboard: irreversible actions are confirmed first', () => {
   async function confirmThenPost(options: { screen: string; action: string; says: RegExp; back: string; unchanged: () => Promise<void>; fields?: Record<string, string> }): Promise<LightMyRequestResponse> {
     const screen = await client.get(options.screen);
     assert.equal(screen.statusCode, 200);
-    const dialog = new RegExp(`<form method="post" action="${escape(options.action)}" class="inline" data-confirm="(confirm-[^"]+)">[^]*?<dialog id="\\1" class="confirm" aria-labelledby="\\1-title" aria-describedby="\\1-text" data-confirm-dialog="">([^]*?)</dialog>`).exec(screen.body);
+    const dialog = new RegExp(`<form method="post" action="${escapeStringRegexp(options.action)}" class="inline" data-confirm="(confirm-[^"]+)">[^]*?<dialog id="\\1" class="confirm" aria-labelledby="\\1-title" aria-describedby="\\1-text" data-confirm-dialog="">([^]*?)</dialog>`).exec(screen.body);
     assert.ok(dialog?.[2], `the button of ${options.action} opens a labelled, described dialog`);
     assert.match(textOf(dialog[2]), options.says, 'the dialog says what will happen');
     assert.match(dialog[2], /<button type="submit"( class="danger")? name="confirmed" value="1">/, "the dialog's Confirm submits the form with confirmed=1");
@@ -60,7 +57,7 @@ describe('dashboard: irreversible actions are confirmed first', () => {
     const asked = await client.post(options.action, options.fields ?? {});
     assert.equal(asked.statusCode, 200, `${options.action} without confirmed=1 answers the confirmation page`);
     assert.match(textOf(asked.body), options.says);
-    assert.match(asked.body, new RegExp(`<a class="button secondary" href="${escape(options.back)}">`), 'Cancel goes back');
+    assert.match(asked.body, new RegExp(`<a class="button secondary" href="${escapeStringRegexp(options.back)}">`), 'Cancel goes back');
     await options.unchanged();
     const fields = confirmationForm(asked.body, options.action);
     assert.equal(fields['confirmed'], '1');
@@ -143,7 +140,7 @@ describe('dashboard: irreversible actions are confirmed first', () => {
       screen: base,
       action: `${base}/${keyId}/revoke`,
       back: base,
-      says: new RegExp(`Revoke the API key “Billing server”\\? Every request made with sk_…${escape(created.apiKey.slice(-4))} \\(“Billing server”\\) will answer 401 from now on`),
+      says: new RegExp(`Revoke the API key “Billing server”\\? Every request made with sk_…${escapeStringRegexp(created.apiKey.slice(-4))} \\(“Billing server”\\) will answer 401 from now on`),
       unchanged: works,
     });
     assert.equal(done.headers.location, `${base}?notice=api-key-revoked`);

@@ -5,10 +5,7 @@ import { assertVerified, WebhookReceiver } from '../../helpers/webhook-receiver.
 import { createEndpoint } from '../../helpers/webhooks.ts';
 import { signedInClient, textOf, type DashboardClient } from './client.ts';
 import { createPaymentPage } from './fixtures.ts';
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
+import escapeStringRegexp from 'escape-string-regexp';
 
 /**
  * The developer screens' actions (API keys, PII key, webhooks) go through the same services as the
@@ -46,7 +43,7 @@ describe('dashboard developer actions go through the same services as the API', 
     assert.equal((await context.request({ method: 'GET', url: '/v1/balance?livemode=false', apiKey: key })).statusCode, 200);
 
     const listed = await client.get('/dashboard/sandbox/developers/api-keys');
-    assert.doesNotMatch(listed.body, new RegExp(escape(key)), 'the key is not shown again');
+    assert.doesNotMatch(listed.body, new RegExp(escapeStringRegexp(key)), 'the key is not shown again');
     assert.match(textOf(listed.body), /CI server sk_…\S{4} /);
     const keyId = /action="\/dashboard\/sandbox\/developers\/api-keys\/(key_[0-9a-z]+)\/revoke"[^]*?aria-describedby="key-\1"/.exec(listed.body);
     assert.ok(keyId);
@@ -64,11 +61,11 @@ describe('dashboard developer actions go through the same services as the API', 
     assert.match(textOf(hidden.body), /hidden: use Reveal keys/);
     const [active] = await context.platform.services.merchants.revealPiiKeys(merchant.id);
     assert.ok(active);
-    assert.doesNotMatch(hidden.body, new RegExp(escape(active.key)));
+    assert.doesNotMatch(hidden.body, new RegExp(escapeStringRegexp(active.key)));
     const revealed = await client.post('/dashboard/sandbox/developers/pii-key/reveal');
     assert.equal(revealed.statusCode, 200);
-    assert.match(revealed.body, new RegExp(`<code class="secret">${escape(active.key)}</code>`));
-    assert.match(textOf(revealed.body), new RegExp(`compactDecrypt.*'${active.id}': Buffer\\.from\\('${escape(active.key)}', 'base64url'\\)`));
+    assert.match(revealed.body, new RegExp(`<code class="secret">${escapeStringRegexp(active.key)}</code>`));
+    assert.match(textOf(revealed.body), new RegExp(`compactDecrypt.*'${active.id}': Buffer\\.from\\('${escapeStringRegexp(active.key)}', 'base64url'\\)`));
 
     const rotated = await client.post('/dashboard/sandbox/developers/pii-key/rotate', { confirmed: '1' });
     assert.equal(rotated.headers.location, '/dashboard/sandbox/developers/pii-key?notice=pii-key-rotated');
@@ -95,10 +92,10 @@ describe('dashboard developer actions go through the same services as the API', 
     const base = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
 
     const detail = await client.get(base);
-    assert.doesNotMatch(detail.body, new RegExp(escape(secret)));
+    assert.doesNotMatch(detail.body, new RegExp(escapeStringRegexp(secret)));
     assert.match(detail.body, /<input type="checkbox" name="enabledEvents" value="PAYMENT_EXPIRED" checked=""/);
     const revealed = await client.post(`${base}/reveal`);
-    assert.match(revealed.body, new RegExp(`id="webhook-secret">${escape(secret)}<`));
+    assert.match(revealed.body, new RegExp(`id="webhook-secret">${escapeStringRegexp(secret)}<`));
     const rotation = await client.post(`${base}/rotate`, { confirmed: '1' });
     assert.equal(rotation.headers.location, `${base}?notice=secret-rotated`);
     const rotated = await client.get(String(rotation.headers.location));
@@ -106,7 +103,7 @@ describe('dashboard developer actions go through the same services as the API', 
     assert.ok(newSecret);
     assert.notEqual(newSecret, secret);
     assert.match(textOf(rotated.body), /Previous secret still signs until/);
-    assert.doesNotMatch((await client.get(base)).body, new RegExp(escape(newSecret)), 'shown once');
+    assert.doesNotMatch((await client.get(base)).body, new RegExp(escapeStringRegexp(newSecret)), 'shown once');
 
     const events = await client.post(`${base}/events`, {});
     assert.equal(events.headers.location, `${base}?notice=endpoint-updated`);
@@ -144,7 +141,7 @@ describe('dashboard developer actions go through the same services as the API', 
       const base = `/dashboard/sandbox/developers/webhooks/${endpoint.id}`;
 
       const detail = await client.get(base);
-      assert.match(detail.body, new RegExp(`<form method="post" action="${escape(base)}/test"`));
+      assert.match(detail.body, new RegExp(`<form method="post" action="${escapeStringRegexp(base)}/test"`));
       const options = [...(/<select id="test-event-type" name="eventType"[^>]*>([\s\S]*?)<\/select>/.exec(detail.body)?.[1] ?? '').matchAll(/<option value="([A-Z_]+)"/g)].map((match) => match[1]);
       assert.deepEqual(options, ['PAYMENT_SUCCEEDED', 'PAYMENT_EXPIRED'], "the endpoint's types; FRAUD_REPORTED only once the operator enabled it");
 
@@ -162,7 +159,7 @@ describe('dashboard developer actions go through the same services as the API', 
       const posted = await client.post(`${base}/test`, { eventType: 'PAYMENT_EXPIRED' });
       assert.equal(posted.statusCode, 303);
       const location = String(posted.headers.location);
-      const eventId = new RegExp(`^${escape(base)}\\?notice=test-event-sent&event=(evt_test_[0-9a-z]{36})$`).exec(location)?.[1];
+      const eventId = new RegExp(`^${escapeStringRegexp(base)}\\?notice=test-event-sent&event=(evt_test_[0-9a-z]{36})$`).exec(location)?.[1];
       assert.ok(eventId, location);
       const queued = await client.get(location);
       assert.match(textOf(queued.body), new RegExp(`Test event ${eventId} was queued for delivery to this endpoint\\. See its delivery log`));
