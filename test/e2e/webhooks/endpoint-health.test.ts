@@ -3,19 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { createTestContext, json, type TestContext } from '../../helpers/context.ts';
 import { assertVerified, receiverPool } from '../../helpers/webhook-receiver.ts';
 import { createEndpoint, deliveriesOf, emitEvent, endpointOf, onlyDelivery } from '../../helpers/webhooks.ts';
+import { adminEmails } from '../../helpers/emails.ts';
 
 const timeoutMs = 500;
-
-interface EmailBody {
-  id: string;
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  template: string;
-  relatedId: string | null;
-  status: string;
-}
 
 /**
  * What an endpoint's answers do to it (e2e: real HTTP to loopback receivers): 410 disables it, 3xx
@@ -27,11 +17,7 @@ describe('webhook endpoint health (e2e: real HTTP to a loopback receiver)', () =
   let context: TestContext;
   const receivers = receiverPool();
 
-  async function merchantEmails(merchantId: string, relatedId: string): Promise<EmailBody[]> {
-    const response = await context.admin('GET', `/admin/v1/emails?merchantId=${merchantId}&relatedId=${relatedId}`);
-    assert.equal(response.statusCode, 200, response.body);
-    return json<{ data: { emails: EmailBody[] } }>(response).data.emails;
-  }
+  const merchantEmails = (merchantId: string, relatedId: string) => adminEmails(context, `merchantId=${merchantId}&relatedId=${relatedId}`);
 
   before(async () => {
     context = await createTestContext({ env: { WEBHOOK_TIMEOUT_MS: String(timeoutMs) } });

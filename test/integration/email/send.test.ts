@@ -2,21 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { enqueueEmail } from '../../../src/modules/email/enqueue.ts';
 import { renderEmail } from '../../../src/modules/email/templates.ts';
-import { createTestContext, json, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { createTestContext, type TestContext, type TestMerchant } from '../../helpers/context.ts';
+import { adminEmails } from '../../helpers/emails.ts';
 import { startSmtpSink as startSmtp } from '../../helpers/smtp.ts';
-
-interface AdminEmail {
-  id: string;
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  status: string;
-  attempts: number;
-  lastError: string | null;
-  relatedId: string | null;
-  template: string;
-}
 
 async function queue(context: TestContext, merchant: TestMerchant, to: string, name: string, relatedId: string): Promise<string> {
   const content = renderEmail({
@@ -25,12 +13,6 @@ async function queue(context: TestContext, merchant: TestMerchant, to: string, n
     action: { label: 'View payout', url: 'https://paysail.test/payout-page/payout_page_1?x=1&y=2' },
   });
   return context.database.transaction((tx) => enqueueEmail(tx, context.clock.now(), context.keyRing, { merchantId: merchant.id, livemode: false, to, template: 'payout_processing', relatedId, ...content }));
-}
-
-async function listEmails(context: TestContext, query: string): Promise<AdminEmail[]> {
-  const response = await context.admin('GET', `/admin/v1/emails?${query}`);
-  assert.equal(response.statusCode, 200, response.body);
-  return json<{ data: { emails: AdminEmail[] } }>(response).data.emails;
 }
 
 describe('email.send with SMTP (smtp-server + mailparser)', () => {
@@ -65,7 +47,7 @@ describe('email.send with SMTP (smtp-server + mailparser)', () => {
     assert.ok(html.includes('Hello Ada &lt;Lovelace&gt; &amp; Co,'), 'the name is escaped in the HTML part');
     assert.ok(html.includes('href="https://paysail.test/payout-page/payout_page_1?x=1&amp;y=2"'));
 
-    const [stored] = await listEmails(context, `relatedId=payout_page_1`);
+    const [stored] = await adminEmails(context, `relatedId=payout_page_1`);
     assert.equal(stored?.id, id);
     assert.equal(stored?.status, 'sent');
     assert.equal(stored?.to, 'ada@example.com');
@@ -101,7 +83,7 @@ describe('email.send when SMTP keeps failing', () => {
   test('retries with backoff, then marks the e-mail failed after 8 attempts', async () => {
     const id = await queue(context, merchant, 'grace@example.com', 'Grace', 'failing-1');
     await context.drainJobs();
-    let [email] = await listEmails(context, 'relatedId=failing-1');
+    let [email] = await adminEmails(context, 'relatedId=failing-1');
     assert.equal(email?.status, 'queued');
     assert.equal(email?.attempts, 1);
     assert.match(email?.lastError ?? '', /451|mailbox temporarily unavailable/);
@@ -109,7 +91,7 @@ describe('email.send when SMTP keeps failing', () => {
       context.clock.advance(2 * 3_600_000);
       await context.drainJobs();
     }
-    [email] = await listEmails(context, 'relatedId=failing-1');
+    [email] = await adminEmails(context, 'relatedId=failing-1');
     assert.equal(email?.id, id);
     assert.equal(email?.status, 'failed');
     assert.equal(email?.attempts, 8);
@@ -131,13 +113,13 @@ describe('email.send without SMTP: the sandbox inbox', () => {
     const kept = await queue(context, first, 'lin@example.com', 'Lin', 'page-a');
     await queue(context, second, 'max@example.com', 'Max', 'page-b');
     await context.drainJobs();
-    const mine = await listEmails(context, `merchantId=${first.id}`);
+    const mine = await adminEmails(context, `merchantId=${first.id}`);
     assert.deepEqual(
       mine.map((email) => [email.id, email.status, email.to, email.template]),
       [[kept, 'stored', 'lin@example.com', 'payout_processing']],
     );
     assert.match(mine[0]?.html ?? '', /^<!doctype html>/);
-    assert.equal((await listEmails(context, 'relatedId=page-b'))[0]?.to, 'max@example.com');
+    assert.equal((await adminEmails(context, 'relatedId=page-b'))[0]?.to, 'max@example.com');
     assert.equal((await context.app.inject({ method: 'GET', url: '/admin/v1/emails' })).statusCode, 401);
   });
 });
