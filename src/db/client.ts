@@ -131,6 +131,12 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
   // WebAssembly build takes as long to load as the rest of the server).
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const release = options.dataDir ? acquireDirectoryLock(options.dataDir) : () => undefined;
+  // PGlite compiles its WebAssembly through a promise V8 settles, not libuv: with nothing else alive
+  // in Node's event loop (a start, before the server listens), Node leaves the loop and runs V8's
+  // tasks from its drain, which blocks the main thread until every background job of V8 (JIT
+  // compilation, GC) has finished, again after each task, for as long as tasks keep coming: 30–100
+  // ms of a restart spent waiting. A timer keeps the loop alive for the open (decision 0072).
+  const loopAlive = setInterval(() => undefined, 60_000);
   let client: PGlite;
   try {
     const pgliteDataDir = options.dataDir ? path.join(options.dataDir, 'pglite') : undefined;
@@ -146,6 +152,8 @@ export async function openPglite(options: OpenPgliteOptions): Promise<Database &
   } catch (error) {
     release();
     throw error;
+  } finally {
+    clearInterval(loopAlive);
   }
   const db = drizzlePglite(drizzleClient(client), { schema }) as unknown as Executor;
   return {
