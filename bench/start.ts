@@ -8,7 +8,8 @@
 //
 // Standalone (not in bench/run.ts: it measures processes, not requests). dist/ is built first when
 // src/ changed since the last build, so the build is never part of a measurement. Every run gets its
-// own empty DATA_DIR and port; the server is stopped with SIGTERM after each run.
+// own empty DATA_DIR (kept until the bench ends, see below) and port; the server is stopped with
+// SIGTERM after each run.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -144,18 +145,14 @@ async function serverRow(what: string, command: Command, targets: { first?: numb
   const restartCpu: number[] = [];
   const measureCpu = command.file === process.execPath;
   for (let run = 0; run < runs; run += 1) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-bench-start-'));
-    try {
-      const first = await timeToHealthy(command, dataDir);
-      const restart = await timeToHealthy(command, dataDir);
-      row.first.push(first.ms);
-      row.restart.push(restart.ms);
-      if (measureCpu && first.cpu !== null && restart.cpu !== null) {
-        firstCpu.push(first.cpu * 1000);
-        restartCpu.push(restart.cpu * 1000);
-      }
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
+    const dataDir = fs.mkdtempSync(path.join(scratch, 'run-'));
+    const first = await timeToHealthy(command, dataDir);
+    const restart = await timeToHealthy(command, dataDir);
+    row.first.push(first.ms);
+    row.restart.push(restart.ms);
+    if (measureCpu && first.cpu !== null && restart.cpu !== null) {
+      firstCpu.push(first.cpu * 1000);
+      restartCpu.push(restart.cpu * 1000);
     }
   }
   return firstCpu.length === runs ? { ...row, firstCpu, restartCpu } : row;
@@ -188,22 +185,27 @@ if (!isBuildCurrent()) {
   }
 }
 
+// Every run's data directory stays until the bench exits: a first start creates about 1,250 files,
+// and on ext4 without a journal (this machine's disk) a file created within a minute or more of
+// deleting many others in the same block group is slowed by the search past each deleted inode
+// (`recently_deleted` in the kernel). Deleting one run's directory before the next run's first start
+// made that start 0.9–1.2 s slower (1.6 CPU-s of kernel time, docs/BENCHMARKS.md); a first start
+// on a newcomer's machine follows no such deletion.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-bench-start-'));
+process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
+
 const loadBefore = load();
 console.log(`bench/start: ${runs} runs per row; Node ${process.version}, ${os.availableParallelism()} CPUs, load average ${loadBefore}`);
 
 const rows: Row[] = [];
 const node = { first: [] as number[], restart: [] as number[] };
 const bare = { first: [] as number[], restart: [] as number[] };
-const migrated = fs.mkdtempSync(path.join(os.tmpdir(), 'paysail-bench-start-'));
-try {
-  // A migrated data directory for the bare opens: made by one server start (then stopped).
-  await timeToHealthy({ file: process.execPath, args: ['scripts/start.mjs'] }, migrated);
-  for (let run = 0; run < runs; run += 1) {
-    node.first.push(await timeToExit({ file: process.execPath, args: ['-e', '0'] }));
-    bare.first.push(await timeToExit({ file: process.execPath, args: [...startFlags, '--input-type=module', '-e', bareOpen, path.join(migrated, 'pglite')] }));
-  }
-} finally {
-  fs.rmSync(migrated, { recursive: true, force: true });
+const migrated = fs.mkdtempSync(path.join(scratch, 'migrated-'));
+// A migrated data directory for the bare opens: made by one server start (then stopped).
+await timeToHealthy({ file: process.execPath, args: ['scripts/start.mjs'] }, migrated);
+for (let run = 0; run < runs; run += 1) {
+  node.first.push(await timeToExit({ file: process.execPath, args: ['-e', '0'] }));
+  bare.first.push(await timeToExit({ file: process.execPath, args: [...startFlags, '--input-type=module', '-e', bareOpen, path.join(migrated, 'pglite')] }));
 }
 rows.push({ what: '`node -e 0`', first: node.first, restart: node.first });
 rows.push({ what: 'bare PGlite open (import, open a migrated data directory, `select 1`, close)', first: bare.first, restart: bare.first });
