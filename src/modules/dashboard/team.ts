@@ -19,7 +19,7 @@ import {
   passwordHashOptions,
   setDashboardUserRole,
 } from '../merchants/index.ts';
-import { isRole, mayManageOwners, roles, roleWords, type Role } from './access.ts';
+import { canManageTeam, isRole, mayManageOwners, roles, roleWords, type Role } from './access.ts';
 import { teamMembers } from './presenters/logins.ts';
 import { createdWithin, type CreatedRange } from './presenters/pagination.ts';
 import { endSessionsOfUser, maximumPasswordLength, minimumPasswordLength, openSession } from './session.ts';
@@ -113,9 +113,21 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
     return user;
   }
 
-  /** Refuses when `userId` is the merchant's only owner (the owner rows are locked first). */
-  async function keepAnotherOwner(tx: Executor, merchantId: string, userId: string): Promise<void> {
-    const owners = await lockOwners(tx, merchantId);
+  /**
+   * The owner rows locked, then the actor as the database has them now: a role taken meanwhile (two
+   * owners demoting each other at once: the second waits here for the first) no longer acts.
+   */
+  async function lockActor(tx: Executor, actor: TeamActor): Promise<{ actor: TeamActor; owners: string[] }> {
+    const owners = await lockOwners(tx, actor.merchant.id);
+    const self = await findTeamMember(tx, actor.merchant.id, actor.userId);
+    if (!self || !canManageTeam(self)) {
+      throw forbidden('Your role changed meanwhile and no longer lets you manage the team.');
+    }
+    return { actor: { ...actor, role: self.role }, owners };
+  }
+
+  /** Refuses when `userId` is the merchant's only owner (`owners` as `lockActor` locked them). */
+  function keepAnotherOwner(owners: string[], userId: string): void {
     if (!owners.some((owner) => owner !== userId)) {
       throw new AppError('INVALID_STATE', 'Your account needs at least one owner. Make another member an owner first.', { notice: 'last-owner' });
     }
@@ -247,13 +259,14 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
     async changeRole(actor: TeamActor, userId: string, rawRole: string): Promise<void> {
       const role = requireRole(rawRole);
       await database.transaction(async (tx) => {
+        const { actor: current, owners } = await lockActor(tx, actor);
         const member = await requireMember(tx, actor.merchant.id, userId);
-        guardOwnerRole(actor, member.role, role);
+        guardOwnerRole(current, member.role, role);
         if (member.role === role) {
           return;
         }
         if (member.role === 'owner') {
-          await keepAnotherOwner(tx, actor.merchant.id, member.id);
+          keepAnotherOwner(owners, member.id);
         }
         await setDashboardUserRole(tx, actor.merchant.id, member.id, role, clock.now());
       });
@@ -262,10 +275,11 @@ export function createTeamService(deps: { database: Database; clock: Clock; keyR
     /** Removes a member: their login is deleted and every session of theirs ends at once. */
     async removeMember(actor: TeamActor, userId: string): Promise<void> {
       await database.transaction(async (tx) => {
+        const { actor: current, owners } = await lockActor(tx, actor);
         const member = await requireMember(tx, actor.merchant.id, userId);
-        guardOwnerRole(actor, member.role);
+        guardOwnerRole(current, member.role);
         if (member.role === 'owner') {
-          await keepAnotherOwner(tx, actor.merchant.id, member.id);
+          keepAnotherOwner(owners, member.id);
         }
         await endSessionsOfUser(tx, member.id);
         await deleteDashboardUser(tx, actor.merchant.id, member.id);
