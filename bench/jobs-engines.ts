@@ -88,7 +88,13 @@ export async function oursEngine(database: Database, producer: Database, label: 
       });
     },
     async remaining() {
-      const [row] = await queryRows<{ count: number }>(database.db, sql`select count(*)::integer as count from jobs where queue = ${queue} and status in ('pending', 'running')`);
+      // One count per partial index (pending, running): an `in` over both statuses is a scan of the
+      // whole table, which keeps every finished job for a week (60,000 rows here after the drains,
+      // 10 ms a count, polled every 5 ms while the drain is timed). The peers' tables shrink instead.
+      const [row] = await queryRows<{ count: number }>(
+        database.db,
+        sql`select ((select count(*) from jobs where queue = ${queue} and status = 'pending') + (select count(*) from jobs where status = 'running' and queue = ${queue}))::integer as count`,
+      );
       return row?.count ?? 0;
     },
     close: async () => undefined,

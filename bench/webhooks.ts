@@ -5,11 +5,12 @@
 //   DATABASE_URL=postgres://… npx tsx bench/webhooks.ts
 //   BENCH_BACKENDS=pglite npx tsx bench/webhooks.ts
 //   BENCH_WEBHOOK_EVENTS=4000 npx tsx bench/webhooks.ts   backlog size on PostgreSQL (PGlite: a quarter)
-//   BENCH_WEBHOOK_WARMUP=2000 npx tsx bench/webhooks.ts   events delivered before the drain (default 50)
+//   BENCH_WEBHOOK_WARMUP=50 npx tsx bench/webhooks.ts     events delivered before the drains (default 2,000)
+//   BENCH_WEBHOOK_DRAINS=3 npx tsx bench/webhooks.ts      timed drains of the backlog, the median reported (default 3)
 //
 // 1. Throughput: N events are recorded with the worker stopped, then the worker starts and drains
 //    them: deliveries per second from "worker started" to "every delivery SUCCEEDED" (this counts
-//    the fan-out job of each event too).
+//    the fan-out job of each event too); three times, the median reported, after a warm-up.
 // 2. Latency: events are recorded one transaction each at 200/s while the worker runs; latency is
 //    "transaction committed" → "request arrived at the receiver", p50 and p99.
 // The receiver is a node:http server in a worker thread (its own event loop), answering 204 at once.
@@ -17,33 +18,44 @@
 // CPU per delivery (the steadier signal on a shared machine): this process's CPU time during the
 // backlog drain (worker, HTTP client, PGlite when embedded; the receiver thread included), and on
 // PostgreSQL also the CPU time of the server backends serving the bench database (/proc/<pid>/stat).
-import fs from 'node:fs';
-import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import pg from 'pg';
 import { loadConfig } from '../src/config/index.ts';
 import { createKeyRing, generateKeySpec, parseKeySpec } from '../src/crypto/keyring.ts';
-import { migrateDatabase, openPglite, openPostgres, queryRows, type Database } from '../src/db/client.ts';
+import { migrateDatabase, openPglite, openPostgres, type Database } from '../src/db/client.ts';
 import { webhookDeliveries } from '../src/db/schema/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform, type Platform } from '../src/platform.ts';
 import type { BenchOptions, BenchReport, ComparisonRow } from './harness.ts';
 import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
+import { backendCpu, cpuSince, startProfile } from './process-cpu.ts';
 import { percentile } from './stats.ts';
 import { waitFor } from './wait.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
 const latencyRate = 200;
 
+/** One timed drain of the backlog. */
+interface Drain {
+  deliveriesPerSecond: number;
+  counts: PhaseCounts;
+  processCpuMsPerDelivery: number;
+  serverCpuMsPerDelivery: number | null;
+}
+
 interface Result {
   backend: string;
   throughputEvents: number;
+  /** The median drain's rate (its CPU figures and counts are reported with it). */
   deliveriesPerSecond: number;
+  /** Every timed drain, in order. */
+  drainRates: number[];
+  warmupEvents: number;
   backlog: PhaseCounts;
   paced: PhaseCounts;
   processCpuMsPerDelivery: number;
@@ -63,59 +75,7 @@ async function succeeded(database: Database, merchantId: string): Promise<number
   return row?.total ?? 0;
 }
 
-
-/** CPU milliseconds (user + system) used so far by the PostgreSQL backends serving this database, by pid. */
-async function backendCpu(database: Database): Promise<Map<number, number>> {
-  const rows = await queryRows<{ pid: number }>(database.db, sql`select pid from pg_stat_activity where datname = current_database()`);
-  const ticks = 1000 / 100; // USER_HZ is 100 on Linux
-  const cpu = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * ticks);
-    } catch {
-      // not on this machine (a remote server) or gone
-    }
-  }
-  return cpu;
-}
-
-function cpuSince(before: Map<number, number>, after: Map<number, number>): number | null {
-  if (after.size === 0) {
-    return null;
-  }
-  let total = 0;
-  for (const [pid, value] of after) {
-    total += value - (before.get(pid) ?? 0);
-  }
-  return total;
-}
-
-/**
- * BENCH_CPU_PROFILE=<dir>: a CPU profile of this process during the backlog drain only (not the
- * set-up), written as <dir>/webhooks-<backend>.cpuprofile (open it in Chrome DevTools).
- */
-async function startProfile(): Promise<{ stop(backend: string): Promise<void> } | null> {
-  const directory = process.env.BENCH_CPU_PROFILE;
-  if (!directory) {
-    return null;
-  }
-  const session = new inspector.Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return {
-    async stop(backend) {
-      const { profile } = await session.post('Profiler.stop');
-      fs.mkdirSync(directory, { recursive: true });
-      fs.writeFileSync(path.join(directory, `webhooks-${backend}.cpuprofile`), JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
-}
-
-async function runBackend(backend: string, database: Database, options: { throughputEvents: number; latencySeconds: number }): Promise<Result> {
+async function runBackend(backend: string, database: Database, options: { throughputEvents: number; warmupEvents: number; drains: number; latencySeconds: number }): Promise<Result> {
   const keySpec = generateKeySpec('bench1');
   const config = loadConfig(
     { NODE_ENV: 'development', ADMIN_API_KEY: 'adm_bench_key_0123456789abcdefghijklmnop', LOG_LEVEL: 'silent', JOB_POLL_INTERVAL_MS: '200' },
@@ -130,51 +90,73 @@ async function runBackend(backend: string, database: Database, options: { throug
     const data = { pageId: 'page_bench', clientReferenceId: 'order-1', amount: 1250, currency: 'USD' };
     const record = () => database.transaction((tx) => recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data }));
 
+    /** Records a backlog with the worker stopped, then starts it and times the drain. */
+    const drainBacklog = async (profiled: boolean): Promise<Drain> => {
+      const before = await succeeded(database, merchant.id);
+      const backlog = new Set<string>();
+      for (let index = 0; index < options.throughputEvents; index += 100) {
+        await database.transaction(async (tx) => {
+          for (let offset = 0; offset < 100 && index + offset < options.throughputEvents; offset += 1) {
+            backlog.add((await recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data })).id);
+          }
+        });
+      }
+      // Arrivals are checked from the first id not seen yet (they come about in order): a scan of the
+      // whole backlog every 10 ms cost about 3 % of this process's CPU, counted in the CPU per delivery.
+      const awaited = [...backlog];
+      let seen = 0;
+      const backlogBefore = { requests: receiver.requests(), statusCodes: receiver.statusCodes() };
+      const serverBefore = database.kind === 'postgres' ? await backendCpu(database) : new Map<number, number>();
+      const profiler = profiled ? await startProfile() : null;
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      await platform.worker.start();
+      const arrived = () => {
+        while (seen < awaited.length && receiver.arrivals.has(awaited[seen] ?? '')) {
+          seen += 1;
+        }
+        return seen === awaited.length;
+      };
+      await waitFor('the backlog to arrive', arrived, 300_000, 10);
+      await waitFor('the backlog to be recorded', async () => (await succeeded(database, merchant.id)) >= before + options.throughputEvents, 60_000, 5);
+      const seconds = (performance.now() - started) / 1000;
+      const cpuUsed = process.cpuUsage(cpuBefore);
+      await profiler?.stop(backend);
+      const serverCpu = database.kind === 'postgres' ? cpuSince(serverBefore, await backendCpu(database)) : null;
+      return {
+        deliveriesPerSecond: options.throughputEvents / seconds,
+        counts: await phaseCounts(database, receiver, backlogBefore, [...backlog]),
+        processCpuMsPerDelivery: (cpuUsed.user + cpuUsed.system) / 1000 / options.throughputEvents,
+        serverCpuMsPerDelivery: serverCpu === null ? null : serverCpu / options.throughputEvents,
+      };
+    };
+
     // Warm-up: JIT, pools, the receiver's keep-alive connections. BENCH_WEBHOOK_WARMUP events
-    // (default 50) are delivered first; with a few thousand, the drain measures a warm process.
+    // (default 2,000; a quarter on PGlite, as the backlog) are delivered first, recorded 100 per
+    // transaction while the worker runs: the drains measure a warm process.
     await platform.worker.start();
-    const warmup = warmupEvents();
-    for (let index = 0; index < warmup; index += 1) {
-      await record();
+    const warmup = options.warmupEvents;
+    for (let index = 0; index < warmup; index += 100) {
+      await database.transaction(async (tx) => {
+        for (let offset = 0; offset < 100 && index + offset < warmup; offset += 1) {
+          await recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data });
+        }
+      });
     }
     await waitFor('warm-up', async () => (await succeeded(database, merchant.id)) >= warmup, 120_000);
     await platform.worker.stop();
 
-    // 1. Throughput: a backlog of N events, then the worker drains it. Progress is watched through
-    //    the receiver (no polling queries competing with the worker), then the database confirms.
-    const before = await succeeded(database, merchant.id);
-    const backlog = new Set<string>();
-    for (let index = 0; index < options.throughputEvents; index += 100) {
-      await database.transaction(async (tx) => {
-        for (let offset = 0; offset < 100 && index + offset < options.throughputEvents; offset += 1) {
-          backlog.add((await recordEvent(tx, new Date(), { merchantId: merchant.id, livemode: false, type: 'PAYMENT_SUCCEEDED', data })).id);
-        }
-      });
+    // 1. Throughput: a backlog of N events, then the worker drains it; `drains` times, the median
+    //    reported (one drain of 4,000 takes about a second: a single one swung by ±20 %). Progress is
+    //    watched through the receiver (no polling queries competing with the worker), then the
+    //    database confirms. The CPU profile (BENCH_CPU_PROFILE) covers the first drain.
+    const drains: Drain[] = [];
+    for (let round = 0; round < options.drains; round += 1) {
+      drains.push(await drainBacklog(round === 0));
+      await platform.worker.stop();
     }
-    // Arrivals are checked from the first id not seen yet (they come about in order): a scan of the
-    // whole backlog every 10 ms cost about 3 % of this process's CPU, counted in the CPU per delivery.
-    const awaited = [...backlog];
-    let seen = 0;
-    const backlogBefore = { requests: receiver.requests(), statusCodes: receiver.statusCodes() };
-    const serverBefore = database.kind === 'postgres' ? await backendCpu(database) : new Map<number, number>();
-    const profiler = await startProfile();
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
+    const middle = [...drains].sort((left, right) => left.deliveriesPerSecond - right.deliveriesPerSecond)[Math.floor(drains.length / 2)] as Drain;
     await platform.worker.start();
-    const arrived = () => {
-      while (seen < awaited.length && receiver.arrivals.has(awaited[seen] ?? '')) {
-        seen += 1;
-      }
-      return seen === awaited.length;
-    };
-    await waitFor('the backlog to arrive', arrived, 300_000, 10);
-    await waitFor('the backlog to be recorded', async () => (await succeeded(database, merchant.id)) >= before + options.throughputEvents, 60_000, 5);
-    const seconds = (performance.now() - started) / 1000;
-    const cpuUsed = process.cpuUsage(cpuBefore);
-    await profiler?.stop(backend);
-    const serverCpu = database.kind === 'postgres' ? cpuSince(serverBefore, await backendCpu(database)) : null;
-    const deliveriesPerSecond = options.throughputEvents / seconds;
-    const backlogCounts = await phaseCounts(database, receiver, backlogBefore, [...backlog]);
 
     // 2. Latency at 200 events/s, one transaction per event, worker running. Events start on a fixed
     //    schedule (not one after the other), so a slow commit does not lower the rate.
@@ -208,11 +190,13 @@ async function runBackend(backend: string, database: Database, options: { throug
     return {
       backend,
       throughputEvents: options.throughputEvents,
-      deliveriesPerSecond,
-      backlog: backlogCounts,
+      deliveriesPerSecond: middle.deliveriesPerSecond,
+      drainRates: drains.map((drain) => drain.deliveriesPerSecond),
+      warmupEvents: warmup,
+      backlog: middle.counts,
       paced: pacedCounts,
-      processCpuMsPerDelivery: (cpuUsed.user + cpuUsed.system) / 1000 / options.throughputEvents,
-      serverCpuMsPerDelivery: serverCpu === null ? null : serverCpu / options.throughputEvents,
+      processCpuMsPerDelivery: middle.processCpuMsPerDelivery,
+      serverCpuMsPerDelivery: middle.serverCpuMsPerDelivery,
       latencyEvents: total,
       achievedRate,
       p50: percentile(latencies, 0.5),
@@ -227,11 +211,21 @@ async function runBackend(backend: string, database: Database, options: { throug
 
 const defaultEvents = 4000;
 
+/** Events delivered before the drains: enough that V8 has compiled the delivery path (50 left a third of the drain's CPU to compilation). */
 function warmupEvents(): number {
   const raw = process.env.BENCH_WEBHOOK_WARMUP;
-  const value = raw === undefined || raw === '' ? 50 : Number(raw);
+  const value = raw === undefined || raw === '' ? 2_000 : Number(raw);
   if (!Number.isInteger(value) || value < 1 || value > 100_000) {
     throw new Error(`BENCH_WEBHOOK_WARMUP must be an integer between 1 and 100000, got "${raw}"`);
+  }
+  return value;
+}
+
+function drainCount(): number {
+  const raw = process.env.BENCH_WEBHOOK_DRAINS;
+  const value = raw === undefined || raw === '' ? 3 : Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 20) {
+    throw new Error(`BENCH_WEBHOOK_DRAINS must be an integer between 1 and 20, got "${raw}"`);
   }
   return value;
 }
@@ -257,7 +251,7 @@ async function postgres(latencySeconds: number): Promise<Result> {
     const database = await openPostgres(url.toString(), { max: 24 });
     try {
       await migrateDatabase(database);
-      return await runBackend('PostgreSQL', database, { throughputEvents: backlogSize(), latencySeconds });
+      return await runBackend('PostgreSQL', database, { throughputEvents: backlogSize(), warmupEvents: warmupEvents(), drains: drainCount(), latencySeconds });
     } finally {
       await database.close();
     }
@@ -271,7 +265,7 @@ async function pglite(latencySeconds: number): Promise<Result> {
   const database = await openPglite({});
   try {
     await migrateDatabase(database);
-    return await runBackend('PGlite', database, { throughputEvents: Math.max(100, Math.round(backlogSize() / 4)), latencySeconds: Math.min(latencySeconds, 4) });
+    return await runBackend('PGlite', database, { throughputEvents: Math.max(100, Math.round(backlogSize() / 4)), warmupEvents: Math.max(1, Math.round(warmupEvents() / 4)), drains: drainCount(), latencySeconds: Math.min(latencySeconds, 4) });
   } finally {
     await database.close();
   }
@@ -301,7 +295,7 @@ const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { minim
 
 function cpuText(result: Result): string {
   const server = result.serverCpuMsPerDelivery === null ? '' : ` + PostgreSQL backends ${fmt(result.serverCpuMsPerDelivery, 2)} ms`;
-  return `${result.backend}: CPU per delivery (backlog): this process ${fmt(result.processCpuMsPerDelivery, 2)} ms${server}`;
+  return `${result.backend}: CPU per delivery (backlog, the median drain): this process ${fmt(result.processCpuMsPerDelivery, 2)} ms${server}; drains ${result.drainRates.map((rate) => fmt(rate)).join(', ')}/s after ${fmt(result.warmupEvents)} warm-up events`;
 }
 
 /** `npm run bench -- webhooks` (bench/run.ts): the same measurement as one report; BENCH_DURATION sets the paced seconds. */
