@@ -27,6 +27,7 @@ import { migrateDatabase, openPglite, openPostgres } from '../src/db/client.ts';
 import type { BenchOptions, BenchReport, ComparisonRow, Measurement } from './harness.ts';
 import { graphileEngine, loadPeerVersions, oursEngine, pgBossEngine, poolSize, type JobEngine } from './jobs-engines.ts';
 import { percentile } from './stats.ts';
+import { intSetting } from './settings.ts';
 import { waitFor } from './wait.ts';
 
 const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
@@ -200,16 +201,6 @@ async function measureEngine(engine: JobEngine, options: { backlog: number; drai
     p99: percentile(latencies, 0.99),
     max: latencies[latencies.length - 1] ?? Number.NaN,
   };
-}
-
-/** An integer setting from the environment, `fallback` when unset; out of range is an error. */
-function intSetting(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
 }
 
 /** The backlog drained on PostgreSQL (BENCH_JOBS; PGlite drains a quarter). */

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatReport, stopLoadGenerator, verdict, type BenchModule, type BenchOptions } from './harness.ts';
+import { intSetting } from './settings.ts';
 
 /** The benches, in order. Adding one is one line: the file must export `run(options)` (see harness.ts). */
 const benches = [
@@ -23,22 +24,10 @@ const benches = [
   'webhooks-attack.ts',
 ];
 
-function readSeconds(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') {
-    return fallback;
-  }
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
 const options: BenchOptions = {
-  durationSeconds: readSeconds('BENCH_DURATION', 6, 1, 120),
-  warmupSeconds: readSeconds('BENCH_WARMUP', 1, 0, 60),
-  connections: readSeconds('BENCH_CONNECTIONS', 10, 1, 200),
+  durationSeconds: intSetting('BENCH_DURATION', 6, 1, 120),
+  warmupSeconds: intSetting('BENCH_WARMUP', 1, 0, 60),
+  connections: intSetting('BENCH_CONNECTIONS', 10, 1, 200),
 };
 const strict = process.env.BENCH_STRICT === '1';
 const only = process.argv.slice(2).map((name) => name.replace(/\.ts$/, ''));

@@ -22,6 +22,7 @@ import { migrateDatabase, openPglite, openPostgres, type Database } from '../src
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform } from '../src/platform.ts';
+import { intSetting } from './settings.ts';
 import type { BenchOptions, BenchReport, ComparisonRow } from './harness.ts';
 import { phaseCounts, startReceiver, countedMeasurement } from './webhook-receiver.ts';
 import { percentile } from './stats.ts';
@@ -69,14 +70,7 @@ interface AttackResult {
   counts: Awaited<ReturnType<typeof phaseCounts>>;
 }
 
-function seconds(): number {
-  const raw = process.env.BENCH_ATTACK_SECONDS;
-  const value = raw === undefined || raw === '' ? 20 : Number(raw);
-  if (!Number.isInteger(value) || value < 2 || value > 600) {
-    throw new Error(`BENCH_ATTACK_SECONDS must be an integer between 2 and 600, got "${raw}"`);
-  }
-  return value;
-}
+const seconds = () => intSetting('BENCH_ATTACK_SECONDS', 20, 2, 600);
 
 async function measure(backend: string, database: Database, durationSeconds: number): Promise<AttackResult> {
   const config = loadConfig({ NODE_ENV: 'development', ADMIN_API_KEY: 'adm_bench_key_0123456789abcdefghijklmnop', LOG_LEVEL: 'silent', JOB_POLL_INTERVAL_MS: '200' }, []);

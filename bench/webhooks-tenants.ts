@@ -17,20 +17,14 @@ import { migrateDatabase, openPostgres, queryRows, type Database } from '../src/
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform } from '../src/platform.ts';
+import { intSetting } from './settings.ts';
 import type { BenchOptions, BenchReport } from './harness.ts';
 import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
 
 const merchantCount = 100;
 const endpointsPerMerchant = 10;
 
-function eventsPerMerchant(): number {
-  const raw = process.env.BENCH_TENANT_EVENTS;
-  const value = raw === undefined || raw === '' ? 3 : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 100) {
-    throw new Error(`BENCH_TENANT_EVENTS must be an integer between 1 and 100, got "${raw}"`);
-  }
-  return value;
-}
+const eventsPerMerchant = () => intSetting('BENCH_TENANT_EVENTS', 3, 1, 100);
 
 interface TenantResult {
   deliveries: number;

@@ -31,6 +31,7 @@ import { webhookDeliveries } from '../src/db/schema/index.ts';
 import { createLogger } from '../src/logger.ts';
 import { recordEvent } from '../src/modules/events/record.ts';
 import { createPlatform, type Platform } from '../src/platform.ts';
+import { intSetting } from './settings.ts';
 import type { BenchOptions, BenchReport, ComparisonRow } from './harness.ts';
 import { countedMeasurement, phaseCounts, startReceiver, type PhaseCounts } from './webhook-receiver.ts';
 import { backendCpu, cpuSince, startProfile } from './process-cpu.ts';
@@ -212,32 +213,13 @@ async function runBackend(backend: string, database: Database, options: { throug
 const defaultEvents = 4000;
 
 /** Events delivered before the drains: enough that V8 has compiled the delivery path (50 left a third of the drain's CPU to compilation). */
-function warmupEvents(): number {
-  const raw = process.env.BENCH_WEBHOOK_WARMUP;
-  const value = raw === undefined || raw === '' ? 2_000 : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 100_000) {
-    throw new Error(`BENCH_WEBHOOK_WARMUP must be an integer between 1 and 100000, got "${raw}"`);
-  }
-  return value;
-}
+const warmupEvents = () => intSetting('BENCH_WEBHOOK_WARMUP', 2_000, 1, 100_000);
 
-function drainCount(): number {
-  const raw = process.env.BENCH_WEBHOOK_DRAINS;
-  const value = raw === undefined || raw === '' ? 3 : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 20) {
-    throw new Error(`BENCH_WEBHOOK_DRAINS must be an integer between 1 and 20, got "${raw}"`);
-  }
-  return value;
-}
+/** Timed drains of the backlog; the median is reported. */
+const drainCount = () => intSetting('BENCH_WEBHOOK_DRAINS', 3, 1, 20);
 
-function backlogSize(): number {
-  const raw = process.env.BENCH_WEBHOOK_EVENTS;
-  const value = raw === undefined || raw === '' ? defaultEvents : Number(raw);
-  if (!Number.isInteger(value) || value < 100 || value > 100_000) {
-    throw new Error(`BENCH_WEBHOOK_EVENTS must be an integer between 100 and 100000, got "${raw}"`);
-  }
-  return value;
-}
+/** The backlog on PostgreSQL (PGlite drains a quarter). */
+const backlogSize = () => intSetting('BENCH_WEBHOOK_EVENTS', defaultEvents, 100, 100_000);
 
 async function postgres(latencySeconds: number): Promise<Result> {
   const baseUrl = process.env.DATABASE_URL && process.env.DATABASE_URL !== '' ? process.env.DATABASE_URL : defaultDatabaseUrl;
