@@ -36,10 +36,10 @@ export function cpuSince(before: Map<number, number>, after: Map<number, number>
 }
 
 /**
- * BENCH_CPU_PROFILE=<dir>: a CPU profile of this process during the backlog drain only (not the
- * set-up), written as <dir>/webhooks-<backend>.cpuprofile (open it in Chrome DevTools).
+ * BENCH_CPU_PROFILE=<dir>: a CPU profile of this process from now until `stop(name)`, written as
+ * <dir>/<name>.cpuprofile (open it in Chrome DevTools); null when the variable is unset.
  */
-export async function startProfile(): Promise<{ stop(backend: string): Promise<void> } | null> {
+export async function startProfile(): Promise<{ stop(name: string): Promise<void> } | null> {
   const directory = process.env.BENCH_CPU_PROFILE;
   if (!directory) {
     return null;
@@ -49,10 +49,10 @@ export async function startProfile(): Promise<{ stop(backend: string): Promise<v
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
   return {
-    async stop(backend) {
+    async stop(name) {
       const { profile } = await session.post('Profiler.stop');
       fs.mkdirSync(directory, { recursive: true });
-      fs.writeFileSync(path.join(directory, `webhooks-${backend}.cpuprofile`), JSON.stringify(profile));
+      fs.writeFileSync(path.join(directory, `${name}.cpuprofile`), JSON.stringify(profile));
       session.disconnect();
     },
   };
